@@ -1,0 +1,46 @@
+"""The web app: `create_app(config)` wires data, index, session store and pipeline together.
+
+Run `python app.py` for the offline assistant on http://127.0.0.1:5000 (no LLM, no key).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from assistant.config import Settings  # sets the crewai telemetry switches first
+
+from flask import Flask
+from flask_cors import CORS
+
+from assistant import api, errors
+from assistant.domain import load_catalog
+from assistant.embeddings import default_embedder
+from assistant.retrieval import CatalogIndex
+from assistant.store import SQLiteSessionStore
+from crew_pipeline import CrewPipeline
+
+
+def create_app(config: dict | None = None) -> Flask:
+    settings = Settings(**{key.lower(): value for key, value in (config or {}).items()})
+    app = Flask(__name__, static_folder="static", static_url_path="/static")
+    app.config["MAX_CONTENT_LENGTH"] = settings.max_request_bytes
+    CORS(app, origins=settings.cors_origins)
+
+    catalog = load_catalog(settings.data_dir)
+    index = CatalogIndex(catalog, default_embedder())
+    store = SQLiteSessionStore(settings.session_db or Path(app.instance_path) / "sessions.sqlite3")
+    app.extensions["pipeline"] = CrewPipeline(catalog, index, store, settings)
+
+    app.register_blueprint(api.bp)
+    errors.register(app)
+
+    @app.get("/")
+    def chat_page():
+        return app.send_static_file("index.html")
+
+    return app
+
+
+if __name__ == "__main__":
+    settings = Settings()
+    create_app().run(host=settings.host, port=settings.port, threaded=True)

@@ -1,0 +1,46 @@
+"""Every error leaves as JSON `{"error": code, "message": text}`; none shows a stack trace."""
+
+from __future__ import annotations
+
+import logging
+
+from flask import Flask, jsonify
+from pydantic import ValidationError
+from werkzeug.exceptions import HTTPException
+
+log = logging.getLogger(__name__)
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, code: str, message: str):
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+
+
+def _describe(exc: ValidationError) -> str:
+    parts = []
+    for error in exc.errors():
+        field = ".".join(str(p) for p in error["loc"]) or "body"
+        message = error["msg"].removeprefix("Value error, ")
+        parts.append(f"{field}: {message}")
+    return "; ".join(parts)
+
+
+def register(app: Flask) -> None:
+    @app.errorhandler(ApiError)
+    def api_error(exc: ApiError):
+        return jsonify(error=exc.code, message=exc.message), exc.status
+
+    @app.errorhandler(ValidationError)
+    def invalid(exc: ValidationError):
+        return jsonify(error="invalid_request", message=_describe(exc)), 400
+
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException):
+        code = (exc.name or "error").lower().replace(" ", "_")
+        return jsonify(error=code, message=exc.description), exc.code
+
+    @app.errorhandler(Exception)
+    def unexpected(exc: Exception):
+        log.exception("unhandled error")
+        return jsonify(error="internal_error", message="Something went wrong on our side."), 500

@@ -1,0 +1,47 @@
+"""The HTTP contract: what /chat accepts and returns (clients and tests depend on it)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictStr, field_validator
+
+from assistant.domain import Employment
+
+MAX_QUERY_CHARS = 1000
+
+
+class ChatRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    query: StrictStr = Field(min_length=1, max_length=MAX_QUERY_CHARS)
+    session_id: StrictStr | None = None
+    user_employment: Employment | None = None
+    mode: Literal["offline", "crew"] | None = None
+    customer_id: StrictStr | None = Field(default=None, pattern=r"^[A-Za-z0-9_-]{1,64}$")
+
+    @field_validator("session_id")
+    @classmethod
+    def _canonical_uuid(cls, value: str | None) -> str | None:
+        """Any UUID spelling is accepted and stored in its canonical lowercase form."""
+        if value is None:
+            return None
+        try:
+            return str(uuid.UUID(value))
+        except ValueError:
+            raise ValueError("must be a UUID such as 123e4567-e89b-42d3-a456-426614174000") from None
+
+
+class ChatResponse(BaseModel):
+    session_id: str
+    reply: str
+    intent: dict[str, Any]
+    agents: list[str]
+    products: list[dict[str, Any]]
+    comparison: dict[str, Any] | None
+    eligibility: list[dict[str, Any]] | None
+    ask_user: str | None
+    choices: list[str]
+    mode: Literal["offline", "crew"]
+    state: dict[str, Any]

@@ -1,0 +1,152 @@
+"""One chat turn, top to bottom: understand, reset stale cache, clarify, run agents, commit.
+
+Only the agents a message needs run (a follow-up reuses the session's cached products
+instead of retrieving again), and the Formatter always runs last.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from assistant import formatting
+from assistant.config import Settings
+from assistant.domain import Catalog, Product
+from assistant.offline_crew import AGENTS, TurnWork
+from assistant.retrieval import CatalogIndex, Filters, product_matches
+from assistant.schemas import ChatRequest, ChatResponse
+from assistant.state import CustomerProfile, SessionState, Turn
+from assistant.store import SessionStore, VersionConflict
+from assistant.understanding import Intent, Understanding
+
+PROFILE_FACTS = ("employment", "monthly_income", "age")
+NEEDS_PRODUCTS = ("product_info", "comparison", "eligibility_check", "feature_query")
+COMMIT_ATTEMPTS = 3
+
+
+class CrewPipeline:
+    def __init__(self, catalog: Catalog, index: CatalogIndex, store: SessionStore, settings: Settings):
+        self.catalog = catalog
+        self.index = index
+        self.store = store
+        self.settings = settings
+        self.understanding = Understanding(catalog.vocabulary)
+
+    def run(self, request: ChatRequest) -> ChatResponse:
+        """Answer one message; retried on a fresh copy if another worker committed first."""
+        session_id = request.session_id or str(uuid.uuid4())
+        for _ in range(COMMIT_ATTEMPTS):
+            with self.store.lock(session_id):
+                state = self.store.load(session_id) or SessionState(session_id=session_id)
+                response = self._turn(state, request)
+                try:
+                    self.store.save(state)
+                except VersionConflict:
+                    continue
+                response.state = state.summary()
+                return response
+        raise VersionConflict(session_id)
+
+    def _turn(self, state: SessionState, request: ChatRequest) -> ChatResponse:
+        # 1. Detect intent and filters (and what the customer told us about themselves).
+        intent = self.understanding.detect(request.query, state.has_products(), state.pending)
+        state.profile = _merge_profile(state.profile, intent.profile, request.user_employment)
+
+        # 2. Reset the cached products if the filters in effect changed.
+        filters, selection = self._resolve_products(intent, state)
+        if filters != state.filters:
+            state.reset_products()
+            state.filters = filters
+
+        # 3. Ask one clarifying question if the request is too vague to search.
+        question = self._clarifying_question(intent, state)
+
+        # 4. Assemble only the agents needed; the Formatter always runs last.
+        agents = [] if question else self._select_agents(intent, state)
+        work = TurnWork(
+            query=request.query, intent=intent, state=state, selection=selection,
+            catalog=self.catalog, index=self.index, max_products=self.settings.max_products,
+            faq_min_similarity=self.settings.faq_min_similarity,
+        )
+        if question:
+            (work.ask_user, work.choices), work.pending = question, "clarify_product"
+        for name in [*agents, "formatter"]:
+            AGENTS[name](work)
+
+        # 5. Commit what this turn learned to the session.
+        self._update_state(state, work, [*agents, "formatter"], request.query)
+        return ChatResponse(
+            session_id=state.session_id,
+            reply=work.reply,
+            intent=intent.public(),
+            agents=[*agents, "formatter"],
+            products=[p.model_dump() for p in work.products],
+            comparison=work.comparison.model_dump() if work.comparison else None,
+            eligibility=[v.model_dump() for v in work.verdicts] if work.verdicts is not None else None,
+            ask_user=work.ask_user,
+            choices=work.choices,
+            mode="offline",
+            state=state.summary(),
+        )
+
+    def _resolve_products(self, intent: Intent, state: SessionState) -> tuple[Filters, list[Product]]:
+        """The filters in effect after this message, and the cached products it is about.
+
+        A new search merges the message's filters into the session's. A follow-up that names
+        some of the cached products ("the Mastercard one") selects among them instead; only if
+        it names something not cached does it become a new search.
+        """
+        if intent.type not in NEEDS_PRODUCTS:
+            return state.filters, []
+        cached = [p for pid in state.product_ids if (p := self.catalog.product(pid))]
+        if state.pending in PROFILE_FACTS and intent.type == "eligibility_check" and not intent.filters:
+            cached = [p for p in cached if p.id in state.last_discussed()] or cached
+        if intent.type != "product_info" and cached:
+            selection = [p for p in cached if product_matches(p, intent.filters)]
+            if selection:
+                return state.filters, selection
+        return {**state.filters, **intent.filters}, cached
+
+    def _clarifying_question(self, intent: Intent, state: SessionState) -> tuple[str, list[str]] | None:
+        """Ask about the first unanswered filter when a search would be too broad (once only)."""
+        if intent.type not in NEEDS_PRODUCTS or state.has_products() or state.pending == "clarify_product":
+            return None
+        broad = len(state.filters) <= 1 and self.index.count_products(state.filters) > self.settings.max_products
+        if not broad:
+            return None
+        for name, question in formatting.CLARIFYING_QUESTIONS.items():
+            if name not in state.filters:
+                return question
+        return None
+
+    @staticmethod
+    def _select_agents(intent: Intent, state: SessionState) -> list[str]:
+        agents = []
+        if intent.type in ("faq", "unknown") or (intent.type in NEEDS_PRODUCTS and not state.has_products()):
+            agents.append("retriever")
+        if intent.wants_comparison:
+            agents.append("comparator")
+        if intent.wants_eligibility:
+            agents.append("eligibility")
+        return agents
+
+    def _update_state(self, state: SessionState, work: TurnWork, agents: list[str], query: str) -> None:
+        if work.retrieved:
+            state.product_ids = [p.id for p in work.selection]
+        state.comparison_done |= "comparator" in agents
+        state.eligibility_done |= "eligibility" in agents
+        state.pending = work.pending
+        limit = self.settings.history_limit
+        state.remember(Turn(role="user", text=query, intent=work.intent.type), limit)
+        state.remember(
+            Turn(role="assistant", text=work.reply, intent=work.intent.type, agents=agents,
+                 products=[p.id for p in work.products]),
+            limit,
+        )
+
+
+def _merge_profile(old: CustomerProfile, said: CustomerProfile, employment: str | None) -> CustomerProfile:
+    """What the customer says in chat wins over older facts; the page's profile field over both."""
+    merged = {**old.model_dump(), **said.model_dump(exclude_none=True)}
+    if employment:
+        merged["employment"] = employment
+    return CustomerProfile.model_validate(merged)
