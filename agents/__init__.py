@@ -1,0 +1,35 @@
+"""The CrewAI agents of LLM mode, declared in agents.yaml; imported only when an LLM is used."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+import assistant.config  # noqa: F401  (sets the crewai telemetry switches before the import)
+from crewai import LLM, Agent
+from crewai.tools import BaseTool
+
+AGENT_NAMES = ("retriever", "comparator", "eligibility", "formatter")
+
+
+@lru_cache(maxsize=1)
+def definitions() -> dict[str, dict]:
+    return yaml.safe_load((Path(__file__).parent / "agents.yaml").read_text(encoding="utf-8"))
+
+
+def build_agent(name: str, llm: LLM, tools: dict[str, BaseTool], inputs: dict[str, str]) -> Agent:
+    """An agent with exactly the tools on its allow-list, and always the configured LLM
+    (an Agent without `llm=` silently falls back to a hosted default model)."""
+    spec = definitions()[name]
+    return Agent(
+        role=spec["role"],
+        goal=spec["goal"].format(**inputs),
+        backstory=spec["backstory"],
+        tools=[tools[t] for t in spec["tools"]],
+        llm=llm,
+        allow_delegation=False,
+        memory=False,
+        verbose=False,
+    )

@@ -1,0 +1,23 @@
+"""Assembles the CrewAI crew for LLM mode: the selected agents in order, Formatter last."""
+
+from __future__ import annotations
+
+from crewai import LLM, Crew, Process
+
+from agents import build_agent
+from agents.tools import make_tools
+from assistant.offline_crew import TurnWork
+from tasks import build_task
+
+
+def build_crew(agent_names: list[str], llm: LLM, work: TurnWork, inputs: dict[str, str]) -> Crew:
+    """A sequential crew of exactly `agent_names`; each task sees the previous tasks' output."""
+    if not agent_names or agent_names[-1] != "formatter":
+        raise ValueError("the formatter must run last")
+    tools = make_tools(work)
+    agents, tasks = [], []
+    for name in agent_names:
+        agent = build_agent(name, llm, tools, inputs)
+        tasks.append(build_task(name, agent, context=list(tasks)))
+        agents.append(agent)
+    return Crew(agents=agents, tasks=tasks, process=Process.sequential, memory=False, planning=False, verbose=False)
