@@ -1,0 +1,237 @@
+(function () {
+  "use strict";
+  var SID_KEY = "cardAssistant.sessionId", PROF_KEY = "cardAssistant.employment";
+  var log = document.getElementById("log"), form = document.getElementById("composer");
+  var input = document.getElementById("input"), sendBtn = document.getElementById("send");
+  var profile = document.getElementById("profile"), typing = document.getElementById("typing");
+  var busy = false;
+
+  function uuid() {
+    if (window.crypto && typeof crypto.randomUUID === "function") return crypto.randomUUID();
+    var b = new Uint8Array(16);
+    if (window.crypto && crypto.getRandomValues) crypto.getRandomValues(b);
+    else for (var i = 0; i < 16; i++) b[i] = Math.floor(Math.random() * 256);
+    b[6] = (b[6] & 0x0f) | 0x40; b[8] = (b[8] & 0x3f) | 0x80;
+    var h = Array.prototype.map.call(b, function (x) { return (x + 0x100).toString(16).slice(1); }).join("");
+    return h.slice(0, 8) + "-" + h.slice(8, 12) + "-" + h.slice(12, 16) + "-" + h.slice(16, 20) + "-" + h.slice(20);
+  }
+  function store(k, v) { try { if (v === null) localStorage.removeItem(k); else localStorage.setItem(k, v); } catch (e) { /* ignore */ } }
+  function load(k) { try { return localStorage.getItem(k); } catch (e) { return null; } }
+  var sessionId = load(SID_KEY);
+  if (!sessionId) { sessionId = uuid(); store(SID_KEY, sessionId); }
+  var savedProf = load(PROF_KEY);
+  if (savedProf && profile.querySelector('option[value="' + savedProf.replace(/[^a-z_]/g, "") + '"]')) profile.value = savedProf;
+
+  // ---- tiny safe markdown: escape everything first, then add a few tags ----
+  function esc(s) {
+    return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
+      .replace(/"/g, "&quot;").replace(/'/g, "&#39;");
+  }
+  function inline(s) { // s is already escaped
+    return s.replace(/\*\*([^*]+?)\*\*/g, "<strong>$1</strong>").replace(/__([^_]+?)__/g, "<strong>$1</strong>");
+  }
+  function cells(line) {
+    var t = line.trim().replace(/^\|/, "").replace(/\|$/, "");
+    return t.split("|").map(function (c) { return inline(c.trim()); });
+  }
+  function renderMarkdown(md) {
+    var lines = esc(md || "").replace(/\r\n?/g, "\n").split("\n"), out = [], para = [], i = 0;
+    function flush() { if (para.length) { out.push("<p>" + para.join("<br>") + "</p>"); para = []; } }
+    while (i < lines.length) {
+      var line = lines[i], m;
+      if (/^\s*\|.*\|\s*$/.test(line)) {
+        flush();
+        var rows = [];
+        while (i < lines.length && /^\s*\|.*\|\s*$/.test(lines[i])) rows.push(lines[i++]);
+        var html = '<div class="tbl-wrap"><table>', start = 0;
+        if (rows.length > 1 && /^\s*\|?[\s:|-]+\|?\s*$/.test(rows[1]) && rows[1].indexOf("-") >= 0) {
+          html += "<thead><tr>" + cells(rows[0]).map(function (c) { return "<th>" + c + "</th>"; }).join("") + "</tr></thead>";
+          start = 2;
+        }
+        html += "<tbody>";
+        for (var r = start; r < rows.length; r++)
+          html += "<tr>" + cells(rows[r]).map(function (c) { return "<td>" + c + "</td>"; }).join("") + "</tr>";
+        out.push(html + "</tbody></table></div>");
+        continue;
+      }
+      if (/^\s*[-*•]\s+/.test(line) || /^\s*\d+[.)]\s+/.test(line)) {
+        flush();
+        var ordered = /^\s*\d+[.)]\s+/.test(line), re = ordered ? /^\s*\d+[.)]\s+/ : /^\s*[-*•]\s+/, items = [];
+        while (i < lines.length && re.test(lines[i])) items.push("<li>" + inline(lines[i++].replace(re, "")) + "</li>");
+        out.push((ordered ? "<ol>" : "<ul>") + items.join("") + (ordered ? "</ol>" : "</ul>"));
+        continue;
+      }
+      if (!line.trim()) flush(); else para.push(inline(line.replace(/^#{1,6}\s+/, "")));
+      i++;
+    }
+    flush();
+    return out.join("");
+  }
+
+  // ---- DOM helpers ----
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    return e;
+  }
+  function scrollDown() { log.scrollTop = log.scrollHeight; }
+  function fmtFee(v) {
+    var n = Number(v);
+    return isFinite(n) ? "৳" + Math.round(n).toLocaleString("en-US") : "—";
+  }
+
+  function productCards(products) {
+    var wrap = el("div", "cards");
+    products.forEach(function (p) {
+      var c = el("article", "pcard"), h = el("h3", null, p.name || p.id);
+      var islami = String(p.banking_type || "").toLowerCase() === "islami";
+      h.appendChild(el("span", "badge " + (islami ? "islami" : "conv"), islami ? "Islamic" : "Conventional"));
+      c.appendChild(h);
+      c.appendChild(el("div", "meta", [p.network, p.tier, p.product_type].filter(Boolean).join(" · ")));
+      var fee = p.fees && p.fees.annual_fee;
+      c.appendChild(el("div", "fee", "Annual fee: " + (fee === undefined || fee === null ? "—" : fmtFee(fee))));
+      var ben = Array.isArray(p.benefits) ? p.benefits.slice(0, 3) : [];
+      if (ben.length) {
+        var ul = el("ul");
+        ben.forEach(function (b) { ul.appendChild(el("li", null, typeof b === "string" ? b : (b && (b.title || b.name || b.description)) || "")); });
+        c.appendChild(ul);
+      }
+      wrap.appendChild(c);
+    });
+    return wrap;
+  }
+
+  function comparisonTable(cmp, products) {
+    var names = {};
+    (products || []).forEach(function (p) { names[p.id] = p.name || p.id; });
+    var ids = Array.isArray(cmp.products) && cmp.products.length ? cmp.products
+      : Object.keys(((cmp.rows || [])[0] || {}).values || {});
+    var wrap = el("div", "tbl-wrap"), t = el("table"), thead = el("thead"), hr = el("tr");
+    t.setAttribute("aria-label", "Product comparison");
+    hr.appendChild(el("th", null, ""));
+    ids.forEach(function (id) { var th = el("th", null, names[id] || id); th.scope = "col"; hr.appendChild(th); });
+    thead.appendChild(hr); t.appendChild(thead);
+    var tb = el("tbody");
+    (cmp.rows || []).forEach(function (row) {
+      var tr = el("tr"), th = el("th", null, row.label); th.scope = "row"; tr.appendChild(th);
+      var best = Array.isArray(row.best) ? row.best : [];
+      ids.forEach(function (id) {
+        var v = row.values ? row.values[id] : undefined;
+        var td = el("td", best.indexOf(id) >= 0 ? "best" : null, v === undefined || v === null ? "—" : v);
+        if (best.indexOf(id) >= 0) td.title = "Best";
+        tr.appendChild(td);
+      });
+      tb.appendChild(tr);
+    });
+    t.appendChild(tb); wrap.appendChild(t);
+    return wrap;
+  }
+
+  function eligibilityList(items) {
+    var wrap = el("div", "elig");
+    items.forEach(function (it) {
+      var box = el("div", "elig-item"), head = el("div");
+      head.appendChild(el("strong", null, it.product_name || it.product_id));
+      var v = it.eligible === true ? ["yes", "Eligible"] : it.eligible === false ? ["no", "Not eligible"] : ["maybe", "Need more info"];
+      head.appendChild(el("span", "chip " + v[0], v[1]));
+      box.appendChild(head);
+      if (Array.isArray(it.reasons) && it.reasons.length) {
+        var ul = el("ul");
+        it.reasons.forEach(function (r) { ul.appendChild(el("li", null, r)); });
+        box.appendChild(ul);
+      }
+      wrap.appendChild(box);
+    });
+    return wrap;
+  }
+
+  function addUser(text) { log.appendChild(el("div", "msg user", text)); scrollDown(); }
+
+  function addBot(data) {
+    var m = el("div", "msg bot"), body = el("div", "md");
+    body.innerHTML = renderMarkdown(data.reply || data.ask_user || ""); // escaped by renderMarkdown
+    m.appendChild(body);
+    var products = Array.isArray(data.products) ? data.products : [];
+    var intentType = data.intent && data.intent.type;
+    if (products.length && intentType === "product_info") m.appendChild(productCards(products));
+    if (data.comparison && Array.isArray(data.comparison.rows) && data.comparison.rows.length)
+      m.appendChild(comparisonTable(data.comparison, products));
+    if (Array.isArray(data.eligibility) && data.eligibility.length) m.appendChild(eligibilityList(data.eligibility));
+    if (Array.isArray(data.agents) && data.agents.length) m.appendChild(el("div", "agents", "Agents: " + data.agents.join(" → ")));
+    log.appendChild(m);
+    if (Array.isArray(data.choices) && data.choices.length) {
+      var ch = el("div", "choices");
+      ch.setAttribute("role", "group"); ch.setAttribute("aria-label", "Suggested replies");
+      data.choices.forEach(function (c) {
+        var b = el("button", null, c); b.type = "button";
+        b.addEventListener("click", function () { send(String(c)); });
+        ch.appendChild(b);
+      });
+      log.appendChild(ch);
+    }
+    scrollDown();
+  }
+
+  function addError(msg) {
+    var text = String(msg || "unknown error").slice(0, 300);
+    log.appendChild(el("div", "msg bot error", "Sorry, something went wrong: " + text));
+    scrollDown();
+  }
+
+  function setBusy(b) {
+    busy = b; input.disabled = b; sendBtn.disabled = b; typing.hidden = !b;
+    log.setAttribute("aria-busy", b ? "true" : "false");
+    Array.prototype.forEach.call(log.querySelectorAll(".choices button"), function (x) { x.disabled = b; });
+    if (!b) input.focus();
+  }
+
+  function send(text) {
+    text = (text || "").trim();
+    if (!text || busy) return;
+    if (text.length > 1000) { addError("Your message is too long (max 1000 characters)."); return; }
+    Array.prototype.forEach.call(log.querySelectorAll(".choices"), function (x) { x.remove(); });
+    addUser(text);
+    input.value = "";
+    setBusy(true);
+    var payload = { query: text, session_id: sessionId };
+    if (profile.value) payload.user_employment = profile.value;
+    fetch("/chat", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(payload) })
+      .then(function (res) {
+        return res.json().catch(function () { return null; }).then(function (data) {
+          if (!res.ok || !data) {
+            var msg = data && typeof data.message === "string" && data.message ? data.message
+              : "the server returned an error (" + res.status + ").";
+            throw { friendly: msg };
+          }
+          return data;
+        });
+      })
+      .then(function (data) {
+        if (data.session_id && data.session_id !== sessionId) { sessionId = data.session_id; store(SID_KEY, sessionId); }
+        addBot(data);
+      })
+      .catch(function (err) {
+        addError(err && err.friendly ? err.friendly : "could not reach the server. Please try again.");
+      })
+      .then(function () { setBusy(false); });
+  }
+
+  form.addEventListener("submit", function (e) { e.preventDefault(); send(input.value); });
+  input.addEventListener("keydown", function (e) {
+    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) { e.preventDefault(); send(input.value); }
+  });
+  profile.addEventListener("change", function () { store(PROF_KEY, profile.value || null); });
+  document.getElementById("new-chat").addEventListener("click", function () {
+    sessionId = uuid(); store(SID_KEY, sessionId);
+    while (log.firstChild) log.removeChild(log.firstChild);
+    greet(); input.focus();
+  });
+
+  function greet() {
+    addBot({ reply: "Hi! I can help you find a **credit or debit card**, compare cards, check fees and eligibility.",
+      choices: ["Show me credit cards", "Islamic cards with low annual fee", "Am I eligible for a platinum card?"] });
+  }
+  greet();
+  window.__renderMarkdown = renderMarkdown; // exposed for quick manual testing
+})();
