@@ -1,0 +1,83 @@
+"""Shared fixtures: a real app (real SQLite, chromadb and embedding model) per test."""
+
+from __future__ import annotations
+
+import os
+
+os.environ["CREWAI_DISABLE_TELEMETRY"] = "true"
+os.environ["CREWAI_TRACING_ENABLED"] = "false"
+os.environ["CREWAI_TESTING"] = "true"
+
+import uuid  # noqa: E402
+
+import pytest  # noqa: E402
+
+from app import create_app  # noqa: E402
+from assistant.retrieval import product_matches  # noqa: E402
+
+
+@pytest.fixture
+def app(tmp_path):
+    return create_app({"session_db": tmp_path / "sessions.sqlite3"})
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture
+def pipeline(app):
+    return app.extensions["pipeline"]
+
+
+@pytest.fixture
+def catalog(pipeline):
+    return pipeline.catalog
+
+
+@pytest.fixture
+def searches(pipeline, monkeypatch):
+    """Counts catalog searches, to prove follow-ups reuse the session's cached products."""
+    calls = []
+    original = pipeline.index.search_products
+
+    def counting(*args, **kwargs):
+        calls.append(args)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline.index, "search_products", counting)
+    return calls
+
+
+class Conversation:
+    """One chat session as a JSON client holds it: a UUID and the same profile every turn."""
+
+    def __init__(self, client, employment: str | None = None):
+        self.client = client
+        self.session_id = str(uuid.uuid4())
+        self.employment = employment
+
+    def say(self, query: str) -> dict:
+        body = {"query": query, "session_id": self.session_id}
+        if self.employment:
+            body["user_employment"] = self.employment
+        response = self.client.post("/chat", json=body)
+        assert response.status_code == 200, response.get_json()
+        data = response.get_json()
+        assert data["session_id"] == self.session_id
+        assert data["agents"][-1] == "formatter"
+        return data
+
+
+@pytest.fixture
+def conversation(client):
+    return lambda employment=None: Conversation(client, employment)
+
+
+def assert_products_match(data: dict, catalog) -> None:
+    """Every product in a reply exists in the catalog and matches the filters in effect."""
+    for shown in data["products"]:
+        product = catalog.product(shown["id"])
+        assert product is not None
+        assert product_matches(product, data["state"]["filters"]), (shown["id"], data["state"]["filters"])

@@ -1,0 +1,119 @@
+"""The HTTP contract: answers, the page, and bad input that gets a 4xx and changes nothing."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+
+def test_missing_session_id_starts_a_new_session(client):
+    response = client.post("/chat", json={"query": "hello"})
+    assert response.status_code == 200
+    data = response.get_json()
+    assert str(uuid.UUID(data["session_id"])) == data["session_id"]
+    assert data["state"]["version"] == 1
+    other = client.post("/chat", json={"query": "hello"}).get_json()
+    assert other["session_id"] != data["session_id"]
+
+
+def test_seed_client_posts_without_content_type(client):
+    """The seed's fetch() sends JSON.stringify(...) with no Content-Type header."""
+    body = '{"query": "I want platinum credit card", "session_id": "%s", "user_employment": "business_owner", "mode": "crew"}'
+    sid = str(uuid.uuid4())
+    response = client.post("/chat", data=body % sid, content_type="text/plain")
+    assert response.status_code == 200
+    data = response.get_json()
+    assert data["session_id"] == sid and data["mode"] == "offline"
+
+
+def test_uppercase_session_id_is_the_same_session(client):
+    sid = uuid.uuid4()
+    client.post("/chat", json={"query": "hello", "session_id": str(sid).upper()})
+    data = client.post("/chat", json={"query": "hello", "session_id": str(sid)}).get_json()
+    assert data["session_id"] == str(sid) and data["state"]["version"] == 2
+
+
+def test_response_has_every_contract_field(client):
+    data = client.post("/chat", json={"query": "I need a platinum credit card"}).get_json()
+    assert set(data) >= {"session_id", "reply", "intent", "agents", "products", "comparison",
+                         "eligibility", "ask_user", "state"}
+    assert set(data["state"]) == {"products", "comparison_done", "eligibility_done", "filters", "version"}
+    assert {"id", "name", "fees", "banking_type", "network", "tier"} <= set(data["products"][0])
+
+
+LONG = "x" * 1001
+BAD_BODIES = [
+    ("missing query", {"session_id": str(uuid.uuid4())}, "query"),
+    ("empty query", {"query": ""}, "query"),
+    ("blank query", {"query": "   \n "}, "query"),
+    ("query too long", {"query": LONG}, "query"),
+    ("query not a string", {"query": 42}, "query"),
+    ("query a list", {"query": ["hi"]}, "query"),
+    ("session id not a uuid", {"query": "hi", "session_id": "abc"}, "session_id"),
+    ("session id a number", {"query": "hi", "session_id": 12345}, "session_id"),
+    ("unknown employment", {"query": "hi", "user_employment": "astronaut"}, "user_employment"),
+    ("unknown mode", {"query": "hi", "mode": "turbo"}, "mode"),
+    ("bad customer id", {"query": "hi", "customer_id": "../../etc/passwd"}, "customer_id"),
+    ("unknown field", {"query": "hi", "sesion_id": str(uuid.uuid4())}, "sesion_id"),
+]
+
+
+@pytest.mark.parametrize("name,body,field", BAD_BODIES, ids=[b[0] for b in BAD_BODIES])
+def test_bad_input_is_a_clear_400_and_changes_nothing(client, pipeline, name, body, field):
+    sid = str(uuid.uuid4())
+    client.post("/chat", json={"query": "I need a platinum credit card", "session_id": sid})
+    before = pipeline.store.load(sid)
+
+    response = client.post("/chat", json={**body, "session_id": body.get("session_id", sid)})
+
+    assert response.status_code == 400
+    error = response.get_json()
+    assert error["error"] == "invalid_request"
+    assert field in error["message"]
+    assert pipeline.store.load(sid) == before
+
+
+@pytest.mark.parametrize("raw", ["not json", "{\"query\": ", "[1, 2]", "\"hello\"", "null", ""])
+def test_non_object_json_is_rejected(client, raw):
+    response = client.post("/chat", data=raw, content_type="application/json")
+    assert response.status_code == 400
+    assert response.get_json()["error"] == "invalid_json"
+
+
+def test_oversized_body_is_413(client):
+    response = client.post("/chat", json={"query": "a" * 40_000})
+    assert response.status_code == 413
+    assert response.get_json()["error"] == "request_entity_too_large"
+
+
+def test_unknown_route_and_wrong_method_are_json(client):
+    missing = client.get("/nope")
+    assert missing.status_code == 404 and missing.get_json()["error"] == "not_found"
+    wrong = client.get("/chat")
+    assert wrong.status_code == 405 and wrong.get_json()["error"] == "method_not_allowed"
+
+
+def test_unexpected_error_is_a_json_500_without_internals(app, client, pipeline, monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("secret internals")
+
+    monkeypatch.setattr(pipeline.index, "search_products", broken)
+    response = client.post("/chat", json={"query": "I need a platinum credit card"})
+    assert response.status_code == 500
+    body = response.get_json()
+    assert body == {"error": "internal_error", "message": "Something went wrong on our side."}
+
+
+def test_health_and_chat_page(client):
+    assert client.get("/health").get_json() == {"status": "ok"}
+    page = client.get("/")
+    assert page.status_code == 200 and b"<html" in page.data.lower()
+    assert b"/chat" in client.get("/static/app.js").data
+
+
+def test_cors_allows_configured_origin_only(client):
+    allowed = client.post("/chat", json={"query": "hi"}, headers={"Origin": "http://localhost:5000"})
+    assert allowed.headers.get("Access-Control-Allow-Origin") == "http://localhost:5000"
+    other = client.post("/chat", json={"query": "hi"}, headers={"Origin": "http://evil.example"})
+    assert "Access-Control-Allow-Origin" not in other.headers

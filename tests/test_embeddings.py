@@ -1,0 +1,32 @@
+"""The local embedding model: integrity check, unit vectors, and meaning-based similarity."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from assistant.embeddings import DIMENSIONS, MiniLMEmbedder, ModelIntegrityError, default_embedder
+
+
+def test_vectors_are_unit_length_and_batch_independent():
+    embedder = default_embedder()
+    texts = ["short", "a much longer sentence about credit card annual fees and lounge access"]
+    together = embedder.embed(texts)
+    alone = np.vstack([embedder.embed([t]) for t in texts])
+    assert together.shape == (2, DIMENSIONS)
+    assert np.allclose(np.linalg.norm(together, axis=1), 1.0, atol=1e-5)
+    assert np.allclose(together, alone, atol=1e-4), "padding to the batch's longest must not change vectors"
+
+
+def test_paraphrases_are_closer_than_unrelated_text():
+    lost, stolen, fee = default_embedder().embed(
+        ["I lost my credit card", "Someone stole my card, what do I do?", "What is the annual fee?"]
+    )
+    assert lost @ stolen > lost @ fee + 0.3
+
+
+def test_a_tampered_model_file_is_refused(tmp_path):
+    fake = tmp_path / "model.onnx"
+    fake.write_bytes(b"not the model")
+    with pytest.raises(ModelIntegrityError):
+        MiniLMEmbedder(model_path=fake)

@@ -1,0 +1,235 @@
+"""The seed's flows 1-6 and scenarios A-E (seeds/002), end to end through POST /chat."""
+
+from __future__ import annotations
+
+from assistant.comparison import compare, taka
+from assistant.eligibility import check
+from assistant.state import CustomerProfile
+from conftest import assert_products_match
+
+PLATINUM_BUSINESS = {
+    "product_type": "credit_card",
+    "banking_type": "conventional",
+    "tier": "platinum",
+    "use_case": "business",
+}
+
+
+def test_flow_1_initial_retrieval_caches_matching_products(conversation, catalog, searches):
+    chat = conversation("business_owner")
+    data = chat.say("I want a platinum conventional credit card for business")
+
+    assert data["intent"] == {"type": "product_info", "filters": PLATINUM_BUSINESS}
+    assert data["agents"] == ["retriever", "formatter"]
+    assert len(searches) == 1
+    assert len(data["products"]) >= 2
+    assert_products_match(data, catalog)
+    assert data["state"]["products"] == [p["id"] for p in data["products"]]
+    assert data["state"]["comparison_done"] is False and data["state"]["eligibility_done"] is False
+    for product in data["products"]:
+        assert product["name"] in data["reply"]
+        assert taka(product["fees"]["annual_fee"]) in data["reply"]
+
+
+def test_flow_2_comparison_reuses_cached_products(conversation, catalog, searches):
+    chat = conversation("business_owner")
+    first = chat.say("I want a platinum conventional credit card for business")
+    data = chat.say("Which is best for me? Compare them")
+
+    assert data["intent"]["type"] == "comparison"
+    assert data["agents"] == ["comparator", "formatter"]
+    assert len(searches) == 1, "the comparison must not retrieve again"
+    assert data["state"]["products"] == first["state"]["products"]
+    assert data["state"]["comparison_done"] is True
+    cached = [catalog.product(pid) for pid in first["state"]["products"]]
+    assert data["comparison"] == compare(cached).model_dump()
+    fee_row = next(r for r in data["comparison"]["rows"] if r["key"] == "annual_fee")
+    cheapest = min(p.fees.annual_fee for p in cached)
+    assert fee_row["best"] == [p.id for p in cached if p.fees.annual_fee == cheapest]
+    assert all(taka(p.fees.annual_fee) in data["reply"] for p in cached)
+
+
+def test_flow_3_eligibility_for_one_cached_product(conversation, catalog, searches):
+    chat = conversation("business_owner")
+    first = chat.say("I want a platinum conventional credit card for business")
+    chat.say("Compare them")
+    data = chat.say("Am I eligible for the Mastercard one?")
+
+    mastercards = [pid for pid in first["state"]["products"] if catalog.product(pid).network == "mastercard"]
+    assert mastercards, "the catalog must hold a conventional platinum Mastercard for business"
+    assert data["intent"]["type"] == "eligibility_check"
+    assert data["agents"] == ["eligibility", "formatter"]
+    assert len(searches) == 1
+    assert [v["product_id"] for v in data["eligibility"]] == mastercards
+    assert data["state"] == {**first["state"], "comparison_done": True, "eligibility_done": True,
+                             "version": 3}
+    # Employment is known (business owner), income is not: the verdict waits and we ask for it.
+    verdict = data["eligibility"][0]
+    assert verdict["eligible"] is None and verdict["missing"] == ["monthly_income"]
+    assert "income" in data["ask_user"]
+
+    answer = chat.say("I earn 1.5 lakh a month")
+    assert answer["agents"] == ["eligibility", "formatter"]
+    assert [v["product_id"] for v in answer["eligibility"]] == mastercards
+    expected = check(catalog.product(mastercards[0]),
+                     CustomerProfile(employment="business_owner", monthly_income=150_000))
+    assert answer["eligibility"][0]["eligible"] is expected.eligible is not None
+    assert answer["ask_user"] is None
+    assert len(searches) == 1
+
+
+def test_flow_4_comparison_and_eligibility_together(conversation, catalog, searches):
+    chat = conversation("business_owner")
+    first = chat.say("I want a platinum conventional credit card for business")
+    data = chat.say("Compare them and check eligibility")
+
+    assert data["intent"]["type"] == "comparison"
+    assert data["agents"] == ["comparator", "eligibility", "formatter"]
+    assert len(searches) == 1
+    assert data["comparison"]["products"] == first["state"]["products"]
+    assert [v["product_id"] for v in data["eligibility"]] == first["state"]["products"]
+    assert data["state"]["comparison_done"] and data["state"]["eligibility_done"]
+
+
+def test_flow_5_filter_change_resets_cache_and_retrieves_again(conversation, catalog, searches):
+    chat = conversation("business_owner")
+    chat.say("I want a platinum conventional credit card for business")
+    chat.say("Compare them and check eligibility")
+    data = chat.say("Actually show me Islamic options instead")
+
+    assert data["intent"] == {"type": "product_info", "filters": {"banking_type": "islami"}}
+    assert data["agents"] == ["retriever", "formatter"]
+    assert len(searches) == 2
+    assert data["state"]["filters"] == {**PLATINUM_BUSINESS, "banking_type": "islami"}
+    assert data["state"]["comparison_done"] is False and data["state"]["eligibility_done"] is False
+    assert data["products"] and all(p["banking_type"] == "islami" for p in data["products"])
+    assert_products_match(data, catalog)
+    assert data["state"]["products"] == [p["id"] for p in data["products"]]
+
+
+def test_flow_6_retrieve_compare_eligibility_then_fees(conversation, catalog, searches):
+    chat = conversation("business_owner")
+    first = chat.say("I need a platinum credit card")
+    assert first["agents"] == ["retriever", "formatter"]
+    assert first["intent"]["filters"] == {"tier": "platinum", "product_type": "credit_card"}
+    assert_products_match(first, catalog)
+
+    assert chat.say("Compare them")["agents"] == ["comparator", "formatter"]
+    assert chat.say("Am I eligible?")["agents"] == ["eligibility", "formatter"]
+    fees = chat.say("What are the fees?")
+
+    assert fees["intent"]["type"] == "feature_query"
+    assert fees["agents"] == ["formatter"]
+    assert len(searches) == 1
+    assert [p["id"] for p in fees["products"]] == first["state"]["products"]
+    for pid in first["state"]["products"]:
+        product = catalog.product(pid)
+        assert taka(product.fees.annual_fee) in fees["reply"]
+        assert taka(product.fees.card_replacement_fee) in fees["reply"]
+
+
+def test_scenario_a_first_query_reads_employment_from_text(conversation, catalog, searches, pipeline):
+    chat = conversation()
+    data = chat.say("I want platinum credit card as a business owner")
+    assert data["agents"] == ["retriever", "formatter"]
+    assert data["state"]["products"]
+    assert_products_match(data, catalog)
+    state = pipeline.store.load(chat.session_id)
+    assert state.profile.employment == "business_owner"
+
+
+def test_scenario_b_c_best_then_eligible_without_retrieval(conversation, catalog, searches):
+    chat = conversation()
+    chat.say("I want platinum credit card as a business owner")
+    best = chat.say("Which is best?")
+    assert best["agents"] == ["comparator", "formatter"]
+    eligible = chat.say("Am I eligible?")
+    assert eligible["agents"] == ["eligibility", "formatter"]
+    assert len(searches) == 1
+    for verdict in eligible["eligibility"]:
+        product = catalog.product(verdict["product_id"])
+        if "business_owner" not in product.eligibility.employment:
+            assert verdict["eligible"] is False
+        else:
+            assert verdict["eligible"] is None and verdict["missing"] == ["monthly_income"]
+
+
+def test_scenario_d_three_agents_in_one_turn(conversation, searches):
+    chat = conversation("salaried")
+    chat.say("show me gold credit cards")
+    data = chat.say("Compare them and check if I'm eligible")
+    assert data["agents"] == ["comparator", "eligibility", "formatter"]
+    assert len(searches) == 1
+
+
+def test_scenario_e_filter_change_keeps_other_filters(conversation, catalog, searches):
+    chat = conversation()
+    before = chat.say("platinum conventional credit card please")
+    after = chat.say("platinum islamic credit card")
+    assert after["agents"] == ["retriever", "formatter"]
+    assert after["state"]["filters"] == {**before["state"]["filters"], "banking_type": "islami"}
+    assert set(after["state"]["products"]).isdisjoint(before["state"]["products"])
+    assert_products_match(after, catalog)
+    assert len(searches) == 2
+
+
+def test_same_filters_again_is_served_from_cache(conversation, searches):
+    chat = conversation()
+    first = chat.say("I need a platinum credit card")
+    again = chat.say("show me platinum credit cards")
+    assert again["agents"] == ["formatter"]
+    assert again["state"]["products"] == first["state"]["products"]
+    assert len(searches) == 1
+
+
+def test_vague_request_gets_one_clarifying_question(conversation, catalog, searches):
+    chat = conversation()
+    data = chat.say("I want a card")
+    assert data["agents"] == ["formatter"]
+    assert data["ask_user"] and data["choices"] == ["Credit card", "Debit card", "Prepaid card"]
+    assert data["products"] == [] and len(searches) == 0
+
+    answer = chat.say("Credit card")
+    assert answer["agents"] == ["retriever", "formatter"]
+    assert answer["ask_user"] is None
+    assert answer["state"]["filters"] == {"product_type": "credit_card"}
+    assert_products_match(answer, catalog)
+
+
+def test_faq_is_answered_from_the_faq_only(conversation, catalog, searches):
+    chat = conversation()
+    data = chat.say("I lost my card, what should I do?")
+    assert data["intent"]["type"] == "faq"
+    assert data["agents"] == ["retriever", "formatter"]
+    answers = [e.answer for e in catalog.faq]
+    assert any(answer in data["reply"] for answer in answers)
+    assert data["products"] == [] and len(searches) == 0
+
+
+def test_unanswerable_question_points_to_support(conversation, catalog):
+    data = conversation().say("Can you book me a flight to Mars on a rocket?")
+    assert data["intent"]["type"] in ("faq", "unknown")
+    assert not any(e.answer in data["reply"] for e in catalog.faq)
+    assert catalog.support_contact in data["reply"]
+
+
+def test_greeting_runs_only_the_formatter(conversation, catalog):
+    data = conversation().say("Assalamualaikum!")
+    assert data["intent"]["type"] == "greeting"
+    assert data["agents"] == ["formatter"]
+    assert catalog.name in data["reply"]
+
+
+def test_hinglish_and_banglish_requests(conversation, catalog):
+    hinglish = conversation().say("mujhe platinum card chahiye")
+    assert hinglish["intent"]["type"] == "product_info"
+    assert hinglish["intent"]["filters"] == {"tier": "platinum"}
+
+    banglish = conversation().say("amar ekta islami credit card lagbe travel er jonno")
+    assert banglish["intent"] == {
+        "type": "product_info",
+        "filters": {"product_type": "credit_card", "banking_type": "islami", "use_case": "travel"},
+    }
+    assert banglish["agents"] == ["retriever", "formatter"]
+    assert banglish["products"]
+    assert_products_match(banglish, catalog)
