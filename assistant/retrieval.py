@@ -82,9 +82,12 @@ class CatalogIndex:
             client, "products", [p.id for p in catalog.products], [p.search_text() for p in catalog.products],
             [_metadata(p) for p in catalog.products],
         )
+        # One vector per phrasing (the question and each keyword phrase): a short paraphrase
+        # matches one phrasing far better than it matches all of them glued together.
+        phrasings = [(e.id, text) for e in catalog.faq for text in (e.question, *e.keywords)]
         self._faq = self._collection(
-            client, "faq", [e.id for e in catalog.faq],
-            [f"{e.question} {' '.join(e.keywords)}" for e in catalog.faq], None,
+            client, "faq", [f"{fid}#{n}" for n, (fid, _) in enumerate(phrasings)],
+            [text for _, text in phrasings], [{"faq_id": fid} for fid, _ in phrasings],
         )
         self._faq_by_id = {e.id: e for e in catalog.faq}
 
@@ -113,8 +116,10 @@ class CatalogIndex:
 
     def search_faq(self, query: str, limit: int = 3) -> list[tuple[FaqEntry, float]]:
         """FAQ entries by cosine similarity to the question, best first."""
-        result = self._faq.query(query_embeddings=self.embedder.embed([query]), n_results=limit)
-        return [
-            (self._faq_by_id[fid], 1.0 - distance)
-            for fid, distance in zip(result["ids"][0], result["distances"][0])
-        ]
+        result = self._faq.query(
+            query_embeddings=self.embedder.embed([query]), n_results=min(limit * 10, self._faq.count())
+        )
+        best: dict[str, float] = {}
+        for meta, distance in zip(result["metadatas"][0], result["distances"][0]):
+            best.setdefault(meta["faq_id"], 1.0 - distance)  # results come nearest first
+        return [(self._faq_by_id[fid], score) for fid, score in list(best.items())[:limit]]
