@@ -110,7 +110,11 @@ def comparison_table(comparison: Comparison, products: list[Product]) -> str:
     ]
     text = "\n".join(lines) + "\n\n" + "\n".join(summary)
     if comparison.recommended:
-        text += f"\n\nOverall, **{by_id[comparison.recommended].name}** wins the most rows."
+        best = by_id[comparison.recommended]
+        most = len(comparison.wins[best.id])
+        tied = any(len(won) == most for pid, won in comparison.wins.items() if pid != best.id)
+        verdict = "ties for the most rows and has the lowest annual fee of those" if tied else "wins the most rows"
+        text += f"\n\nOverall, **{best.name}** {verdict}."
     return text
 
 

@@ -6,6 +6,7 @@ import pytest
 
 from assistant.comparison import compare
 from assistant.eligibility import check
+from assistant.formatting import comparison_table
 from assistant.state import CustomerProfile
 
 
@@ -69,3 +70,16 @@ def test_a_refused_employment_type_fails_whatever_the_income(catalog):
     refused = sorted(all_types - set(product.eligibility.employment))[0]
     verdict = check(product, CustomerProfile(employment=refused, monthly_income=10_000_000))
     assert verdict.eligible is False
+
+
+def test_the_summary_says_when_the_pick_only_wins_a_tie_on_fee(catalog):
+    ids = ["mastercard-platinum-business", "visa-platinum-business", "jcb-platinum-business"]
+    products = [catalog.product(pid) for pid in ids]
+    result = compare(products)
+    rows_won = sorted(len(won) for won in result.wins.values())
+    text = comparison_table(result, products)
+    pick = catalog.product(result.recommended).name
+    assert rows_won[-1] == rows_won[-2], "these three cards tie on rows won in data/bank"
+    assert f"**{pick}** ties for the most rows and has the lowest annual fee of those" in text
+    tied = [p for p in products if len(result.wins[p.id]) == rows_won[-1]]
+    assert result.recommended == min(tied, key=lambda p: p.fees.annual_fee).id
