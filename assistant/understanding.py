@@ -172,7 +172,7 @@ class Understanding:
     def _profile(self, clean: str, words: list[str], pending: Pending | None) -> CustomerProfile:
         employment = self.employment.find(clean, words)
         income = self._amount_near(clean, _INCOME_CUES)
-        if income is None and pending == "monthly_income":
+        if income is None and pending in ("employment", "monthly_income"):  # answers come in any order
             income = first_amount(clean)
         age_match = _AGE.search(clean)
         age = int(next(g for g in age_match.groups() if g)) if age_match else None

@@ -233,3 +233,23 @@ def test_hinglish_and_banglish_requests(conversation, catalog):
     assert banglish["agents"] == ["retriever", "formatter"]
     assert banglish["products"]
     assert_products_match(banglish, catalog)
+
+
+def test_profile_answers_are_accepted_in_any_order(conversation, catalog, searches):
+    chat = conversation()
+    chat.say("show me visa platinum credit cards")
+    asked = chat.say("am I eligible?")
+    assert asked["ask_user"] and "employment" in asked["ask_user"]
+
+    income_first = chat.say("1.5 lakh")
+    assert income_first["agents"] == ["eligibility", "formatter"]
+    assert "employment" in income_first["ask_user"], "income is known now; employment is still missing"
+
+    done = chat.say("I'm salaried")
+    profile = CustomerProfile(employment="salaried", monthly_income=150_000)
+    assert [v["eligible"] for v in done["eligibility"]] == [
+        check(catalog.product(pid), profile).eligible for pid in done["state"]["products"]
+    ]
+    assert all(v["eligible"] is not None for v in done["eligibility"])
+    assert done["ask_user"] is None
+    assert len(searches) == 1
