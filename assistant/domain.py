@@ -23,6 +23,9 @@ Employment = Literal["salaried", "business_owner", "self_employed", "student", "
 EMPLOYMENT_TYPES: tuple[str, ...] = Employment.__args__  # type: ignore[attr-defined]
 
 
+FilterValue = str | int | list[str]  # one value, an amount, or any of several values
+
+
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 

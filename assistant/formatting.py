@@ -53,8 +53,8 @@ FEATURE_TOPICS: dict[str, list[_FeatureLine]] = {
 }
 
 
-def describe_filters(filters: Filters) -> str:
-    """'Islamic platinum credit cards for business' from the filters in effect."""
+def describe_filters(filters: Filters, count: int = 2) -> str:
+    """'Islamic platinum credit cards for business' (or '... card ...' for one) from the filters in effect."""
     def words(name: str) -> list[str]:
         value = filters.get(name)
         values = value if isinstance(value, list) else [value] if value is not None else []
@@ -62,10 +62,14 @@ def describe_filters(filters: Filters) -> str:
 
     parts = [" or ".join(words("banking_type")), " or ".join(words("tier")), " or ".join(words("network")),
              " or ".join(words("product_type")) or "cards"]
+    if count == 1:
+        parts[-1] = parts[-1].replace("cards", "card")
     text = " ".join(p for p in parts if p)
     if filters.get("use_case"):
         text += " for " + " or ".join(words("use_case"))
-    if "max_annual_fee" in filters:
+    if filters.get("max_annual_fee") == 0:
+        text += " with no annual fee"
+    elif "max_annual_fee" in filters:
         text += f" with an annual fee up to {taka(int(filters['max_annual_fee']))}"
     return text
 
@@ -82,11 +86,15 @@ def product_line(p: Product) -> str:
 
 
 def product_list(products: list[Product], filters: Filters, from_cache: bool) -> str:
-    what = describe_filters(filters)
+    what = describe_filters(filters, len(products))
     intro = f"Here {'is' if len(products) == 1 else 'are'} {len(products)} {what}"
-    intro += " (the ones we found earlier):" if from_cache else " that match:"
+    intro += " (the ones we found earlier):" if from_cache else (" that matches:" if len(products) == 1 else " that match:")
     lines = [intro, ""] + [f"{i}. {product_line(p)}" for i, p in enumerate(products, 1)]
-    lines += ["", "Ask me to **compare them**, check **whether you're eligible**, or about **fees**."]
+    lines.append("")
+    if len(products) == 1:
+        lines.append("Ask me **whether you're eligible** or about its **fees**.")
+    else:
+        lines.append("Ask me to **compare them**, check **whether you're eligible**, or about **fees**.")
     return "\n".join(lines)
 
 
@@ -159,6 +167,10 @@ def greeting(catalog: Catalog) -> str:
     return (f"Hello! I'm the {catalog.name} card assistant. I can find credit, debit and prepaid cards "
             "(conventional or Islamic), compare them, check whether you're eligible, and answer questions "
             "about your card. What are you looking for?")
+
+
+def thanks(catalog: Catalog) -> str:
+    return f"You're welcome! Ask me anytime about {catalog.name} cards."
 
 
 def unknown(catalog: Catalog) -> str:

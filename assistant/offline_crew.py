@@ -74,7 +74,8 @@ def formatter(work: TurnWork) -> None:
     if work.pending == "clarify_product":
         work.products, sections = [], [work.ask_user]
     elif kind == "greeting":
-        work.products, sections = [], [formatting.greeting(work.catalog)]
+        say = formatting.thanks if work.intent.thanks else formatting.greeting
+        work.products, sections = [], [say(work.catalog)]
     elif kind in ("faq", "unknown"):
         work.products = []
         if work.faq:

@@ -12,9 +12,8 @@ from collections.abc import Callable
 import chromadb
 from chromadb.config import Settings
 
-from assistant.domain import Catalog, FaqEntry, Product
+from assistant.domain import Catalog, FaqEntry, FilterValue, Product
 from assistant.embeddings import MiniLMEmbedder
-from assistant.understanding import FilterValue
 
 Filters = dict[str, FilterValue]
 

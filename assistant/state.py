@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from assistant.domain import Employment
+from assistant.domain import Employment, FilterValue
 
 Pending = Literal["clarify_product", "employment", "monthly_income", "age"]
 
@@ -32,7 +32,7 @@ class Turn(BaseModel):
 class SessionState(BaseModel):
     session_id: str
     version: int = 0
-    filters: dict[str, str | int] = {}
+    filters: dict[str, FilterValue] = {}
     product_ids: list[str] = []
     comparison_done: bool = False
     eligibility_done: bool = False

@@ -14,13 +14,12 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from assistant.domain import Vocabulary
+from assistant.domain import FilterValue, Vocabulary
 from assistant.state import CustomerProfile, Pending
 
 IntentType = Literal[
     "product_info", "comparison", "eligibility_check", "feature_query", "faq", "greeting", "unknown"
 ]
-FilterValue = str | int | list[str]
 
 _BENGALI_DIGITS = str.maketrans("০১২৩৪৫৬৭৮৯", "0123456789")
 _MULTIPLIERS = {
@@ -37,6 +36,7 @@ _INCOME_CUES = (
     "kamai", "kamata", "ay ", "aay", "income is", "take home",
 )
 _FEE_CUES = ("fee", "fees", "charge")
+_NO_FEE = re.compile(r"\b(?:no|zero|without( an?)?|free of|0)\s+(?:annual|yearly)\s+fees?\b|\b(?:lifetime|fee)[ -]free\b")
 _AGE = re.compile(
     r"(?:\bage(?:d)?\s*(?:is\s*)?(\d{2})\b|\b(\d{2})\s*(?:years?|yrs?|y/?o|bochor|saal|sal)\b"
     r"|\bi\s*(?:am|'m)\s*(\d{2})\b(?!\s*(?:k|lakh|taka|tk|%)))"
@@ -53,6 +53,7 @@ class Intent(BaseModel):
     wants_comparison: bool = False
     wants_eligibility: bool = False
     feature_topics: list[str] = []
+    thanks: bool = False  # a "greeting" that closes rather than opens
     profile: CustomerProfile = CustomerProfile()
     sure: bool = True
 
@@ -85,8 +86,14 @@ class PhraseMatcher:
         }
 
     def exact(self, text: str) -> list[str]:
-        found = [(m.start(), value) for value, pattern in self._patterns.items() if (m := pattern.search(text))]
-        return [value for _, value in sorted(found)]
+        """Values mentioned, in order; a phrase inside a longer one ("islamic" in "non-islamic") does not count."""
+        spans = [(m.start(), m.end(), value) for value, pattern in self._patterns.items()
+                 for m in pattern.finditer(text)]
+        found = {}
+        for start, end, value in sorted(spans):
+            if not any(s <= start and end <= e and (s, e) != (start, end) for s, e, _ in spans):
+                found.setdefault(value, start)
+        return sorted(found, key=found.get)
 
     def fuzzy(self, words: list[str]) -> list[str]:
         """Values whose single-word phrases are within a typo of some word ("platnum")."""
@@ -154,6 +161,7 @@ class Understanding:
             wants_comparison=wants_comparison,
             wants_eligibility=wants_eligibility or kind == "eligibility_check",
             feature_topics=topics,
+            thanks=kind == "greeting" and "thanks" in cues,
             profile=profile,
             sure=kind != "unknown",
         )
@@ -167,6 +175,8 @@ class Understanding:
         fee_cap = self._amount_near(clean, _FEE_CUES)
         if fee_cap is not None and re.search(r"\b(under|below|less than|max|maximum|within|upto|up to|no more than)\b", clean):
             filters["max_annual_fee"] = fee_cap
+        elif _NO_FEE.search(clean):
+            filters["max_annual_fee"] = 0
         return filters
 
     def _profile(self, clean: str, words: list[str], pending: Pending | None) -> CustomerProfile:

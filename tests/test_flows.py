@@ -253,3 +253,20 @@ def test_profile_answers_are_accepted_in_any_order(conversation, catalog, search
     assert all(v["eligible"] is not None for v in done["eligibility"])
     assert done["ask_user"] is None
     assert len(searches) == 1
+
+
+def test_a_single_match_reads_as_one_card(conversation, catalog):
+    data = conversation().say("I want a card with no annual fee")
+    free = [p.id for p in catalog.products if p.fees.annual_fee == 0]
+    assert [p["id"] for p in data["products"]] == free
+    assert len(free) == 1, "data/bank has exactly one card without an annual fee"
+    assert data["reply"].startswith("Here is 1 card with no annual fee that matches:")
+    assert "compare them" not in data["reply"]
+
+
+def test_thanks_gets_a_closing_reply_not_the_welcome(conversation):
+    chat = conversation()
+    assert "What are you looking for?" in chat.say("hi")["reply"]
+    closing = chat.say("thanks!")
+    assert closing["agents"] == ["formatter"]
+    assert "welcome" in closing["reply"].lower() and "What are you looking for?" not in closing["reply"]

@@ -30,6 +30,10 @@ def understand(request):
         ("mujhe platinum card chahiye", "product_info", {"tier": "platinum"}),
         ("amar ekta credit card lagbe", "product_info", {"product_type": "credit_card"}),
         ("credit card with annual fee under 5k", "product_info", {"product_type": "credit_card", "max_annual_fee": 5000}),
+        ("non-islamic credit card", "product_info", {"banking_type": "conventional", "product_type": "credit_card"}),
+        ("islamic or conventional gold", "product_info", {"banking_type": ["islami", "conventional"], "tier": "gold"}),
+        ("a card with no annual fee", "product_info", {"max_annual_fee": 0}),
+        ("lifetime free credit card", "product_info", {"max_annual_fee": 0, "product_type": "credit_card"}),
         ("Compare them", "comparison", {}),
         ("visa vs mastercard", "comparison", {"network": ["visa", "mastercard"]}),
         ("Which is best for me?", "comparison", {}),
@@ -112,3 +116,8 @@ def test_amount_parsing_edge_cases():
     assert first_amount(normalise("৳500")) == 500
     assert first_amount(normalise("3 crore")) == 30_000_000
     assert first_amount(normalise("BDT 2,500")) == 2_500
+
+
+def test_thanks_is_told_apart_from_hello(understand):
+    assert understand("thank you so much").thanks is True
+    assert understand("hello").thanks is False
