@@ -49,6 +49,8 @@ class CrewPipeline:
     def _turn(self, state: SessionState, request: ChatRequest) -> ChatResponse:
         # 1. Detect intent and filters (and what the customer told us about themselves).
         intent = self.understanding.detect(request.query, state.has_products(), state.pending)
+        if state.pending == "clarify_product":
+            intent.resume(state.wishes)
         state.profile = _merge_profile(state.profile, intent.profile, request.user_employment)
 
         # 2. Reset the cached products if the filters in effect changed.
@@ -121,7 +123,8 @@ class CrewPipeline:
     @staticmethod
     def _select_agents(intent: Intent, state: SessionState) -> list[str]:
         agents = []
-        if intent.type in ("faq", "unknown") or (intent.type in NEEDS_PRODUCTS and not state.has_products()):
+        searching = intent.type in NEEDS_PRODUCTS and (not state.has_products() or intent.cheapest_first)
+        if intent.type in ("faq", "unknown") or searching:
             agents.append("retriever")
         if intent.wants_comparison:
             agents.append("comparator")
@@ -135,6 +138,7 @@ class CrewPipeline:
         state.comparison_done |= "comparator" in agents
         state.eligibility_done |= "eligibility" in agents
         state.pending = work.pending
+        state.wishes = work.intent.wishes() if work.pending == "clarify_product" else []
         limit = self.settings.history_limit
         state.remember(Turn(role="user", text=query, intent=work.intent.type), limit)
         state.remember(

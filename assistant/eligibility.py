@@ -46,7 +46,9 @@ def check(product: Product, profile: CustomerProfile) -> Verdict:
         reasons.append(f"Not offered to {EMPLOYMENT_LABELS[profile.employment]}; open to {accepted}.")
 
     minimum = taka(rule.min_monthly_income)
-    if profile.monthly_income is None:
+    if rule.min_monthly_income == 0:
+        reasons.append("No minimum income is required.")
+    elif profile.monthly_income is None:
         missing.append("monthly_income")
         reasons.append(f"Needs a monthly income of at least {minimum}.")
     elif profile.monthly_income >= rule.min_monthly_income:

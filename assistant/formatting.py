@@ -85,10 +85,15 @@ def product_line(p: Product) -> str:
             + f". Good for {', '.join(p.use_cases)}. {p.benefits[0]}.")
 
 
-def product_list(products: list[Product], filters: Filters, from_cache: bool) -> str:
+def product_list(products: list[Product], filters: Filters, from_cache: bool, cheapest: bool = False) -> str:
+    one = len(products) == 1
     what = describe_filters(filters, len(products))
-    intro = f"Here {'is' if len(products) == 1 else 'are'} {len(products)} {what}"
-    intro += " (the ones we found earlier):" if from_cache else (" that matches:" if len(products) == 1 else " that match:")
+    if cheapest:
+        intro = f"Here {'is the cheapest' if one else f'are the {len(products)} cheapest'} {what}, lowest annual fee first:"
+    elif from_cache:
+        intro = f"Here {'is' if one else 'are'} {len(products)} {what} (the ones we found earlier):"
+    else:
+        intro = f"Here {'is' if one else 'are'} {len(products)} {what} that {'matches' if one else 'match'}:"
     lines = [intro, ""] + [f"{i}. {product_line(p)}" for i, p in enumerate(products, 1)]
     lines.append("")
     if len(products) == 1:

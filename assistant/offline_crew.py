@@ -53,8 +53,11 @@ def retriever(work: TurnWork) -> None:
             work.faq = hits[0][0]
             work.intent.type = "faq"
         return
-    query = " ".join([work.query, *map(str, work.state.filters.values())])
-    work.selection = work.index.search_products(query, work.state.filters, work.max_products)
+    if work.intent.cheapest_first:
+        work.selection = work.index.cheapest_products(work.state.filters, work.max_products)
+    else:
+        query = " ".join([work.query, *map(str, work.state.filters.values())])
+        work.selection = work.index.search_products(query, work.state.filters, work.max_products)
     work.retrieved = True
 
 
@@ -88,7 +91,9 @@ def formatter(work: TurnWork) -> None:
         sections.append(formatting.no_match(work.state.filters, _relaxable(work)))
     else:
         if kind == "product_info":
-            sections.append(formatting.product_list(work.selection, work.state.filters, not work.retrieved))
+            sections.append(formatting.product_list(
+                work.selection, work.state.filters, not work.retrieved, work.intent.cheapest_first
+            ))
         if work.comparison:
             sections.append(formatting.comparison_table(work.comparison, work.selection))
         elif work.intent.wants_comparison:

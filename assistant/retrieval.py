@@ -110,6 +110,11 @@ class CatalogIndex:
         )
         return [self.catalog.product(pid) for pid in result["ids"][0]]
 
+    def cheapest_products(self, filters: Filters, limit: int) -> list[Product]:
+        """Every matching product ranked by annual fee: "cheapest" is a fact, not a similarity."""
+        matching = [p for p in self.catalog.products if product_matches(p, filters)]
+        return sorted(matching, key=lambda p: (p.fees.annual_fee, p.name))[:limit]
+
     def count_products(self, filters: Filters) -> int:
         return sum(product_matches(p, filters) for p in self.catalog.products)
 

@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 from assistant.domain import Employment, FilterValue
 
 Pending = Literal["clarify_product", "employment", "monthly_income", "age"]
+Wish = Literal["comparison", "eligibility", "cheapest"]
 
 
 class CustomerProfile(BaseModel):
@@ -38,6 +39,7 @@ class SessionState(BaseModel):
     eligibility_done: bool = False
     profile: CustomerProfile = CustomerProfile()
     pending: Pending | None = None
+    wishes: list[Wish] = []  # what the message we answered with a clarifying question asked for
     history: list[Turn] = []
 
     def has_products(self) -> bool:

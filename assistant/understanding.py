@@ -15,7 +15,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from assistant.domain import FilterValue, Vocabulary
-from assistant.state import CustomerProfile, Pending
+from assistant.state import CustomerProfile, Pending, Wish
 
 IntentType = Literal[
     "product_info", "comparison", "eligibility_check", "feature_query", "faq", "greeting", "unknown"
@@ -53,9 +53,22 @@ class Intent(BaseModel):
     wants_comparison: bool = False
     wants_eligibility: bool = False
     feature_topics: list[str] = []
+    cheapest_first: bool = False
     thanks: bool = False  # a "greeting" that closes rather than opens
     profile: CustomerProfile = CustomerProfile()
     sure: bool = True
+
+    def wishes(self) -> list[Wish]:
+        """What this message asked for beyond a plain list, to keep while we clarify."""
+        flags = {"comparison": self.wants_comparison, "eligibility": self.wants_eligibility,
+                 "cheapest": self.cheapest_first}
+        return [wish for wish, wanted in flags.items() if wanted]
+
+    def resume(self, wishes: list[Wish]) -> None:
+        """Take back what the customer asked for before we stopped to ask a question."""
+        self.wants_comparison |= "comparison" in wishes
+        self.wants_eligibility |= "eligibility" in wishes
+        self.cheapest_first |= "cheapest" in wishes
 
     def public(self) -> dict:
         return {"type": self.type, "filters": dict(self.filters)}
@@ -149,7 +162,7 @@ class Understanding:
             kind = "feature_query"
         elif topics:
             kind = "faq"
-        elif filters or "want" in cues:
+        elif filters or cues & {"want", "cheapest"}:
             kind = "product_info"
         elif cues & {"greeting", "thanks"} or not clean:
             kind = "greeting"
@@ -161,6 +174,7 @@ class Understanding:
             wants_comparison=wants_comparison,
             wants_eligibility=wants_eligibility or kind == "eligibility_check",
             feature_topics=topics,
+            cheapest_first="cheapest" in cues,
             thanks=kind == "greeting" and "thanks" in cues,
             profile=profile,
             sure=kind != "unknown",

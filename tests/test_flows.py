@@ -270,3 +270,33 @@ def test_thanks_gets_a_closing_reply_not_the_welcome(conversation):
     closing = chat.say("thanks!")
     assert closing["agents"] == ["formatter"]
     assert "welcome" in closing["reply"].lower() and "What are you looking for?" not in closing["reply"]
+
+
+def test_what_was_asked_survives_the_clarifying_question(conversation, catalog, searches):
+    chat = conversation()
+    asked = chat.say("I am a student, which card can I get?")
+    assert asked["ask_user"] and asked["agents"] == ["formatter"] and not searches
+
+    answered = chat.say("prepaid")
+    assert answered["agents"] == ["retriever", "eligibility", "formatter"]
+    assert answered["state"]["filters"] == {"product_type": "prepaid_card"}
+    profile = CustomerProfile(employment="student")
+    assert [(v["product_id"], v["eligible"]) for v in answered["eligibility"]] == [
+        (pid, check(catalog.product(pid), profile).eligible) for pid in answered["state"]["products"]
+    ]
+    assert answered["eligibility"] and all(v["eligible"] is True for v in answered["eligibility"])
+    assert answered["ask_user"] is None, "prepaid cards need no income, so there is nothing to ask"
+
+
+def test_cheapest_ranks_every_match_by_fee(conversation, catalog, searches):
+    chat = conversation()
+    chat.say("platinum credit card")
+    data = chat.say("which is the cheapest?")
+    matching = sorted(
+        (p for p in catalog.products if p.tier == "platinum" and p.product_type == "credit_card"),
+        key=lambda p: (p.fees.annual_fee, p.name),
+    )
+    assert len(matching) > 5
+    assert [p["id"] for p in data["products"]] == [p.id for p in matching[:5]]
+    assert "lowest annual fee first" in data["reply"]
+    assert data["agents"] == ["retriever", "formatter"] and len(searches) == 1
