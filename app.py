@@ -21,7 +21,11 @@ from crew_pipeline import CrewPipeline
 
 
 def create_app(config: dict | None = None) -> Flask:
-    settings = Settings(**{key.lower(): value for key, value in (config or {}).items()})
+    overrides = {key.lower(): value for key, value in (config or {}).items()}
+    unknown = set(overrides) - set(Settings.model_fields)
+    if unknown:
+        raise ValueError(f"unknown settings: {', '.join(sorted(unknown))}")
+    settings = Settings(**overrides)
     app = Flask(__name__, static_folder="static", static_url_path="/static")
     app.config["MAX_CONTENT_LENGTH"] = settings.max_request_bytes
     CORS(app, origins=settings.cors_origins)
@@ -29,7 +33,7 @@ def create_app(config: dict | None = None) -> Flask:
     catalog = load_catalog(settings.data_dir)
     index = CatalogIndex(catalog, default_embedder())
     store = SQLiteSessionStore(settings.session_db or Path(app.instance_path) / "sessions.sqlite3")
-    app.extensions["pipeline"] = CrewPipeline(catalog, index, store, settings)
+    app.extensions["pipeline"] = CrewPipeline(catalog, index, store, settings, _crew_mode(settings, catalog))
 
     app.register_blueprint(api.bp)
     errors.register(app)
@@ -39,6 +43,15 @@ def create_app(config: dict | None = None) -> Flask:
         return app.send_static_file("index.html")
 
     return app
+
+
+def _crew_mode(settings: Settings, catalog):
+    """LLM mode when a model is configured; importing crewai costs seconds, so only then."""
+    if not settings.llm_model:
+        return None
+    from assistant.crew_mode import CrewMode
+
+    return CrewMode(settings, catalog)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ instead of retrieving again), and the Formatter always runs last.
 from __future__ import annotations
 
 import uuid
+from typing import TYPE_CHECKING
 
 from assistant import formatting
 from assistant.config import Settings
@@ -18,18 +19,23 @@ from assistant.state import CustomerProfile, SessionState, Turn
 from assistant.store import SessionStore, VersionConflict
 from assistant.understanding import Intent, Understanding
 
+if TYPE_CHECKING:  # crewai is imported only when an LLM is configured
+    from assistant.crew_mode import CrewMode
+
 PROFILE_FACTS = ("employment", "monthly_income", "age")
 NEEDS_PRODUCTS = ("product_info", "comparison", "eligibility_check", "feature_query")
 COMMIT_ATTEMPTS = 3
 
 
 class CrewPipeline:
-    def __init__(self, catalog: Catalog, index: CatalogIndex, store: SessionStore, settings: Settings):
+    def __init__(self, catalog: Catalog, index: CatalogIndex, store: SessionStore, settings: Settings,
+                 crew_mode: CrewMode | None = None):
         self.catalog = catalog
         self.index = index
         self.store = store
         self.settings = settings
         self.understanding = Understanding(catalog.vocabulary)
+        self.crew_mode = crew_mode  # None: no LLM configured, every turn is offline
 
     def run(self, request: ChatRequest) -> ChatResponse:
         """Answer one message; retried on a fresh copy if another worker committed first."""
@@ -47,8 +53,13 @@ class CrewPipeline:
         raise VersionConflict(session_id)
 
     def _turn(self, state: SessionState, request: ChatRequest) -> ChatResponse:
-        # 1. Detect intent and filters (and what the customer told us about themselves).
+        crew = self.crew_mode.start_turn() if self.crew_mode and request.mode != "offline" else None
+
+        # 1. Detect intent and filters (and what the customer told us about themselves);
+        #    in LLM mode the model reads what the rules could not.
         intent = self.understanding.detect(request.query, state.has_products(), state.pending)
+        if crew and not intent.sure:
+            intent = crew.understand(request.query, intent)
         if state.pending == "clarify_product":
             intent.resume(state.wishes)
         state.profile = _merge_profile(state.profile, intent.profile, request.user_employment)
@@ -73,6 +84,8 @@ class CrewPipeline:
             (work.ask_user, work.choices), work.pending = question, "clarify_product"
         for name in [*agents, "formatter"]:
             AGENTS[name](work)
+        if crew and not question:
+            work.reply = crew.write_reply(agents, work)  # the same agents as a CrewAI crew
 
         # 5. Commit what this turn learned to the session.
         self._update_state(state, work, [*agents, "formatter"], request.query)
@@ -86,7 +99,9 @@ class CrewPipeline:
             eligibility=[v.model_dump() for v in work.verdicts] if work.verdicts is not None else None,
             ask_user=work.ask_user,
             choices=work.choices,
-            mode="offline",
+            mode=crew.mode if crew else "offline",
+            grounding=crew.grounding if crew else None,
+            llm_calls=crew.calls if crew else 0,
             state=state.summary(),
         )
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import yaml
 
 import assistant.config  # noqa: F401  (sets the crewai telemetry switches before the import)
-from crewai import LLM, Agent
+from crewai import Agent
+from crewai.llms.base_llm import BaseLLM
 from crewai.tools import BaseTool
 
 AGENT_NAMES = ("retriever", "comparator", "eligibility", "formatter")
@@ -19,7 +20,7 @@ def definitions() -> dict[str, dict]:
     return yaml.safe_load((Path(__file__).parent / "agents.yaml").read_text(encoding="utf-8"))
 
 
-def build_agent(name: str, llm: LLM, tools: dict[str, BaseTool], inputs: dict[str, str]) -> Agent:
+def build_agent(name: str, llm: BaseLLM, tools: dict[str, BaseTool], inputs: dict[str, str]) -> Agent:
     """An agent with exactly the tools on its allow-list, and always the configured LLM
     (an Agent without `llm=` silently falls back to a hosted default model)."""
     spec = definitions()[name]
@@ -30,6 +31,8 @@ def build_agent(name: str, llm: LLM, tools: dict[str, BaseTool], inputs: dict[st
         tools=[tools[t] for t in spec["tools"]],
         llm=llm,
         allow_delegation=False,
+        max_iter=3,  # the facts arrive as context; a tool call is the exception
+        max_retry_limit=0,  # a failed call falls back to the offline reply instead
         memory=False,
         verbose=False,
     )

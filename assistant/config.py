@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -21,7 +21,8 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "false")
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_file=".env", extra="forbid", case_sensitive=False)
+    # A .env may hold other tools' keys too; unknown keys passed to create_app are refused there.
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore", case_sensitive=False)
 
     data_dir: Path = Field(default=ROOT / "data" / "bank", description="the business's data folder")
     session_db: Path | None = Field(
@@ -34,5 +35,13 @@ class Settings(BaseSettings):
     history_limit: int = Field(default=50, ge=2, description="turns kept per session")
     max_request_bytes: int = Field(default=16 * 1024, ge=1024)
     cors_origins: list[str] = Field(default=["http://localhost:5000", "http://127.0.0.1:5000"])
+    # LLM mode (issue 3): unset LLM_MODEL means the offline assistant.
+    llm_model: str | None = Field(default=None, description="e.g. openai/gpt-4o-mini, ollama/llama3.1")
+    llm_base_url: str | None = Field(default=None, description="any OpenAI-compatible server's /v1 URL")
+    llm_api_key: str | None = Field(default=None, validation_alias=AliasChoices("llm_api_key", "openai_api_key"))
+    llm_timeout_s: float = Field(default=20, gt=0, description="per LLM call")
+    llm_max_retries: int = Field(default=1, ge=0, le=3, description="client retries per call")
+    llm_turn_deadline_s: float = Field(default=30, gt=0, description="a turn never waits longer for the LLM")
+    llm_calls_per_turn: int = Field(default=6, ge=1, le=20, description="LLM call budget per turn")
     host: str = "127.0.0.1"
     port: int = 5000

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from crewai import LLM, Crew, Process
+from crewai import Crew, Process
+from crewai.llms.base_llm import BaseLLM
 
 from agents import build_agent
 from agents.tools import make_tools
@@ -10,7 +11,7 @@ from assistant.offline_crew import TurnWork
 from tasks import build_task
 
 
-def build_crew(agent_names: list[str], llm: LLM, work: TurnWork, inputs: dict[str, str]) -> Crew:
+def build_crew(agent_names: list[str], llm: BaseLLM, work: TurnWork, inputs: dict[str, str]) -> Crew:
     """A sequential crew of exactly `agent_names`; each task sees the previous tasks' output."""
     if not agent_names or agent_names[-1] != "formatter":
         raise ValueError("the formatter must run last")

@@ -43,5 +43,7 @@ class ChatResponse(BaseModel):
     eligibility: list[dict[str, Any]] | None
     ask_user: str | None
     choices: list[str]
-    mode: Literal["offline", "crew"]
+    mode: Literal["offline", "crew", "offline-fallback"]
+    grounding: Literal["passed", "regenerated", "fallback"] | None = None
+    llm_calls: int = 0
     state: dict[str, Any]
