@@ -1,0 +1,117 @@
+"""LLM calls and prompt tokens per conversation: this pipeline against a naive CrewAI crew.
+
+Replays the seed's six messages (flow 6 plus the filter change) with a counting scripted model:
+(a) through this app in LLM mode, and (b) through a naive crew that runs all four agents on
+every turn, sequentially, with their tools attached, as a plain CrewAI crew would. The naive
+crew's model behaves as a tool-using model does: an agent with tools calls one of them once,
+then answers. Prompt tokens are counted the same way for both (the MiniLM WordPiece tokenizer
+over every message sent). Prints one JSON line last.  Usage: python bench/llm_calls.py
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("CREWAI_DISABLE_TELEMETRY", "true")
+os.environ.setdefault("CREWAI_TRACING_ENABLED", "false")
+
+from crewai import Agent, Crew, Process, Task  # noqa: E402
+from tokenizers import Tokenizer  # noqa: E402
+
+from agents import AGENT_NAMES, definitions  # noqa: E402
+from agents.tools import make_tools  # noqa: E402
+from app import create_app  # noqa: E402
+from assistant.offline_crew import TurnWork  # noqa: E402
+from assistant.scripted_llm import ScriptedLLM, restate_draft  # noqa: E402
+from assistant.state import SessionState  # noqa: E402
+from assistant.understanding import Intent  # noqa: E402
+
+SEED = [
+    "I want a platinum conventional credit card for business",
+    "Which is best for me? Compare them",
+    "Am I eligible for the Mastercard one?",
+    "Compare them and check eligibility",
+    "Actually show me Islamic options instead",
+    "What are the fees?",
+]
+TOOL_INPUTS = {
+    "search_products": {"query": "platinum credit card"},
+    "search_faq": {"question": "fees"},
+    "compare_products": {"product_ids": ["visa-platinum-business", "mastercard-platinum-business"]},
+    "check_eligibility": {"product_ids": ["mastercard-platinum-business"]},
+}
+TOKENIZER = Tokenizer.from_file(str(ROOT / "assistant" / "assets" / "minilm-tokenizer.json"))
+TOKENIZER.no_truncation()  # count whole prompts, not the embedder's 128-token window
+TOKENIZER.no_padding()
+
+
+def prompt_tokens(llm: ScriptedLLM) -> int:
+    return sum(len(TOKENIZER.encode(m["content"] or "").ids) for call in llm.calls for m in call["messages"])
+
+
+def tool_user(messages: list[dict]) -> str:
+    """A model that uses one of its tools once, then answers."""
+    system = messages[0]["content"]
+    tools = [name for name in TOOL_INPUTS if f"Tool Name: {name}" in system]
+    if tools and not any("Observation" in m["content"] for m in messages[1:]):
+        return f"Thought: I need data\nAction: {tools[0]}\nAction Input: {json.dumps(TOOL_INPUTS[tools[0]])}"
+    return "Thought: I now know the final answer\nFinal Answer: Here is what I found for you."
+
+
+def ours(tmp: Path) -> ScriptedLLM:
+    llm = ScriptedLLM(default=restate_draft)
+    app = create_app({"session_db": tmp / "ours.sqlite3", "llm_model": "openai/bench",
+                      "llm_base_url": "http://127.0.0.1:9/v1"})
+    app.extensions["pipeline"].crew_mode.llm = llm
+    client, session = app.test_client(), str(uuid.uuid4())
+    for query in SEED:
+        data = client.post("/chat", json={"query": query, "session_id": session,
+                                          "user_employment": "business_owner"}).get_json()
+        assert data["mode"] == "crew", data
+    return llm
+
+
+def naive(pipeline) -> ScriptedLLM:
+    llm = ScriptedLLM(default=tool_user)
+    state = SessionState(session_id="naive")
+    work = TurnWork(query="", intent=Intent(type="product_info"), state=state, selection=[],
+                    catalog=pipeline.catalog, index=pipeline.index, max_products=5, faq_min_similarity=0.45)
+    tools = make_tools(work)
+    for query in SEED:
+        agents, tasks = [], []
+        for name in AGENT_NAMES:
+            spec = definitions()[name]
+            agent = Agent(role=spec["role"], goal=spec["goal"].format(business=pipeline.catalog.name,
+                          filters="as the customer said", currency="BDT"), backstory=spec["backstory"],
+                          tools=[tools[t] for t in spec["tools"]], llm=llm, allow_delegation=False, max_iter=3)
+            tasks.append(Task(description=f"The customer wrote: {query}\nDo your part of answering them.",
+                              expected_output="Your findings for the customer.", agent=agent, context=list(tasks)))
+            agents.append(agent)
+        Crew(agents=agents, tasks=tasks, process=Process.sequential, verbose=False).kickoff()
+    return llm
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        ours_llm = ours(Path(tmp))
+        pipeline = create_app({"session_db": Path(tmp) / "naive.sqlite3"}).extensions["pipeline"]
+        naive_llm = naive(pipeline)
+    result = {
+        "turns": len(SEED),
+        "ours": {"llm_calls": len(ours_llm.calls), "prompt_tokens": prompt_tokens(ours_llm)},
+        "naive": {"llm_calls": len(naive_llm.calls), "prompt_tokens": prompt_tokens(naive_llm)},
+    }
+    result["calls_ratio"] = round(result["ours"]["llm_calls"] / result["naive"]["llm_calls"], 3)
+    result["tokens_ratio"] = round(result["ours"]["prompt_tokens"] / result["naive"]["prompt_tokens"], 3)
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
