@@ -178,14 +178,18 @@ class FakeOpenAI(BaseHTTPRequestHandler):
 def test_an_openai_compatible_server_is_reached_through_base_url(tmp_path):
     server = ThreadingHTTPServer(("127.0.0.1", 0), FakeOpenAI)
     threading.Thread(target=server.serve_forever, daemon=True).start()
+    FakeOpenAI.requests.clear()
     try:
         app = create_app({"session_db": tmp_path / "s.sqlite3", "llm_model": "openai/local-model",
                           "llm_base_url": f"http://127.0.0.1:{server.server_port}/v1"})
-        data = chat(app.test_client(), str(uuid.uuid4()), "I want a platinum conventional credit card for business")
+        client, session = app.test_client(), str(uuid.uuid4())
+        replies = [chat(client, session, query) for query, _ in SEED]
     finally:
         server.shutdown()
-    assert data["mode"] == "crew" and data["grounding"] == "passed", data
-    assert [r["path"] for r in FakeOpenAI.requests] == ["/v1/chat/completions"] * 2
-    assert FakeOpenAI.requests[0]["body"]["model"] == "local-model"
+    assert all(r["mode"] == "crew" and r["grounding"] == "passed" for r in replies), replies
+    assert len(FakeOpenAI.requests) == sum(r["llm_calls"] for r in replies) == 12
+    assert {r["path"] for r in FakeOpenAI.requests} == {"/v1/chat/completions"}
+    assert {r["body"]["model"] for r in FakeOpenAI.requests} == {"local-model"}
     assert FakeOpenAI.requests[0]["auth"] == "Bearer not-needed"
-    assert "Mastercard Platinum Business Credit Card" in data["reply"]
+    assert "Mastercard Platinum Business Credit Card" in replies[0]["reply"]
+    assert "| Annual fee |" in replies[1]["reply"]
