@@ -13,8 +13,13 @@ from flask import Flask
 from flask_cors import CORS
 
 from assistant import api, errors
+from assistant.booking import BookingDesk
+from assistant.bookings import BookingStore
 from assistant.domain import load_catalog
 from assistant.embeddings import default_embedder
+from assistant.notify import build_notifier
+from assistant.preferences import PreferenceStore
+from assistant.reminders import ReminderScheduler, ReminderStore
 from assistant.retrieval import CatalogIndex
 from assistant.store import SQLiteSessionStore
 from crew_pipeline import CrewPipeline
@@ -32,8 +37,19 @@ def create_app(config: dict | None = None) -> Flask:
 
     catalog = load_catalog(settings.data_dir)
     index = CatalogIndex(catalog, default_embedder())
-    store = SQLiteSessionStore(settings.session_db or Path(app.instance_path) / "sessions.sqlite3")
-    app.extensions["pipeline"] = CrewPipeline(catalog, index, store, settings, _crew_mode(settings, catalog))
+    session_db = settings.session_db or Path(app.instance_path) / "sessions.sqlite3"
+    store = SQLiteSessionStore(session_db)
+    bookings_db = settings.bookings_db or session_db.parent / "bookings.sqlite3"  # beside the sessions
+    notifier = build_notifier(settings.notify_outbox, settings.notify_webhook_url)
+    reminders = ReminderStore(bookings_db)
+    desk = BookingDesk(catalog, BookingStore(bookings_db), reminders, notifier)
+    preferences = PreferenceStore(session_db)  # its own table, outliving any session
+    app.extensions["pipeline"] = CrewPipeline(
+        catalog, index, store, settings, desk, preferences, _crew_mode(settings, catalog)
+    )
+    if settings.reminder_poll_s:
+        app.extensions["reminders"] = ReminderScheduler(reminders, notifier, settings.reminder_poll_s)
+        app.extensions["reminders"].start()
 
     app.register_blueprint(api.bp)
     errors.register(app)

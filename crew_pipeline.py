@@ -12,7 +12,11 @@ from typing import TYPE_CHECKING
 from assistant import formatting
 from assistant.config import Settings
 from assistant.domain import Catalog, Product
+from assistant.booking import BookingDesk
+from assistant.bookings import redact_codes
+from assistant.goals import Goal
 from assistant.offline_crew import AGENTS, TurnWork
+from assistant.preferences import PreferenceStore, learn, starting_state, welcome_back
 from assistant.retrieval import CatalogIndex, Filters, product_matches
 from assistant.schemas import ChatRequest, ChatResponse
 from assistant.state import CustomerProfile, SessionState, Turn
@@ -29,11 +33,13 @@ COMMIT_ATTEMPTS = 3
 
 class CrewPipeline:
     def __init__(self, catalog: Catalog, index: CatalogIndex, store: SessionStore, settings: Settings,
-                 crew_mode: CrewMode | None = None):
+                 desk: BookingDesk, preferences: PreferenceStore, crew_mode: CrewMode | None = None):
         self.catalog = catalog
         self.index = index
         self.store = store
         self.settings = settings
+        self.desk = desk
+        self.preferences = preferences
         self.understanding = Understanding(catalog.vocabulary)
         self.crew_mode = crew_mode  # None: no LLM configured, every turn is offline
 
@@ -54,6 +60,11 @@ class CrewPipeline:
 
     def _turn(self, state: SessionState, request: ChatRequest) -> ChatResponse:
         crew = self.crew_mode.start_turn() if self.crew_mode and request.mode != "offline" else None
+        known = self.preferences.get(request.customer_id) if request.customer_id else None
+        welcome = None
+        if known and not known.is_empty() and not state.history:  # a returning customer's new session
+            starting_state(known, state)
+            welcome = welcome_back(known)
 
         # 1. Detect intent and filters (and what the customer told us about themselves);
         #    in LLM mode the model reads what the rules could not.
@@ -64,21 +75,24 @@ class CrewPipeline:
             intent.resume(state.wishes)
         state.profile = _merge_profile(state.profile, intent.profile, request.user_employment)
 
-        # 2. Reset the cached products if the filters in effect changed.
+        # 2. Continue the active goal or start one; a quick question suspends a booking.
+        goal = self._plan_goal(intent, state)
+
+        # 3. Reset the cached products if the filters in effect changed.
         filters, selection = self._resolve_products(intent, state)
         if filters != state.filters:
             state.reset_products()
             state.filters = filters
 
-        # 3. Ask one clarifying question if the request is too vague to search.
+        # 4. Ask one clarifying question if the request is too vague to search.
         question = self._clarifying_question(intent, state)
 
-        # 4. Assemble only the agents needed; the Formatter always runs last.
+        # 5. Assemble only the agents needed; the Formatter always runs last.
         agents = [] if question else self._select_agents(intent, state)
         work = TurnWork(
             query=request.query, intent=intent, state=state, selection=selection,
             catalog=self.catalog, index=self.index, max_products=self.settings.max_products,
-            faq_min_similarity=self.settings.faq_min_similarity,
+            faq_min_similarity=self.settings.faq_min_similarity, goal=goal, desk=self.desk,
         )
         if question:
             (work.ask_user, work.choices), work.pending = question, "clarify_product"
@@ -87,8 +101,16 @@ class CrewPipeline:
         if crew and not question:
             work.reply = crew.write_reply(agents, work)  # the same agents as a CrewAI crew
 
-        # 5. Commit what this turn learned to the session.
+        # 6. Close or block the goal (resuming a suspended one), then commit the session
+        #    and what the customer showed they prefer.
+        self._settle_goal(goal, work, state)
+        if welcome:
+            work.reply = f"{welcome}\n\n{work.reply}"
         self._update_state(state, work, [*agents, "formatter"], request.query)
+        if known is not None:
+            learned = learn(known, state, request.query)
+            if learned is not known:
+                self.preferences.save(request.customer_id, learned)
         return ChatResponse(
             session_id=state.session_id,
             reply=work.reply,
@@ -102,8 +124,41 @@ class CrewPipeline:
             mode=crew.mode if crew else "offline",
             grounding=crew.grounding if crew else None,
             llm_calls=crew.calls if crew else 0,
+            booking=work.booking_step.booking if work.booking_step else None,
             state=state.summary(),
         )
+
+    @staticmethod
+    def _plan_goal(intent: Intent, state: SessionState) -> Goal | None:
+        """The goal this message serves. A booking in progress takes slot answers; a question
+        about something else suspends it; "never mind" cancels whatever is active."""
+        board, active = state.goals, state.goals.active
+        if intent.type == "cancel":
+            return active
+        booking = active if active and active.type == "booking" else None
+        answering = intent.type in ("booking", "unknown", "greeting") or (
+            intent.type == "product_info" and booking is not None and booking.missing[:1] == ["product"])
+        if booking and answering:
+            intent.type = "booking"
+            return booking
+        return board.start(intent.type, f"customer asked: {intent.type}")
+
+    @staticmethod
+    def _settle_goal(goal: Goal | None, work: TurnWork, state: SessionState) -> None:
+        board = state.goals
+        if goal is None:
+            return
+        if work.intent.type == "cancel":
+            resumed = board.finish(goal, "customer said never mind", status="cancelled")
+        elif work.ask_user and not (work.booking_step and work.booking_step.done):
+            board.block(goal, goal.missing or [work.pending or "answer"], work.ask_user, work.choices,
+                        "waiting for the customer's answer")
+            return
+        else:
+            resumed = board.finish(goal, "answered")
+        if resumed:
+            work.reply = f"{work.reply}\n\n{formatting.resumed(resumed)}"
+            work.ask_user, work.choices = resumed.next_question, resumed.choices
 
     def _resolve_products(self, intent: Intent, state: SessionState) -> tuple[Filters, list[Product]]:
         """The filters in effect after this message, and the cached products it is about.
@@ -115,6 +170,10 @@ class CrewPipeline:
         if intent.type not in NEEDS_PRODUCTS:
             return state.filters, []
         cached = [p for pid in state.product_ids if (p := self.catalog.product(pid))]
+        discussed = state.last_discussed()
+        single = self.catalog.product(discussed[0]) if len(discussed) == 1 else None
+        if intent.type == "feature_query" and not intent.filters and single:
+            return state.filters, [single]  # "that card": the one just discussed
         if state.pending in PROFILE_FACTS and intent.type == "eligibility_check" and not intent.filters:
             cached = [p for p in cached if p.id in state.last_discussed()] or cached
         if intent.type != "product_info" and cached:
@@ -145,6 +204,8 @@ class CrewPipeline:
             agents.append("comparator")
         if intent.wants_eligibility:
             agents.append("eligibility")
+        if intent.type == "booking":
+            agents.append("booking")
         return agents
 
     def _update_state(self, state: SessionState, work: TurnWork, agents: list[str], query: str) -> None:
@@ -155,7 +216,8 @@ class CrewPipeline:
         state.pending = work.pending
         state.wishes = work.intent.wishes() if work.pending == "clarify_product" else []
         limit = self.settings.history_limit
-        state.remember(Turn(role="user", text=query, intent=work.intent.type), limit)
+        said = redact_codes(query) if work.booking_step else query  # a typed code is not kept
+        state.remember(Turn(role="user", text=said, intent=work.intent.type), limit)
         state.remember(
             Turn(role="assistant", text=work.reply, intent=work.intent.type, agents=agents,
                  products=[p.id for p in work.products]),

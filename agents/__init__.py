@@ -12,7 +12,7 @@ from crewai import Agent
 from crewai.llms.base_llm import BaseLLM
 from crewai.tools import BaseTool
 
-AGENT_NAMES = ("retriever", "comparator", "eligibility", "formatter")
+AGENT_NAMES = ("retriever", "comparator", "eligibility", "booking", "formatter")
 
 
 @lru_cache(maxsize=1)

@@ -28,6 +28,12 @@ class Settings(BaseSettings):
     session_db: Path | None = Field(
         default=None, description="SQLite file for sessions; default: <instance>/sessions.sqlite3"
     )
+    bookings_db: Path | None = Field(
+        default=None, description="SQLite file for bookings, codes and reminders; default: beside session_db"
+    )
+    notify_outbox: Path | None = Field(default=None, description="append messages to this JSON-lines file")
+    notify_webhook_url: str | None = Field(default=None, description="POST messages here (a Slack incoming webhook works)")
+    reminder_poll_s: float = Field(default=30, ge=0, description="how often due reminders are sent; 0: never")
     max_products: int = Field(default=5, ge=1, le=20, description="products listed per answer")
     faq_min_similarity: float = Field(
         default=0.45, ge=0, le=1, description="cosine similarity below which a FAQ is not relevant"

@@ -20,6 +20,7 @@ from assistant import grounding
 from assistant.config import Settings
 from assistant.crew import build_crew
 from assistant.domain import Catalog, Product
+from assistant.bookings import redact_codes
 from assistant.llm import BudgetedLLM, EmptyReply, LLMFault, build_llm
 from assistant.offline_crew import TurnWork
 from assistant.understanding import Intent, IntentType
@@ -166,8 +167,9 @@ def _text(answer) -> str:
 
 
 def _quote(text: str) -> str:
-    """Customer text inside the prompt's data markers can never close them."""
-    return text.replace("<<<", "‹‹‹").replace(">>>", "›››")
+    """Customer text inside the prompt's data markers can never close them, and a one-time code
+    the customer typed never reaches the model."""
+    return redact_codes(text).replace("<<<", "‹‹‹").replace(">>>", "›››")
 
 
 def _product_facts(p: Product) -> dict:
@@ -187,6 +189,7 @@ def _inputs(work: TurnWork) -> dict[str, str]:
         "comparison": work.comparison.model_dump_json() if work.comparison else "none",
         "profile": work.state.profile.model_dump_json(exclude_none=True),
         "eligibility": dump([v.model_dump() for v in work.verdicts] if work.verdicts is not None else None),
+        "booking": work.booking_step.text if work.booking_step else "none",
         "draft": work.reply,
     }
 

@@ -7,6 +7,7 @@ with the file and field named, never mid-conversation.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from pathlib import Path
 from typing import Literal
@@ -119,6 +120,18 @@ class Vocabulary(Strict):
     features: dict[str, list[str]]
 
 
+Weekday = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+WEEKDAYS: tuple[Weekday, ...] = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")  # date.weekday() order
+
+
+class Appointments(Strict):
+    """Where and when customers can meet a specialist: branches, and opening hours per channel."""
+
+    branches: list[str]
+    hours: dict[Literal["branch", "call"], dict[Weekday, tuple[dt.time, dt.time]]]
+    reminder_minutes_before: int = Field(default=60, ge=1)
+
+
 class Catalog(BaseModel):
     """One business's whole data set, loaded once per app."""
 
@@ -126,6 +139,9 @@ class Catalog(BaseModel):
     currency_symbol: str
     timezone: str
     support_contact: str
+    country_code: str = Field(pattern=r"^\+[1-9]\d{0,2}$")
+    national_number_digits: int = Field(ge=4, le=13)
+    appointments: Appointments
     products: list[Product]
     faq: list[FaqEntry]
     vocabulary: Vocabulary

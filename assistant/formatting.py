@@ -174,6 +174,17 @@ def greeting(catalog: Catalog) -> str:
             "about your card. What are you looking for?")
 
 
+def cancelled(goal) -> str:
+    if goal is None:
+        return "There's nothing to cancel. What can I help you with?"
+    return "Okay, I've cancelled that." if goal.type != "booking" else "Okay, I've cancelled the appointment request."
+
+
+def resumed(goal) -> str:
+    what = "your appointment" if goal.type == "booking" else "what you asked before"
+    return f"Back to {what}: {goal.next_question}"
+
+
 def thanks(catalog: Catalog) -> str:
     return f"You're welcome! Ask me anytime about {catalog.name} cards."
 

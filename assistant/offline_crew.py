@@ -10,8 +10,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from assistant import formatting
+from assistant.booking import BookingDesk, BookingStep
 from assistant.comparison import Comparison, compare
 from assistant.domain import Catalog, FaqEntry, Product
+from assistant.goals import Goal
 from assistant.eligibility import Verdict, check
 from assistant.retrieval import CatalogIndex, Filters
 from assistant.state import Pending, SessionState
@@ -30,6 +32,8 @@ class TurnWork:
     index: CatalogIndex
     max_products: int
     faq_min_similarity: float
+    goal: Goal | None = None
+    desk: BookingDesk | None = None
     products: list[Product] = field(default_factory=list)
     retrieved: bool = False
     comparison: Comparison | None = None
@@ -39,6 +43,7 @@ class TurnWork:
     ask_user: str | None = None
     choices: list[str] = field(default_factory=list)
     pending: Pending | None = None
+    booking_step: BookingStep | None = None
 
 
 def retriever(work: TurnWork) -> None:
@@ -70,12 +75,24 @@ def eligibility(work: TurnWork) -> None:
     work.verdicts = [check(p, work.state.profile) for p in work.selection]
 
 
+def booking(work: TurnWork) -> None:
+    cached = [p for pid in work.state.product_ids if (p := work.catalog.product(pid))]
+    work.booking_step = work.desk.step(work.goal, work.query, work.intent.filters, cached, work.state.session_id)
+
+
 def formatter(work: TurnWork) -> None:
     """Always last: turns whatever the other agents produced into the reply."""
     kind, sections = work.intent.type, []
     work.products = list(work.selection)
     if work.pending == "clarify_product":
         work.products, sections = [], [work.ask_user]
+    elif work.booking_step:
+        step = work.booking_step
+        work.products = [p for p in [work.catalog.product(work.goal.slots.get("product") or "")] if p]
+        sections = [text for text in (step.text, step.question) if text]
+        work.ask_user, work.choices = step.question, step.choices
+    elif kind == "cancel":
+        work.products, sections = [], [formatting.cancelled(work.goal)]
     elif kind == "greeting":
         say = formatting.thanks if work.intent.thanks else formatting.greeting
         work.products, sections = [], [say(work.catalog)]
@@ -130,5 +147,6 @@ AGENTS: dict[str, Callable[[TurnWork], None]] = {
     "retriever": retriever,
     "comparator": comparator,
     "eligibility": eligibility,
+    "booking": booking,
     "formatter": formatter,
 }

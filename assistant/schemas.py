@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 from typing import Any, Literal
 
@@ -10,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr, field_validator
 from assistant.domain import Employment
 
 MAX_QUERY_CHARS = 1000
+CUSTOMER_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 class ChatRequest(BaseModel):
@@ -19,7 +21,7 @@ class ChatRequest(BaseModel):
     session_id: StrictStr | None = None
     user_employment: Employment | None = None
     mode: Literal["offline", "crew"] | None = None
-    customer_id: StrictStr | None = Field(default=None, pattern=r"^[A-Za-z0-9_-]{1,64}$")
+    customer_id: StrictStr | None = Field(default=None, pattern=rf"^{CUSTOMER_ID.pattern}$")
 
     @field_validator("session_id")
     @classmethod
@@ -46,4 +48,5 @@ class ChatResponse(BaseModel):
     mode: Literal["offline", "crew", "offline-fallback"]
     grounding: Literal["passed", "regenerated", "fallback"] | None = None
     llm_calls: int = 0
+    booking: dict[str, Any] | None = None
     state: dict[str, Any]

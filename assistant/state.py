@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from assistant.domain import Employment, FilterValue
+from assistant.goals import GoalBoard
 
 Pending = Literal["clarify_product", "employment", "monthly_income", "age"]
 Wish = Literal["comparison", "eligibility", "cheapest"]
@@ -40,6 +41,7 @@ class SessionState(BaseModel):
     profile: CustomerProfile = CustomerProfile()
     pending: Pending | None = None
     wishes: list[Wish] = []  # what the message we answered with a clarifying question asked for
+    goals: GoalBoard = Field(default_factory=GoalBoard)
     history: list[Turn] = []
 
     def has_products(self) -> bool:
@@ -66,4 +68,5 @@ class SessionState(BaseModel):
             "eligibility_done": self.eligibility_done,
             "filters": dict(self.filters),
             "version": self.version,
+            **self.goals.public(),
         }

@@ -18,7 +18,8 @@ from assistant.domain import FilterValue, Vocabulary
 from assistant.state import CustomerProfile, Pending, Wish
 
 IntentType = Literal[
-    "product_info", "comparison", "eligibility_check", "feature_query", "faq", "greeting", "unknown"
+    "product_info", "comparison", "eligibility_check", "feature_query", "faq", "greeting", "booking", "cancel",
+    "unknown",
 ]
 
 _BENGALI_DIGITS = str.maketrans("০১২৩৪৫৬৭৮৯", "0123456789")
@@ -150,12 +151,16 @@ class Understanding:
         wants_comparison = "comparison" in cues
         wants_eligibility = "eligibility" in cues
 
-        if wants_comparison:
+        if "cancel" in cues:
+            kind = "cancel"
+        elif wants_comparison:
             kind = "comparison"
         elif wants_eligibility:
             kind = "eligibility_check"
         elif pending in ("employment", "monthly_income", "age") and profile.model_dump(exclude_none=True):
             kind, wants_eligibility = "eligibility_check", True
+        elif "booking" in cues:
+            kind = "booking"
         elif "faq" in cues:
             kind = "faq"
         elif topics and (has_products or filters):

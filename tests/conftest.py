@@ -18,7 +18,8 @@ from assistant.retrieval import product_matches  # noqa: E402
 
 @pytest.fixture
 def app(tmp_path):
-    return create_app({"session_db": tmp_path / "sessions.sqlite3"})
+    return create_app({"session_db": tmp_path / "sessions.sqlite3", "bookings_db": tmp_path / "bookings.sqlite3",
+                       "notify_outbox": tmp_path / "outbox.jsonl", "reminder_poll_s": 0})
 
 
 @pytest.fixture

@@ -38,7 +38,8 @@ def test_response_has_every_contract_field(client):
     data = client.post("/chat", json={"query": "I need a platinum credit card"}).get_json()
     assert set(data) >= {"session_id", "reply", "intent", "agents", "products", "comparison",
                          "eligibility", "ask_user", "state"}
-    assert set(data["state"]) == {"products", "comparison_done", "eligibility_done", "filters", "version"}
+    assert set(data["state"]) == {"products", "comparison_done", "eligibility_done", "filters", "version",
+                                  "active_goal", "goal_stack"}
     assert {"id", "name", "fees", "banking_type", "network", "tier"} <= set(data["products"][0])
 
 

@@ -19,6 +19,7 @@ ALLOWED_TOOLS = {
     "retriever": ["search_products", "search_faq"],
     "comparator": ["compare_products"],
     "eligibility": ["check_eligibility"],
+    "booking": [],
     "formatter": [],
 }
 INPUTS = {"business": "Padma", "filters": "{}", "currency": "BDT"}

@@ -62,7 +62,8 @@ def test_flow_3_eligibility_for_one_cached_product(conversation, catalog, search
     assert len(searches) == 1
     assert [v["product_id"] for v in data["eligibility"]] == mastercards
     assert data["state"] == {**first["state"], "comparison_done": True, "eligibility_done": True,
-                             "version": 3}
+                             "version": 3, "active_goal": data["state"]["active_goal"]}
+    assert data["state"]["active_goal"]["status"] == "blocked"  # waiting for the income
     # Employment is known (business owner), income is not: the verdict waits and we ask for it.
     verdict = data["eligibility"][0]
     assert verdict["eligible"] is None and verdict["missing"] == ["monthly_income"]

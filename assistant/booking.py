@@ -1,0 +1,284 @@
+"""The Booking agent: an appointment with a card specialist, slot by slot, confirmed by a code.
+
+Slots are asked one at a time, most important first (which card, branch or call-back, when,
+who, which phone); one message may fill several and a later one may correct any. Once all
+are valid, a 6-digit code goes to the phone through the notifier; the right code confirms
+the booking, sends a confirmation and schedules a reminder. The code itself never passes
+through here after it is sent: not into replies, state, logs or prompts.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from zoneinfo import ZoneInfo
+
+from assistant.bookings import Booking, BookingStore, new_booking_id
+from assistant.domain import WEEKDAYS, Catalog, Product
+from assistant.goals import Goal
+from assistant.notify import Notifier, mask_phone
+from assistant.reminders import ReminderStore
+from assistant.retrieval import product_matches
+from assistant.when import parse_when
+
+SLOT_ORDER = ("product", "channel", "branch", "date", "time", "name", "phone")
+QUESTIONS = {
+    "product": "Which card would you like the appointment for?",
+    "channel": "Would you like to visit a branch or have a specialist call you?",
+    "branch": "Which branch would suit you?",
+    "date": "Which day suits you? (for example tomorrow or next Sunday)",
+    "time": "What time? (for example 11am or 5 pm)",
+    "name": "What name should we book it under?",
+    "phone": "Which mobile number should we send the confirmation code to? (for example 01712345678)",
+}
+_CODE = re.compile(r"(?<!\d)(\d{6})(?!\d)")
+_PHONE = re.compile(r"(?<![\d+])\+?\d[\d -]{6,17}\d(?!\d)")
+_NAME = re.compile(r"\b(?:my name is|name is|name's|this is|i am|i'm|amar nam|mera naam)\s+"
+                   r"([a-z][a-z.'-]*(?:\s+[a-z][a-z.'-]*){0,3})", re.IGNORECASE)
+_NAME_ONLY = re.compile(r"^[^\W\d_][^\W\d_ .'-]*(?:[ .'-]+[^\W\d_]+){0,4}$")
+_RESEND = re.compile(r"\b(resend|send (?:it |the code |a new code |a code )?again|new code|another code|didn'?t get)\b",
+                     re.IGNORECASE)
+_CHANNELS = {
+    "call": re.compile(r"\b(call ?-?back|call me|phone me|a call|by phone|phone call|ring me|call korun|call dao)\b"),
+    "branch": re.compile(r"\b(branch|visit|in person|come in|come to|office|shakha)\b"),
+}
+_PRODUCT_WORDS_IGNORED = {"card", "credit", "debit", "prepaid"}
+
+
+@dataclass
+class BookingStep:
+    """What the Booking agent did this turn, for the Formatter and the response."""
+
+    text: str
+    question: str | None = None
+    choices: list[str] = field(default_factory=list)
+    booking: dict | None = None
+    done: bool = False
+
+
+class BookingDesk:
+    """The Booking agent's tools: slot reading and validation, codes, bookings, notices, reminders."""
+
+    def __init__(self, catalog: Catalog, bookings: BookingStore, reminders: ReminderStore, notifier: Notifier,
+                 clock: Callable[[], dt.datetime] | None = None):
+        self.catalog = catalog
+        self.bookings = bookings
+        self.reminders = reminders
+        self.notifier = notifier
+        self.zone = ZoneInfo(catalog.timezone)
+        self.clock = clock or (lambda: dt.datetime.now(self.zone))
+
+    def step(self, goal: Goal, text: str, filters: dict, cached: list[Product], session_id: str) -> BookingStep:
+        now = self.clock().astimezone(self.zone)
+        slots = goal.slots
+        code = _CODE.search(text)
+        if slots.get("code_sent") and code:
+            return self._confirm(goal, code.group(1), now, session_id)
+        patch, problems = self.read(text, filters, cached, slots, now)
+        if patch:
+            slots.update(patch)
+            slots["code_sent"] = False  # a changed detail needs a fresh code
+        problems += self._check_when(slots, now)
+        missing = self.missing(slots)
+        if missing:
+            goal.missing = missing
+            question, choices = self.question(missing[0], filters, cached)
+            return BookingStep(text=" ".join([*problems, self.summary(slots)]).strip(), question=question,
+                               choices=choices)
+        goal.missing = []
+        if slots.get("code_sent") and not _RESEND.search(text):
+            return BookingStep(text=" ".join(problems), question="Please type the 6-digit code we sent you.")
+        return self._send_code(goal, now)
+
+    def read(self, text: str, filters: dict, cached: list[Product], slots: dict, now: dt.datetime
+             ) -> tuple[dict, list[str]]:
+        """The slots this message fills (or corrects), and what it got wrong."""
+        patch: dict = {}
+        problems: list[str] = []
+        waiting_for = self.missing(slots)[:1]
+        product = self._product(text, filters, cached, asked=waiting_for == ["product"])
+        if product:
+            patch["product"] = product.id
+        lowered = text.lower()
+        branch = next((b for b in self.catalog.appointments.branches if b.split()[0].lower() in lowered), None)
+        if branch:
+            patch.update(channel="branch", branch=branch)
+        else:
+            channel = next((c for c, pattern in _CHANNELS.items() if pattern.search(lowered)), None)
+            if channel:
+                patch["channel"] = channel
+        when = parse_when(text, now)
+        if when.date:
+            patch["date"] = when.date.isoformat()
+        if when.time:
+            patch["time"] = when.time.strftime("%H:%M")
+        phone_text = _PHONE.search(text)
+        if phone_text:
+            phone = self.phone(phone_text.group(0))
+            if phone:
+                patch["phone"] = phone
+            else:
+                problems.append(f"{phone_text.group(0).strip()} doesn't look like a mobile number.")
+        name = _NAME.search(text)
+        if name and not _mentions_anything_else(name.group(1), self.catalog):
+            patch["name"] = name.group(1).strip().title()
+        elif waiting_for == ["name"] and not patch and _NAME_ONLY.match(text.strip()):
+            patch["name"] = text.strip().title()
+        return patch, problems
+
+    def phone(self, raw: str) -> str | None:
+        """E.164. A local number (01712345678, 1712345678) gets the business's country code;
+        another country's number needs its + (or 00)."""
+        digits = re.sub(r"[\s-]", "", raw)
+        country = self.catalog.country_code
+        if digits.startswith("00"):
+            digits = "+" + digits[2:]
+        elif digits.startswith(country[1:]):
+            digits = "+" + digits
+        elif not digits.startswith("+"):
+            digits = country + digits.removeprefix("0")
+        if digits.startswith(country):
+            national = digits[len(country):]
+            return digits if len(national) == self.catalog.national_number_digits else None
+        return digits if 8 <= len(digits) - 1 <= 15 else None
+
+    @staticmethod
+    def missing(slots: dict) -> list[str]:
+        needed = [s for s in SLOT_ORDER if s != "branch" or slots.get("channel") == "branch"]
+        return [s for s in needed if not slots.get(s)]
+
+    def question(self, slot: str, filters: dict, cached: list[Product]) -> tuple[str, list[str]]:
+        if slot == "product":
+            options = self._candidates(filters, cached) or cached
+            return QUESTIONS[slot], [p.name for p in options[:5]]
+        if slot == "channel":
+            return QUESTIONS[slot], ["Branch visit", "Call-back"]
+        if slot == "branch":
+            return QUESTIONS[slot], list(self.catalog.appointments.branches)
+        return QUESTIONS[slot], []
+
+    def summary(self, slots: dict) -> str:
+        """The appointment so far, so the customer sees every detail we understood."""
+        parts = []
+        if slots.get("product"):
+            parts.append(f"**{self.catalog.product(slots['product']).name}**")
+        if slots.get("channel") == "call":
+            parts.append("a call-back")
+        elif slots.get("channel"):
+            parts.append(f"a visit to our {slots['branch']} branch" if slots.get("branch") else "a branch visit")
+        if slots.get("date"):
+            parts.append(_day(dt.date.fromisoformat(slots["date"])))
+        if slots.get("time"):
+            parts.append(f"at {slots['time']}")
+        if slots.get("name"):
+            parts.append(f"for {slots['name']}")
+        return f"Appointment so far: {', '.join(parts)}." if parts else "Let's book your appointment with a card specialist."
+
+    def _product(self, text: str, filters: dict, cached: list[Product], asked: bool) -> Product | None:
+        lowered = text.lower()
+        named = [p for p in self.catalog.products if p.name.lower() in lowered]
+        if named:
+            return max(named, key=lambda p: len(p.name))
+        if not filters and not asked:
+            return None
+        candidates = self._candidates(filters, cached)
+        return candidates[0] if len(candidates) == 1 else None
+
+    def _candidates(self, filters: dict, cached: list[Product]) -> list[Product]:
+        """Products the filters point at: among those already discussed first, else the catalog."""
+        if not filters:
+            return []
+        among_cached = [p for p in cached if product_matches(p, filters)]
+        return among_cached or [p for p in self.catalog.products if product_matches(p, filters)]
+
+    def _check_when(self, slots: dict, now: dt.datetime) -> list[str]:
+        """A date and time must be in the future and inside the channel's hours; a bad one is cleared."""
+        if not (slots.get("date") and slots.get("time")):
+            return []
+        starts = self._starts_at(slots)
+        if starts <= now:
+            slots["time"] = None
+            return [f"{_day(starts.date())} at {starts:%H:%M} has already passed."]
+        channel = slots.get("channel")
+        if not channel:
+            return []
+        hours = self.catalog.appointments.hours[channel].get(WEEKDAYS[starts.weekday()])
+        what = "Branches" if channel == "branch" else "Call-backs"
+        if hours is None:
+            slots["date"] = None
+            return [f"{what} aren't available on {starts.strftime('%A')}s."]
+        opens, closes = hours
+        if not opens <= starts.time() < closes:
+            slots["time"] = None
+            return [f"{what} on {starts.strftime('%A')}s are between {opens:%H:%M} and {closes:%H:%M}."]
+        return []
+
+    def _starts_at(self, slots: dict) -> dt.datetime:
+        day = dt.date.fromisoformat(slots["date"])
+        return dt.datetime.combine(day, dt.time.fromisoformat(slots["time"]), tzinfo=self.zone)
+
+    def _send_code(self, goal: Goal, now: dt.datetime) -> BookingStep:
+        code = self.bookings.issue_code(goal.id, now)
+        if code is None:
+            return BookingStep(text="We've sent as many codes as we can for this booking. Please call "
+                                    f"{self.catalog.support_contact} to finish it.", done=True)
+        self.notifier.send(goal.slots["phone"], f"{self.catalog.name}: your confirmation code is {code}. "
+                                                "It expires in 10 minutes. Never share it with anyone.", "otp")
+        goal.slots["code_sent"] = True
+        return BookingStep(
+            text=f"{self.summary(goal.slots)} We've sent a 6-digit code to {mask_phone(goal.slots['phone'])}.",
+            question="Please type the code to confirm (it expires in 10 minutes).",
+        )
+
+    def _confirm(self, goal: Goal, code: str, now: dt.datetime, session_id: str) -> BookingStep:
+        result = self.bookings.check_code(goal.id, code, now)
+        if result == "wrong":
+            return BookingStep(text="That code isn't right.", question="Please check the SMS and type the code again.")
+        if result != "ok":  # expired, locked (third wrong try) or gone: only a new code helps
+            why = {"expired": "That code has expired.", "locked": "That was the third wrong code, so it no longer works.",
+                   "none": "That code no longer works."}[result]
+            return BookingStep(text=why, question="Say **send a new code** and I'll send another one.")
+        return self._book(goal, now, session_id)
+
+    def _book(self, goal: Goal, now: dt.datetime, session_id: str) -> BookingStep:
+        slots = goal.slots
+        product = self.catalog.product(slots["product"])
+        booking = Booking(
+            id=new_booking_id(), session_id=session_id, product_id=product.id, product_name=product.name,
+            name=slots["name"], phone=slots["phone"], channel=slots["channel"],
+            branch=slots.get("branch") if slots["channel"] == "branch" else None, starts_at=self._starts_at(slots),
+        )
+        self.bookings.save(booking)
+        where = "We'll call you" if booking.channel == "call" else f"See you at our {booking.branch} branch"
+        when = f"{_day(booking.starts_at.date())} at {booking.starts_at:%H:%M}"
+        self.notifier.send(booking.phone, f"{self.catalog.name}: appointment {booking.id} confirmed for {when} "
+                                          f"about the {product.name}. {where}.", "confirmation")
+        before = dt.timedelta(minutes=self.catalog.appointments.reminder_minutes_before)
+        self.reminders.schedule(booking.id, booking.phone, f"{self.catalog.name} reminder: your appointment "
+                                f"{booking.id} about the {product.name} is at {booking.starts_at:%H:%M} today. "
+                                f"{where}.", booking.starts_at - before)
+        slots["booking_id"] = booking.id
+        return BookingStep(
+            text=f"✅ Booked! Your appointment **{booking.id}** about the **{product.name}** is on {when}. "
+                 f"{where}. We've sent a confirmation to {mask_phone(booking.phone)} and will remind you an hour before.",
+            booking=public_booking(booking), done=True,
+        )
+
+
+def public_booking(booking: Booking) -> dict:
+    return {**booking.model_dump(mode="json", exclude={"session_id", "phone"}), "phone": mask_phone(booking.phone)}
+
+
+def _day(day: dt.date) -> str:
+    return f"{day:%A} {day.day} {day:%B %Y}"
+
+
+def _mentions_anything_else(words: str, catalog: Catalog) -> bool:
+    """'I am salaried' or 'I'm looking for' is not a name."""
+    vocabulary = catalog.vocabulary
+    sections = [vocabulary.employment, vocabulary.intents, *vocabulary.filters.values()]
+    known = {w for s in sections for phrases in s.values() for p in phrases for w in p.lower().split()}
+    return any(w in known for w in words.lower().split()) or words.lower().split()[0] in {
+        "looking", "interested", "not", "a", "an", "the", "from", "here", "ok", "fine", "good", "sure"}

@@ -1,0 +1,111 @@
+"""Goals: each request is a goal; a higher-priority request suspends the active one onto a stack.
+
+A booking takes several turns (slots, then a one-time code); a question asked in between
+("wait, what's the annual fee?") is a quicker, higher-priority goal that suspends it, is
+answered, and then the booking resumes where it stopped. Every change is recorded with its
+reason so a conversation can be audited.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+GoalStatus = Literal["active", "blocked", "suspended", "done", "cancelled"]
+# Lower runs first: a quick question interrupts a booking, never the other way round.
+PRIORITY = {"booking": 1}
+QUICK_PRIORITY = 2
+TRANSITIONS_KEPT = 200
+
+
+class Goal(BaseModel):
+    id: str = Field(default_factory=lambda: uuid.uuid4().hex[:12])
+    type: str
+    status: GoalStatus = "active"
+    priority: int = QUICK_PRIORITY
+    slots: dict[str, Any] = {}
+    missing: list[str] = []
+    next_question: str | None = None
+    choices: list[str] = []
+    updated_at: float = Field(default_factory=time.time)
+
+    def public(self) -> dict:
+        return self.model_dump(include={"id", "type", "status", "slots", "missing", "next_question", "choices"})
+
+
+class Transition(BaseModel):
+    at: float = Field(default_factory=time.time)
+    goal_id: str
+    goal_type: str
+    from_status: GoalStatus | Literal["new"]
+    to_status: GoalStatus
+    why: str
+
+
+class GoalBoard(BaseModel):
+    """The session's goals: the active one, the suspended ones beneath it, and the audit trail."""
+
+    goals: dict[str, Goal] = {}
+    active_id: str | None = None
+    stack: list[str] = []  # suspended goal ids, most recent last
+    transitions: list[Transition] = []
+
+    @property
+    def active(self) -> Goal | None:
+        return self.goals.get(self.active_id) if self.active_id else None
+
+    def start(self, goal_type: str, why: str) -> Goal:
+        """Make a new goal active; an unfinished goal of lower priority is suspended beneath it."""
+        self._drop_finished()
+        goal = Goal(type=goal_type, priority=PRIORITY.get(goal_type, QUICK_PRIORITY))
+        self.goals[goal.id] = goal
+        self._record(goal, "new", "active", why)
+        current = self.active
+        if current and current.status in ("active", "blocked"):
+            if goal.priority > current.priority:
+                self._set(current, "suspended", f"interrupted by {goal_type}")
+                self.stack.append(current.id)
+            else:
+                self._set(current, "done", f"superseded by {goal_type}")
+        self.active_id = goal.id
+        return goal
+
+    def block(self, goal: Goal, missing: list[str], question: str, choices: list[str], why: str) -> None:
+        goal.missing, goal.next_question, goal.choices = missing, question, choices
+        self._set(goal, "blocked", why)
+
+    def finish(self, goal: Goal, why: str, status: GoalStatus = "done") -> Goal | None:
+        """End a goal and resume the most recently suspended one, which is returned."""
+        goal.missing, goal.next_question = [], None
+        self._set(goal, status, why)
+        self.active_id = None
+        while self.stack:
+            resumed = self.goals.get(self.stack.pop())
+            if resumed and resumed.status == "suspended":
+                self._set(resumed, "blocked" if resumed.missing else "active", f"resumed after {goal.type}")
+                self.active_id = resumed.id
+                return resumed
+        return None
+
+    def public(self) -> dict:
+        active = self.active
+        return {
+            "active_goal": active.public() if active else None,
+            "goal_stack": [self.goals[gid].public() for gid in reversed(self.stack) if gid in self.goals],
+        }
+
+    def _set(self, goal: Goal, status: GoalStatus, why: str) -> None:
+        if goal.status != status:
+            self._record(goal, goal.status, status, why)
+        goal.status, goal.updated_at = status, time.time()
+
+    def _record(self, goal: Goal, old: str, new: GoalStatus, why: str) -> None:
+        transition = Transition(goal_id=goal.id, goal_type=goal.type, from_status=old, to_status=new, why=why)
+        self.transitions = [*self.transitions, transition][-TRANSITIONS_KEPT:]
+
+    def _drop_finished(self) -> None:
+        """Finished goals leave the board (the transitions keep their story)."""
+        self.goals = {gid: g for gid, g in self.goals.items() if g.status not in ("done", "cancelled")}

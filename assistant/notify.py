@@ -1,0 +1,80 @@
+"""How messages reach a customer's phone: one-time codes, confirmations, reminders.
+
+The log sender is the default and masks every code and number; the outbox sender writes
+JSON lines that tests and demos read codes from; the webhook sender posts to an HTTP hook
+(a Slack incoming webhook accepts exactly its body).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+import re
+import threading
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Protocol
+
+log = logging.getLogger("assistant.notify")
+_DIGIT_RUN = re.compile(r"\d{4,}")
+
+
+class NotifyError(RuntimeError):
+    """A message could not be handed to its channel."""
+
+
+class Notifier(Protocol):
+    def send(self, to: str, text: str, kind: str) -> None: ...
+
+
+def mask(text: str) -> str:
+    """Every run of 4+ digits (codes, phone numbers) down to its last two digits."""
+    return _DIGIT_RUN.sub(lambda m: "*" * (len(m.group(0)) - 2) + m.group(0)[-2:], text)
+
+
+def mask_phone(phone: str) -> str:
+    return phone[:4] + "*" * max(0, len(phone) - 7) + phone[-3:]
+
+
+class ConsoleNotifier:
+    def send(self, to: str, text: str, kind: str) -> None:
+        log.info("%s to %s: %s", kind, mask_phone(to), mask(text))
+
+
+class OutboxNotifier:
+    def __init__(self, path: Path | str):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+
+    def send(self, to: str, text: str, kind: str) -> None:
+        line = json.dumps({"at": dt.datetime.now(dt.timezone.utc).isoformat(), "to": to, "kind": kind,
+                           "text": text}, ensure_ascii=False)
+        with self._lock, self.path.open("a", encoding="utf-8") as outbox:
+            outbox.write(line + "\n")
+
+
+class WebhookNotifier:
+    def __init__(self, url: str, timeout_s: float = 5):
+        self.url = url
+        self.timeout_s = timeout_s
+
+    def send(self, to: str, text: str, kind: str) -> None:
+        body = json.dumps({"text": f"[{kind}] to {to}: {text}"}).encode()
+        request = urllib.request.Request(self.url, data=body, headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
+                if not 200 <= response.status < 300:
+                    raise NotifyError(f"webhook answered {response.status}")
+        except (urllib.error.URLError, OSError) as error:
+            raise NotifyError(f"webhook failed: {error}") from error
+
+
+def build_notifier(outbox: str | Path | None, webhook_url: str | None) -> Notifier:
+    if webhook_url:
+        return WebhookNotifier(webhook_url)
+    if outbox:
+        return OutboxNotifier(outbox)
+    return ConsoleNotifier()

@@ -1,0 +1,233 @@
+"""Booking an appointment: slots, validation, the one-time code from the outbox, reminders,
+interruptions that suspend and resume the booking, and cancelling."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+import re
+import sqlite3
+import threading
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from app import create_app
+from assistant.notify import OutboxNotifier
+from conftest import Conversation
+
+DHAKA = ZoneInfo("Asia/Dhaka")
+NOW = dt.datetime(2026, 11, 23, 9, 30, tzinfo=DHAKA)  # a Monday morning
+
+
+class Clock:
+    def __init__(self, now: dt.datetime):
+        self.now = now
+
+    def __call__(self) -> dt.datetime:
+        return self.now
+
+
+@pytest.fixture
+def clock(pipeline):
+    clock = Clock(NOW)
+    pipeline.desk.clock = clock
+    return clock
+
+
+@pytest.fixture
+def outbox(tmp_path):
+    path = tmp_path / "outbox.jsonl"
+
+    def read(kind: str | None = None) -> list[dict]:
+        lines = [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+        return [m for m in lines if kind is None or m["kind"] == kind]
+    return read
+
+
+def last_code(outbox) -> str:
+    return re.search(r"\b(\d{6})\b", outbox("otp")[-1]["text"]).group(1)
+
+
+@pytest.fixture
+def chat(client, clock):
+    return Conversation(client, "business_owner")
+
+
+def fill_until_code(chat) -> dict:
+    chat.say("I want a platinum conventional credit card for business")
+    chat.say("I'd like to apply for the Mastercard one")
+    chat.say("a call-back tomorrow at 5 pm please")
+    chat.say("Rahim Uddin")
+    return chat.say("01712345678")
+
+
+def test_full_booking_with_the_code_from_the_outbox(chat, outbox, pipeline, caplog):
+    caplog.set_level(logging.DEBUG)
+    chat.say("I want a platinum conventional credit card for business")
+    start = chat.say("I'd like to apply for the Mastercard one")
+    assert start["intent"]["type"] == "booking" and start["agents"] == ["booking", "formatter"]
+    goal = start["state"]["active_goal"]
+    assert goal["type"] == "booking" and goal["status"] == "blocked"
+    assert goal["slots"]["product"] == "mastercard-platinum-business"
+    assert goal["missing"][0] == "channel" and start["choices"] == ["Branch visit", "Call-back"]
+
+    several = chat.say("a call-back tomorrow at 5 pm please")
+    slots = several["state"]["active_goal"]["slots"]
+    assert (slots["channel"], slots["date"], slots["time"]) == ("call", "2026-11-24", "17:00")
+    assert "name" in several["ask_user"]
+
+    chat.say("Rahim Uddin")
+    sent = chat.say("01712345678")
+    assert sent["state"]["active_goal"]["slots"]["phone"] == "+8801712345678"
+    otp = outbox("otp")
+    assert len(otp) == 1 and otp[0]["to"] == "+8801712345678"
+    code = last_code(outbox)
+    assert code not in json.dumps(sent) and "code" in sent["ask_user"]
+
+    done = chat.say(f"the code is {code}")
+    booking = done["booking"]
+    assert booking["status"] == "confirmed" and re.fullmatch(r"BK-[0-9A-F]{8}", booking["id"])
+    assert booking["id"] in done["reply"] and booking["product_id"] == "mastercard-platinum-business"
+    assert booking["starts_at"] == "2026-11-24T17:00:00+06:00" and booking["phone"].endswith("678")
+    assert done["state"]["active_goal"] is None
+    confirmation = outbox("confirmation")
+    assert len(confirmation) == 1 and booking["id"] in confirmation[0]["text"]
+    assert [r["due_at"] for r in pipeline.desk.reminders.pending()] == ["2026-11-24T10:00:00+00:00"]
+
+    stored = pipeline.store.load(chat.session_id)
+    assert code not in stored.model_dump_json(), "the code is not kept in the session"
+    assert all(code not in record.getMessage() for record in caplog.records)
+
+
+def test_several_slots_at_once_and_a_correction(chat, catalog):
+    first = chat.say("book me a call tomorrow at 5 pm about the Visa Platinum Business Credit Card")
+    slots = first["state"]["active_goal"]["slots"]
+    assert slots["product"] == "visa-platinum-business" and slots["channel"] == "call"
+    assert (slots["date"], slots["time"]) == ("2026-11-24", "17:00")
+    corrected = chat.say("actually make it 6 pm")
+    assert corrected["state"]["active_goal"]["slots"]["time"] == "18:00"
+    assert corrected["state"]["active_goal"]["slots"]["date"] == "2026-11-24"
+
+
+def test_a_vague_product_is_asked_for_with_choices(chat, catalog):
+    data = chat.say("I'd like to apply for a Visa Platinum")
+    assert data["state"]["active_goal"]["missing"][0] == "product"
+    assert data["choices"] and all("Visa" in c and "Platinum" in c for c in data["choices"])
+    picked = chat.say(data["choices"][0])
+    assert catalog.product(picked["state"]["active_goal"]["slots"]["product"]).name == data["choices"][0]
+
+
+@pytest.mark.parametrize("message, slot, complaint", [
+    ("book a call-back today at 8am for the Visa Platinum Business Credit Card", "time", "already passed"),
+    ("book a call-back tomorrow at 9 pm for the Visa Platinum Business Credit Card", "time", "between 09:00 and 20:00"),
+    ("book a branch visit at Gulshan on Friday at 11am for the Visa Platinum Business Credit Card", "date",
+     "aren't available on Fridays"),
+])
+def test_impossible_times_are_refused_and_asked_again(chat, message, slot, complaint):
+    data = chat.say(message)
+    assert complaint in data["reply"]
+    assert not data["state"]["active_goal"]["slots"].get(slot)
+    assert data["state"]["active_goal"]["missing"][0] == slot
+
+
+def test_a_bad_phone_number_is_refused(chat):
+    chat.say("book me a call tomorrow at 5 pm about the Visa Platinum Business Credit Card")
+    chat.say("my name is Nusrat Jahan")
+    data = chat.say("12345678")
+    assert "doesn't look like a mobile number" in data["reply"]
+    assert data["state"]["active_goal"]["missing"] == ["phone"]
+
+
+def test_wrong_codes_then_locked_then_a_new_code_works(chat, outbox):
+    fill_until_code(chat)
+    code = last_code(outbox)
+    wrong = "000000" if code != "000000" else "111111"
+    assert "isn't right" in chat.say(wrong)["reply"]
+    chat.say(wrong)
+    locked = chat.say(wrong)
+    assert "third wrong code" in locked["reply"] and locked["booking"] is None
+    assert chat.say(code)["booking"] is None, "a locked code no longer works, even the right one"
+    chat.say("send a new code")
+    assert len(outbox("otp")) == 2
+    assert chat.say(last_code(outbox))["booking"]["status"] == "confirmed"
+
+
+def test_an_expired_code_is_refused(chat, outbox, clock):
+    fill_until_code(chat)
+    code = last_code(outbox)
+    clock.now = NOW + dt.timedelta(minutes=11)
+    expired = chat.say(code)
+    assert "expired" in expired["reply"] and expired["booking"] is None
+    chat.say("resend please")
+    assert chat.say(last_code(outbox))["booking"]["status"] == "confirmed"
+
+
+@pytest.mark.parametrize("question, answer_has", [
+    ("wait, what's the annual fee of that card?", "Annual fee: ৳5,000"),
+    ("my card was declined yesterday, why?", "declined"),
+])
+def test_a_question_mid_booking_is_answered_then_the_booking_resumes(chat, question, answer_has):
+    chat.say("I want a platinum conventional credit card for business")
+    chat.say("I'd like to apply for the Mastercard one")
+    chat.say("a call-back tomorrow at 5 pm please")
+    asked = chat.say("Rahim Uddin")
+    interrupted = chat.say(question)
+    assert "booking" not in interrupted["agents"]
+    assert answer_has in interrupted["reply"]
+    assert interrupted["reply"].endswith(f"Back to your appointment: {asked['ask_user']}")
+    assert interrupted["ask_user"] == asked["ask_user"]
+    goal = interrupted["state"]["active_goal"]
+    assert goal["type"] == "booking" and goal["slots"]["name"] == "Rahim Uddin"
+    assert interrupted["state"]["goal_stack"] == []
+    assert "code" in chat.say("01712345678")["ask_user"]
+
+
+def test_the_stack_shows_the_suspended_booking_while_a_question_waits(chat):
+    chat.say("book me a call tomorrow at 5 pm about the Visa Platinum Business Credit Card")
+    data = chat.say("show me other cards")  # too broad: the new goal asks a clarifying question
+    assert data["state"]["active_goal"]["type"] == "product_info"
+    assert [g["type"] for g in data["state"]["goal_stack"]] == ["booking"]
+    assert data["state"]["goal_stack"][0]["status"] == "suspended"
+
+
+def test_never_mind_cancels_the_booking(chat, pipeline):
+    chat.say("book me a call tomorrow at 5 pm about the Visa Platinum Business Credit Card")
+    data = chat.say("never mind")
+    assert data["intent"]["type"] == "cancel" and "cancelled the appointment" in data["reply"]
+    assert data["state"]["active_goal"] is None
+    trail = pipeline.store.load(chat.session_id).goals.transitions
+    assert [(t.goal_type, t.to_status) for t in trail if t.goal_type == "booking"][-1] == ("booking", "cancelled")
+    assert all(t.why for t in trail)
+    assert "nothing to cancel" in chat.say("cancel")["reply"]
+
+
+def test_the_reminder_is_delivered_exactly_once_across_a_restart(tmp_path):
+    config = {"session_db": tmp_path / "s.sqlite3", "bookings_db": tmp_path / "b.sqlite3",
+              "notify_outbox": tmp_path / "outbox.jsonl", "reminder_poll_s": 0}
+    first = create_app(config)
+    first.extensions["pipeline"].desk.clock = Clock(NOW)
+    chat = Conversation(first.test_client(), "salaried")
+    chat.say("book me a call tomorrow at 5 pm about the Visa Platinum Business Credit Card")
+    chat.say("I am Karim Ahmed")
+    chat.say("+880 1812-345678")
+    lines = (tmp_path / "outbox.jsonl").read_text().splitlines()
+    code = re.search(r"\b(\d{6})\b", json.loads(lines[-1])["text"]).group(1)
+    assert chat.say(code)["booking"]["status"] == "confirmed"
+
+    restarted = create_app(config)  # the first app "went down" before the reminder was due
+    due = dt.datetime(2026, 11, 24, 16, 30, tzinfo=DHAKA)
+    stores = [first.extensions["pipeline"].desk.reminders, restarted.extensions["pipeline"].desk.reminders]
+    outbox = OutboxNotifier(tmp_path / "outbox.jsonl")
+    threads = [threading.Thread(target=s.deliver_due, args=(due, outbox)) for s in stores * 2]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    sent = [json.loads(line) for line in (tmp_path / "outbox.jsonl").read_text().splitlines()]
+    reminders = [m for m in sent if m["kind"] == "reminder"]
+    assert len(reminders) == 1 and reminders[0]["to"] == "+8801812345678"
+    assert restarted.extensions["pipeline"].desk.reminders.pending() == []
+    with sqlite3.connect(tmp_path / "b.sqlite3") as db:
+        assert db.execute("SELECT COUNT(*) FROM bookings").fetchone()[0] == 1
