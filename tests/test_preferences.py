@@ -1,0 +1,54 @@
+"""A returning customer's preferences: learned, carried into a new session, overruled, forgotten."""
+
+from __future__ import annotations
+
+import uuid
+
+
+def say(client, session_id, query, customer_id="cust-42", **extra):
+    response = client.post("/chat", json={"query": query, "session_id": session_id, "customer_id": customer_id,
+                                          **extra})
+    assert response.status_code == 200, response.get_json()
+    return response.get_json()
+
+
+def test_preferences_carry_into_a_new_session_and_can_be_overruled(client, catalog):
+    first = str(uuid.uuid4())
+    say(client, first, "show me islamic credit cards for travel")
+    say(client, first, "am I eligible? I'm salaried and earn 1.5 lakh a month, keep it short")
+    learned = client.get("/customers/cust-42/preferences").get_json()
+    assert learned == {"banking_type": "islami", "employment": "salaried", "income_band": "৳1,00,000–2,00,000",
+                       "networks": [], "use_cases": ["travel"], "style": "short"}
+
+    second = str(uuid.uuid4())
+    welcome = say(client, second, "I want a platinum credit card")
+    assert welcome["reply"].startswith("Welcome back! Still looking at Islamic cards?")
+    assert welcome["state"]["filters"]["banking_type"] == "islami"
+    assert welcome["products"] and all(catalog.product(p["id"]).banking_type == "islami" for p in welcome["products"])
+    assert not say(client, second, "compare them")["reply"].startswith("Welcome back")
+
+    overruled = say(client, second, "actually conventional ones")
+    assert overruled["state"]["filters"]["banking_type"] == "conventional"
+    assert client.get("/customers/cust-42/preferences").get_json()["banking_type"] == "conventional"
+
+
+def test_forgotten_preferences_are_gone_for_the_next_session(client):
+    say(client, str(uuid.uuid4()), "show me islamic credit cards")
+    assert client.delete("/customers/cust-42/preferences").status_code == 204
+    assert client.get("/customers/cust-42/preferences").get_json()["banking_type"] is None
+    fresh = say(client, str(uuid.uuid4()), "I want a platinum credit card")
+    assert not fresh["reply"].startswith("Welcome back") and "banking_type" not in fresh["state"]["filters"]
+
+
+def test_customers_do_not_share_preferences_and_anonymous_sessions_learn_nothing(client):
+    say(client, str(uuid.uuid4()), "show me islamic credit cards", customer_id="alice")
+    other = say(client, str(uuid.uuid4()), "I want a platinum credit card", customer_id="bob")
+    assert not other["reply"].startswith("Welcome back")
+    client.post("/chat", json={"query": "show me conventional credit cards", "session_id": str(uuid.uuid4())})
+    assert client.get("/customers/alice/preferences").get_json()["banking_type"] == "islami"
+
+
+def test_a_bad_customer_id_is_a_400(client):
+    assert client.delete("/customers/not%20valid!/preferences").status_code == 400
+    response = client.post("/chat", json={"query": "hi", "customer_id": "x" * 65})
+    assert response.status_code == 400 and response.get_json()["error"] == "invalid_request"
