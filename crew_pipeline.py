@@ -68,7 +68,8 @@ class CrewPipeline:
 
         # 1. Detect intent and filters (and what the customer told us about themselves);
         #    in LLM mode the model reads what the rules could not.
-        intent = self.understanding.detect(request.query, state.has_products(), state.pending)
+        in_context = state.has_products() or bool(state.last_discussed())  # what "that card" can refer to
+        intent = self.understanding.detect(request.query, in_context, state.pending)
         if crew and not intent.sure:
             intent = crew.understand(request.query, intent)
         if state.pending == "clarify_product":
@@ -88,7 +89,7 @@ class CrewPipeline:
         question = self._clarifying_question(intent, state)
 
         # 5. Assemble only the agents needed; the Formatter always runs last.
-        agents = [] if question else self._select_agents(intent, state)
+        agents = [] if question else self._select_agents(intent, state, selection)
         work = TurnWork(
             query=request.query, intent=intent, state=state, selection=selection,
             catalog=self.catalog, index=self.index, max_products=self.settings.max_products,
@@ -195,9 +196,10 @@ class CrewPipeline:
         return None
 
     @staticmethod
-    def _select_agents(intent: Intent, state: SessionState) -> list[str]:
+    def _select_agents(intent: Intent, state: SessionState, selection: list[Product]) -> list[str]:
         agents = []
         searching = intent.type in NEEDS_PRODUCTS and (not state.has_products() or intent.cheapest_first)
+        searching &= not (intent.type == "feature_query" and selection)  # about the card just discussed
         if intent.type in ("faq", "unknown") or searching:
             agents.append("retriever")
         if intent.wants_comparison:
