@@ -86,7 +86,7 @@ class CrewPipeline:
             state.filters = filters
 
         # 4. Ask one clarifying question if the request is too vague to search.
-        question = self._clarifying_question(intent, state)
+        question = None if selection else self._clarifying_question(intent, state)
 
         # 5. Assemble only the agents needed; the Formatter always runs last.
         agents = [] if question else self._select_agents(intent, state, selection)
