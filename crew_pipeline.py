@@ -70,7 +70,8 @@ class CrewPipeline:
         #    in LLM mode the model reads what the rules could not.
         in_context = state.has_products() or bool(state.last_discussed())  # what "that card" can refer to
         intent = self.understanding.detect(request.query, in_context, state.pending)
-        if crew and not intent.sure:
+        booking = state.goals.active is not None and state.goals.active.type == "booking"
+        if crew and not intent.sure and not booking:  # a booking's answers are read by the Booking agent
             intent = crew.understand(request.query, intent)
         if state.pending == "clarify_product":
             intent.resume(state.wishes)

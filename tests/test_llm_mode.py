@@ -4,6 +4,7 @@ for the provider (and, at the end, a local OpenAI-compatible HTTP server)."""
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 import uuid
@@ -193,3 +194,18 @@ def test_an_openai_compatible_server_is_reached_through_base_url(tmp_path):
     assert FakeOpenAI.requests[0]["auth"] == "Bearer not-needed"
     assert "Mastercard Platinum Business Credit Card" in replies[0]["reply"]
     assert "| Annual fee |" in replies[1]["reply"]
+
+
+def test_a_one_time_code_never_reaches_the_model(make_app, tmp_path):
+    llm = ScriptedLLM(default=restate_draft)
+    client = make_app(llm, notify_outbox=tmp_path / "outbox.jsonl")
+    session = str(uuid.uuid4())
+    for query in ("book me a call next Sunday at 5 pm about the Visa Platinum Business Credit Card",
+                  "my name is Rahim Uddin", "01712345678"):
+        chat(client, session, query)
+    sent = json.loads((tmp_path / "outbox.jsonl").read_text().splitlines()[-1])
+    code = re.search(r"\b(\d{6})\b", sent["text"]).group(1)
+    done = chat(client, session, code)
+    assert done["booking"]["status"] == "confirmed" and done["mode"] == "crew"
+    assert all(code not in llm.prompt_text(i) for i in range(len(llm.calls)))
+    assert any("Booking Assistant" == call["agent"] for call in llm.calls)
