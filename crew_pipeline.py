@@ -7,6 +7,7 @@ instead of retrieving again), and the Formatter always runs last.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from assistant import formatting
@@ -26,6 +27,7 @@ from assistant.understanding import Intent, Understanding
 if TYPE_CHECKING:  # crewai is imported only when an LLM is configured
     from assistant.crew_mode import CrewMode
 
+EventSink = Callable[[str, dict], None]
 PROFILE_FACTS = ("employment", "monthly_income", "age")
 NEEDS_PRODUCTS = ("product_info", "comparison", "eligibility_check", "feature_query")
 COMMIT_ATTEMPTS = 3
@@ -43,13 +45,17 @@ class CrewPipeline:
         self.understanding = Understanding(catalog.vocabulary)
         self.crew_mode = crew_mode  # None: no LLM configured, every turn is offline
 
-    def run(self, request: ChatRequest) -> ChatResponse:
-        """Answer one message; retried on a fresh copy if another worker committed first."""
+    def run(self, request: ChatRequest, on_event: EventSink | None = None) -> ChatResponse:
+        """Answer one message; retried on a fresh copy if another worker committed first.
+
+        `on_event(kind, data)` hears each agent start and finish, for clients that stream.
+        """
+        emit = on_event or (lambda kind, data: None)
         session_id = request.session_id or str(uuid.uuid4())
         for _ in range(COMMIT_ATTEMPTS):
             with self.store.lock(session_id):
                 state = self.store.load(session_id) or SessionState(session_id=session_id)
-                response = self._turn(state, request)
+                response = self._turn(state, request, emit)
                 try:
                     self.store.save(state)
                 except VersionConflict:
@@ -58,7 +64,7 @@ class CrewPipeline:
                 return response
         raise VersionConflict(session_id)
 
-    def _turn(self, state: SessionState, request: ChatRequest) -> ChatResponse:
+    def _turn(self, state: SessionState, request: ChatRequest, emit: EventSink) -> ChatResponse:
         crew = self.crew_mode.start_turn() if self.crew_mode and request.mode != "offline" else None
         known = self.preferences.get(request.customer_id) if request.customer_id else None
         welcome = None
@@ -99,7 +105,9 @@ class CrewPipeline:
         if question:
             (work.ask_user, work.choices), work.pending = question, "clarify_product"
         for name in [*agents, "formatter"]:
+            emit("agent", {"name": name, "status": "started"})
             AGENTS[name](work)
+            emit("agent", {"name": name, "status": "finished"})
         if crew and not question:
             work.reply = crew.write_reply(agents, work)  # the same agents as a CrewAI crew
 

@@ -1,24 +1,86 @@
-"""HTTP endpoints: POST /chat, a customer's preferences, GET /health."""
+"""HTTP endpoints: POST /chat (and its streaming twin), a session's history, a customer's
+preferences, GET /health."""
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app, jsonify, request
+import json
+import logging
+import queue
+import re
+import threading
+import uuid
+
+from flask import Blueprint, Response, current_app, jsonify, request
 
 from assistant.errors import ApiError
 from assistant.schemas import CUSTOMER_ID, ChatRequest
 
 bp = Blueprint("api", __name__)
+log = logging.getLogger(__name__)
+_CHUNK = re.compile(r"\S+\s*|\s+")  # words with their trailing space: the reply streams word by word
+_DONE = object()
 
 
-@bp.post("/chat")
-def chat():
+def _chat_request() -> ChatRequest:
     # force=True: the seed's fetch client posts JSON without a Content-Type header.
     body = request.get_json(force=True, silent=True)
     if not isinstance(body, dict):
         raise ApiError(400, "invalid_json", "The body must be a JSON object such as {\"query\": \"hi\"}.")
-    chat_request = ChatRequest.model_validate(body)
-    response = current_app.extensions["pipeline"].run(chat_request)
+    return ChatRequest.model_validate(body)
+
+
+@bp.post("/chat")
+def chat():
+    response = current_app.extensions["pipeline"].run(_chat_request())
     return jsonify(response.model_dump())
+
+
+@bp.post("/chat/stream")
+def chat_stream():
+    """Server-Sent Events: `agent` (started/finished), `chunk` (reply text), then `final` (the
+    same JSON /chat returns) or `error`. Bad input is refused before the stream starts."""
+    chat_request = _chat_request()
+    pipeline = current_app.extensions["pipeline"]
+    events: queue.Queue = queue.Queue()
+
+    def work() -> None:
+        try:
+            response = pipeline.run(chat_request, on_event=lambda kind, data: events.put((kind, data)))
+            for piece in _CHUNK.findall(response.reply):
+                events.put(("chunk", {"text": piece}))
+            events.put(("final", response.model_dump()))
+        except Exception:  # the stream has started: the error becomes an event, never a trace
+            log.exception("streamed turn failed")
+            events.put(("error", {"error": "internal_error", "message": "Something went wrong on our side."}))
+        events.put(_DONE)
+
+    def stream():
+        threading.Thread(target=work, daemon=True, name="chat-stream").start()
+        while (item := events.get()) is not _DONE:
+            kind, data = item
+            yield f"event: {kind}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+
+    return Response(stream(), mimetype="text/event-stream", headers={"Cache-Control": "no-cache",
+                                                                     "X-Accel-Buffering": "no"})
+
+
+@bp.get("/sessions/<session_id>")
+def session_history(session_id: str):
+    """What a reloaded page needs to show the conversation again."""
+    try:
+        session_id = str(uuid.UUID(session_id))
+    except ValueError:
+        raise ApiError(400, "invalid_session_id", "A session id is a UUID.") from None
+    pipeline = current_app.extensions["pipeline"]
+    state = pipeline.store.load(session_id)
+    if state is None:
+        raise ApiError(404, "unknown_session", "No conversation with that id.")
+    turns = [
+        {**turn.model_dump(include={"role", "text", "intent", "agents", "at"}),
+         "products": [p.model_dump() for pid in turn.products if (p := pipeline.catalog.product(pid))]}
+        for turn in state.history
+    ]
+    return jsonify(session_id=session_id, history=turns, state=state.summary())
 
 
 def _preferences(customer_id: str):
