@@ -118,6 +118,7 @@ def formatter(work: TurnWork) -> None:
         if work.verdicts is not None:
             sections.append(formatting.eligibility_report(work.verdicts))
             _ask_for_missing_profile(work)
+            sections += [work.ask_user] if work.ask_user else []
         if kind == "feature_query":
             sections.append(formatting.features_report(work.selection, work.intent.feature_topics))
     work.reply = "\n\n".join(sections)

@@ -81,6 +81,9 @@
     return isFinite(n) ? "৳" + Math.round(n).toLocaleString("en-US") : "—";
   }
 
+  var NETWORKS = { visa: "Visa", mastercard: "Mastercard", jcb: "JCB", amex: "American Express", unionpay: "UnionPay" };
+  function title(s) { return s ? String(s).charAt(0).toUpperCase() + String(s).slice(1) : ""; }
+
   function productCards(products) {
     var wrap = el("div", "cards");
     products.forEach(function (p) {
@@ -88,7 +91,8 @@
       var islami = String(p.banking_type || "").toLowerCase() === "islami";
       h.appendChild(el("span", "badge " + (islami ? "islami" : "conv"), islami ? "Islamic" : "Conventional"));
       c.appendChild(h);
-      c.appendChild(el("div", "meta", [p.network, p.tier, p.product_type].filter(Boolean).join(" · ")));
+      c.appendChild(el("div", "meta", [NETWORKS[p.network] || p.network, title(p.tier),
+        title(String(p.product_type || "").replace("_", " "))].filter(Boolean).join(" · ")));
       var fee = p.fees && p.fees.annual_fee;
       c.appendChild(el("div", "fee", "Annual fee: " + (fee === undefined || fee === null ? "—" : fmtFee(fee))));
       var ben = Array.isArray(p.benefits) ? p.benefits.slice(0, 3) : [];
@@ -148,18 +152,77 @@
 
   function addUser(text) { log.appendChild(el("div", "msg user", text)); scrollDown(); }
 
-  function addBot(data) {
+  function when(iso) {
+    var d = new Date(iso);
+    return isNaN(d) ? iso : d.toLocaleString("en-GB", { weekday: "long", day: "numeric", month: "long",
+      hour: "2-digit", minute: "2-digit", timeZone: "Asia/Dhaka" });
+  }
+
+  // A booking as a status card: confirmed, or in progress with a field for the one-time code.
+  function bookingCard(data) {
+    var goal = data.state && data.state.active_goal, b = data.booking, card = el("section", "booking");
+    card.setAttribute("aria-label", "Appointment");
+    if (b) {
+      card.classList.add("confirmed");
+      card.appendChild(el("h3", null, "Appointment confirmed · " + b.id));
+      [b.product_name, when(b.starts_at), b.channel === "call" ? "Call-back to " + b.phone : "Branch: " + b.branch]
+        .forEach(function (line) { card.appendChild(el("div", null, line)); });
+      return card;
+    }
+    if (!goal || goal.type !== "booking") return null;
+    var s = goal.slots || {};
+    card.appendChild(el("h3", null, "Appointment in progress"));
+    var dl = el("dl");
+    [["Card", (data.products && data.products[0] && data.products[0].name) || s.product], ["How",
+      s.channel === "call" ? "Call-back" : s.branch ? "Branch: " + s.branch : s.channel], ["Day", s.date],
+     ["Time", s.time], ["Name", s.name], ["Phone", s.phone]].forEach(function (row) {
+      if (!row[1]) return;
+      dl.appendChild(el("dt", null, row[0])); dl.appendChild(el("dd", null, row[1]));
+    });
+    card.appendChild(dl);
+    if (s.code_sent) {
+      var f = el("form", "code-form"), inp = el("input"), btn = el("button", null, "Confirm");
+      inp.type = "text"; inp.inputMode = "numeric"; inp.autocomplete = "one-time-code"; inp.maxLength = 6;
+      inp.pattern = "[0-9]{6}"; inp.required = true; inp.placeholder = "6-digit code";
+      inp.setAttribute("aria-label", "One-time code"); btn.type = "submit";
+      f.appendChild(inp); f.appendChild(btn);
+      f.addEventListener("submit", function (e) { e.preventDefault(); send(inp.value, true); });
+      card.appendChild(f);
+    }
+    return card;
+  }
+
+  function swapIn(body, old, fresh) {
+    if (old) body.replaceChild(fresh, old); else body.appendChild(fresh);
+  }
+
+  function addBot(data, replacing) {
     var m = el("div", "msg bot"), body = el("div", "md");
     body.innerHTML = renderMarkdown(data.reply || data.ask_user || ""); // escaped by renderMarkdown
     m.appendChild(body);
     var products = Array.isArray(data.products) ? data.products : [];
     var intentType = data.intent && data.intent.type;
-    if (products.length && intentType === "product_info") m.appendChild(productCards(products));
+    // The reply's markdown says everything for JSON clients; here the structured part replaces
+    // its text twin (the numbered list, the table, the verdict paragraphs) where it stood.
+    if (products.length && intentType === "product_info") swapIn(body, body.querySelector("ol"), productCards(products));
     if (data.comparison && Array.isArray(data.comparison.rows) && data.comparison.rows.length)
-      m.appendChild(comparisonTable(data.comparison, products));
-    if (Array.isArray(data.eligibility) && data.eligibility.length) m.appendChild(eligibilityList(data.eligibility));
-    if (Array.isArray(data.agents) && data.agents.length) m.appendChild(el("div", "agents", "Agents: " + data.agents.join(" → ")));
-    log.appendChild(m);
+      swapIn(body, body.querySelector(".tbl-wrap"), comparisonTable(data.comparison, products));
+    if (Array.isArray(data.eligibility) && data.eligibility.length) {
+      var first = null;
+      data.eligibility.forEach(function (v) {
+        Array.prototype.forEach.call(body.querySelectorAll("p"), function (p) {
+          if (p.textContent.indexOf((v.product_name || v.product_id) + ":") !== 0) return;
+          var list = p.nextElementSibling;
+          if (list && list.tagName === "UL") list.remove();
+          if (first) p.remove(); else first = p;
+        });
+      });
+      swapIn(body, first, eligibilityList(data.eligibility));
+    }
+    var booking = bookingCard(data);
+    if (booking) m.appendChild(booking);
+    if (Array.isArray(data.agents) && data.agents.length) m.appendChild(el("div", "agents", data.agents.join(" → ")));
+    if (replacing) log.replaceChild(m, replacing); else log.appendChild(m);
     if (Array.isArray(data.choices) && data.choices.length) {
       var ch = el("div", "choices");
       ch.setAttribute("role", "group"); ch.setAttribute("aria-label", "Suggested replies");
@@ -186,30 +249,75 @@
     if (!b) input.focus();
   }
 
-  function send(text) {
+  function jsonOrThrow(res) {
+    return res.json().catch(function () { return null; }).then(function (data) {
+      if (!res.ok || !data) {
+        var msg = data && typeof data.message === "string" && data.message ? data.message
+          : "the server returned an error (" + res.status + ").";
+        throw { friendly: msg };
+      }
+      return data;
+    });
+  }
+
+  function post(path, payload) {
+    return fetch(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(payload) });
+  }
+
+  // Streams a turn: agents as they start, the reply word by word, then the full answer.
+  function streamTurn(payload) {
+    return post("/chat/stream", payload).then(function (res) {
+      var type = res.headers.get("Content-Type") || "";
+      if (res.status === 404 || res.status === 405) throw { fallback: true };
+      if (!res.ok || type.indexOf("text/event-stream") < 0 || !res.body) return jsonOrThrow(res);
+      var live = el("div", "msg bot streaming"), text = el("div", "md"), agents = el("div", "agents"), names = [];
+      live.appendChild(text); live.appendChild(agents); log.appendChild(live);
+      var reader = res.body.getReader(), decoder = new TextDecoder(), buffer = "", final = null;
+      function handle(block) {
+        var kind = (block.match(/^event: (.*)$/m) || [])[1], raw = (block.match(/^data: (.*)$/m) || [])[1];
+        if (!kind || raw === undefined) return;
+        var data = JSON.parse(raw);
+        if (kind === "agent" && data.status === "started") { names.push(data.name); agents.textContent = names.join(" → "); }
+        else if (kind === "chunk") { typing.hidden = true; text.textContent += data.text; }
+        else if (kind === "final") final = data;
+        else if (kind === "error") throw { friendly: data.message };
+        scrollDown();
+      }
+      function pump() {
+        return reader.read().then(function (step) {
+          buffer += decoder.decode(step.value || new Uint8Array(), { stream: !step.done });
+          var blocks = buffer.split("\n\n");
+          buffer = blocks.pop();
+          blocks.forEach(handle);
+          if (!step.done) return pump();
+          if (buffer.trim()) handle(buffer);
+          if (!final) throw { friendly: "the answer was cut off. Please try again." };
+          return { data: final, live: live };
+        });
+      }
+      return pump().catch(function (err) { live.remove(); throw err; });
+    });
+  }
+
+  function send(text, isCode) {
     text = (text || "").trim();
     if (!text || busy) return;
     if (text.length > 1000) { addError("Your message is too long (max 1000 characters)."); return; }
     Array.prototype.forEach.call(log.querySelectorAll(".choices"), function (x) { x.remove(); });
-    addUser(text);
+    addUser(isCode ? "••••••" : text);
     input.value = "";
     setBusy(true);
     var payload = { query: text, session_id: sessionId };
     if (profile.value) payload.user_employment = profile.value;
-    fetch("/chat", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(payload) })
-      .then(function (res) {
-        return res.json().catch(function () { return null; }).then(function (data) {
-          if (!res.ok || !data) {
-            var msg = data && typeof data.message === "string" && data.message ? data.message
-              : "the server returned an error (" + res.status + ").";
-            throw { friendly: msg };
-          }
-          return data;
-        });
+    streamTurn(payload)
+      .catch(function (err) {
+        if (err && err.fallback) return post("/chat", payload).then(jsonOrThrow);
+        throw err;
       })
-      .then(function (data) {
+      .then(function (result) {
+        var data = result.data || result;
         if (data.session_id && data.session_id !== sessionId) { sessionId = data.session_id; store(SID_KEY, sessionId); }
-        addBot(data);
+        addBot(data, result.live);
       })
       .catch(function (err) {
         addError(err && err.friendly ? err.friendly : "could not reach the server. Please try again.");
@@ -228,10 +336,24 @@
     greet(); input.focus();
   });
 
+  // A reload continues the conversation: the server keeps it, the page asks for it again.
+  function restore() {
+    fetch("/sessions/" + encodeURIComponent(sessionId))
+      .then(function (res) { if (!res.ok) throw res; return res.json(); })
+      .then(function (data) {
+        if (!data.history || !data.history.length) { greet(); return; }
+        data.history.forEach(function (turn) {
+          if (turn.role === "user") addUser(turn.text);
+          else addBot({ reply: turn.text, products: turn.products, intent: { type: turn.intent }, agents: turn.agents });
+        });
+      })
+      .catch(function () { greet(); });
+  }
+
   function greet() {
     addBot({ reply: "Hi! I can help you find a **credit or debit card**, compare cards, check fees and eligibility.",
       choices: ["Show me credit cards", "Islamic cards with low annual fee", "Am I eligible for a platinum card?"] });
   }
-  greet();
+  restore();
   window.__renderMarkdown = renderMarkdown; // exposed for quick manual testing
 })();
