@@ -174,7 +174,8 @@
     card.appendChild(el("h3", null, "Appointment in progress"));
     var dl = el("dl");
     [["Card", (data.products && data.products[0] && data.products[0].name) || s.product], ["How",
-      s.channel === "call" ? "Call-back" : s.branch ? "Branch: " + s.branch : s.channel], ["Day", s.date],
+      s.channel === "call" ? "Call-back" : s.branch ? "Branch: " + s.branch : s.channel], ["Day", s.date &&
+      new Date(s.date + "T12:00:00").toLocaleDateString("en-GB", { weekday: "long", day: "numeric", month: "long" })],
      ["Time", s.time], ["Name", s.name], ["Phone", s.phone]].forEach(function (row) {
       if (!row[1]) return;
       dl.appendChild(el("dt", null, row[0])); dl.appendChild(el("dd", null, row[1]));
@@ -186,7 +187,12 @@
       inp.pattern = "[0-9]{6}"; inp.required = true; inp.placeholder = "6-digit code";
       inp.setAttribute("aria-label", "One-time code"); btn.type = "submit";
       f.appendChild(inp); f.appendChild(btn);
-      f.addEventListener("submit", function (e) { e.preventDefault(); send(inp.value, true); });
+      f.addEventListener("submit", function (e) {
+        e.preventDefault();
+        var code = inp.value;
+        inp.value = ""; inp.disabled = btn.disabled = true;  // a code is used once and not left on screen
+        send(code, true);
+      });
       card.appendChild(f);
     }
     return card;

@@ -127,6 +127,7 @@ def test_booking_with_the_code_field(page, server):
     expect(page.locator(".msg.bot:not(.streaming)")).to_have_count(answers + 1, timeout=15_000)
     expect(last_answer(page).locator(".booking.confirmed h3")).to_contain_text("Appointment confirmed · BK-")
     assert code not in page.locator("#log").inner_text(), "the code is never shown on the page"
+    assert all(box.input_value() == "" for box in page.locator(".code-form input").all())
     page.screenshot(path=str(ARTIFACTS / "desktop-booking.png"), full_page=True)
 
 
