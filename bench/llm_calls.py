@@ -1,7 +1,7 @@
 """LLM calls and prompt tokens per conversation: this pipeline against a naive CrewAI crew.
 
 Replays the seed's six messages (flow 6 plus the filter change) with a counting scripted model:
-(a) through this app in LLM mode, and (b) through a naive crew that runs all four agents on
+(a) through this app in LLM mode, and (b) through a naive crew that runs the seed's four agents on
 every turn, sequentially, with their tools attached, as a plain CrewAI crew would. The naive
 crew's model behaves as a tool-using model does: an agent with tools calls one of them once,
 then answers. Prompt tokens are counted the same way for both (the MiniLM WordPiece tokenizer
@@ -25,7 +25,7 @@ os.environ.setdefault("CREWAI_TRACING_ENABLED", "false")
 from crewai import Agent, Crew, Process, Task  # noqa: E402
 from tokenizers import Tokenizer  # noqa: E402
 
-from agents import AGENT_NAMES, definitions  # noqa: E402
+from agents import definitions  # noqa: E402
 from agents.tools import make_tools  # noqa: E402
 from app import create_app  # noqa: E402
 from assistant.offline_crew import TurnWork  # noqa: E402
@@ -41,6 +41,7 @@ SEED = [
     "Actually show me Islamic options instead",
     "What are the fees?",
 ]
+SEED_AGENTS = ("retriever", "comparator", "eligibility", "formatter")  # the seed's crew (no booking)
 TOOL_INPUTS = {
     "search_products": {"query": "platinum credit card"},
     "search_faq": {"question": "fees"},
@@ -86,7 +87,7 @@ def naive(pipeline) -> ScriptedLLM:
     tools = make_tools(work)
     for query in SEED:
         agents, tasks = [], []
-        for name in AGENT_NAMES:
+        for name in SEED_AGENTS:
             spec = definitions()[name]
             agent = Agent(role=spec["role"], goal=spec["goal"].format(business=pipeline.catalog.name,
                           filters="as the customer said", currency="BDT"), backstory=spec["backstory"],
