@@ -21,7 +21,8 @@ from assistant.notify import build_notifier
 from assistant.preferences import PreferenceStore
 from assistant.reminders import ReminderScheduler, ReminderStore
 from assistant.retrieval import CatalogIndex
-from assistant.store import SQLiteSessionStore
+from assistant.periodic import Periodic
+from assistant.store import open_store
 from crew_pipeline import CrewPipeline
 
 
@@ -38,7 +39,7 @@ def create_app(config: dict | None = None) -> Flask:
     catalog = load_catalog(settings.data_dir)
     index = CatalogIndex(catalog, default_embedder())
     session_db = settings.session_db or Path(app.instance_path) / "sessions.sqlite3"
-    store = SQLiteSessionStore(session_db)
+    store = open_store(settings.session_store, session_db, settings.session_ttl_s)
     bookings_db = settings.bookings_db or session_db.parent / "bookings.sqlite3"  # beside the sessions
     notifier = build_notifier(settings.notify_outbox, settings.notify_webhook_url)
     reminders = ReminderStore(bookings_db)
@@ -47,9 +48,11 @@ def create_app(config: dict | None = None) -> Flask:
     app.extensions["pipeline"] = CrewPipeline(
         catalog, index, store, settings, desk, preferences, _crew_mode(settings, catalog)
     )
-    if settings.reminder_poll_s:
+    if settings.reminder_poll_s:  # background chores; 0 turns them off (tests drive them directly)
         app.extensions["reminders"] = ReminderScheduler(reminders, notifier, settings.reminder_poll_s)
-        app.extensions["reminders"].start()
+        app.extensions["session_purge"] = Periodic("session-purge", 3600, store.purge_expired)
+        for chore in ("reminders", "session_purge"):
+            app.extensions[chore].start()
 
     app.register_blueprint(api.bp)
     errors.register(app)

@@ -28,6 +28,10 @@ class Settings(BaseSettings):
     session_db: Path | None = Field(
         default=None, description="SQLite file for sessions; default: <instance>/sessions.sqlite3"
     )
+    session_store: str | None = Field(
+        default=None, pattern=r"^(redis|rediss|unix)://", description="redis://host:6379/0 to share sessions across machines"
+    )
+    session_ttl_s: float = Field(default=7 * 24 * 3600, gt=0, description="idle time after which a session expires")
     bookings_db: Path | None = Field(
         default=None, description="SQLite file for bookings, codes and reminders; default: beside session_db"
     )

@@ -8,6 +8,8 @@ from flask import Flask, jsonify
 from pydantic import ValidationError
 from werkzeug.exceptions import HTTPException
 
+from assistant.store import SessionBusy, VersionConflict
+
 log = logging.getLogger(__name__)
 
 
@@ -34,6 +36,13 @@ def register(app: Flask) -> None:
     @app.errorhandler(ValidationError)
     def invalid(exc: ValidationError):
         return jsonify(error="invalid_request", message=_describe(exc)), 400
+
+    @app.errorhandler(SessionBusy)
+    @app.errorhandler(VersionConflict)
+    def busy(exc: Exception):
+        response = jsonify(error="session_busy", message="Another message of this conversation is still being "
+                                                         "answered. Please try again in a moment.")
+        return response, 409, {"Retry-After": "1"}
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException):

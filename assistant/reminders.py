@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from assistant.notify import Notifier, mask
+from assistant.periodic import Periodic
 
 log = logging.getLogger(__name__)
 CLAIM_EXPIRES = dt.timedelta(minutes=5)
@@ -84,26 +85,9 @@ class ReminderStore:
             self._db.execute("UPDATE reminders SET claim=NULL, claimed_at=NULL WHERE id=?", (reminder_id,))
 
 
-class ReminderScheduler:
-    """A daemon thread that sends due reminders every `interval_s`, and at once on start."""
+class ReminderScheduler(Periodic):
+    """Sends due reminders every `interval_s`, and at once on start (those due during downtime)."""
 
     def __init__(self, store: ReminderStore, notifier: Notifier, interval_s: float = 30.0,
                  clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.timezone.utc)):
-        self.store, self.notifier, self.interval_s, self.clock = store, notifier, interval_s, clock
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True, name="reminders")
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join()
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            try:
-                self.store.deliver_due(self.clock(), self.notifier)
-            except sqlite3.Error as error:
-                log.warning("reminder delivery failed, will retry: %s", error)
-            self._stop.wait(self.interval_s)
+        super().__init__("reminders", interval_s, lambda: store.deliver_due(clock(), notifier))

@@ -76,7 +76,7 @@ def test_conversation_continues_after_restart(tmp_path):
 
 
 def test_store_rejects_a_stale_write(tmp_path):
-    store = SQLiteSessionStore(tmp_path / "s.sqlite3")
+    store = SQLiteSessionStore(tmp_path / "s.sqlite3", 3600)
     state = SessionState(session_id="s1")
     store.save(state)
     copy_a, copy_b = store.load("s1"), store.load("s1")
