@@ -9,13 +9,14 @@ Sessions idle longer than the configured time expire and are purged.
 
 from __future__ import annotations
 
+import os
 import secrets
 import sqlite3
 import threading
 import time
 import zlib
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, closing, contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Protocol
 
@@ -73,7 +74,8 @@ class SQLiteSessionStore:
         self.ttl_s = ttl_s
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._threads = StripedLocks()
-        with closing(self._connect()) as db, db:
+        self._local = threading.local()
+        with self._connect() as db:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, version INTEGER NOT NULL,"
                        " data TEXT NOT NULL, updated_at REAL NOT NULL)")
@@ -81,7 +83,14 @@ class SQLiteSessionStore:
                        " expires_at REAL NOT NULL)")
 
     def _connect(self) -> sqlite3.Connection:
-        return sqlite3.connect(self.path, timeout=10)
+        """This thread's connection (a forked worker opens its own: SQLite connections must not
+        cross a fork). NORMAL sync in WAL mode survives a crash of the app, not of the machine's
+        power, and spares an fsync per commit."""
+        if getattr(self._local, "pid", None) != os.getpid():
+            self._local.db = sqlite3.connect(self.path, timeout=10)
+            self._local.db.execute("PRAGMA synchronous=NORMAL")
+            self._local.pid = os.getpid()
+        return self._local.db
 
     @contextmanager
     def lock(self, session_id: str) -> Iterator[None]:
@@ -89,7 +98,7 @@ class SQLiteSessionStore:
 
         def acquire() -> bool:
             now = time.time()
-            with closing(self._connect()) as db, db:
+            with self._connect() as db:
                 db.execute("DELETE FROM session_locks WHERE id = ? AND expires_at < ?", (session_id, now))
                 return db.execute("INSERT OR IGNORE INTO session_locks VALUES (?, ?, ?)",
                                   (session_id, owner, now + LOCK_LEASE_S)).rowcount == 1
@@ -99,13 +108,12 @@ class SQLiteSessionStore:
             try:
                 yield
             finally:
-                with closing(self._connect()) as db, db:
+                with self._connect() as db:
                     db.execute("DELETE FROM session_locks WHERE id = ? AND owner = ?", (session_id, owner))
 
     def load(self, session_id: str) -> SessionState | None:
-        with closing(self._connect()) as db:
-            row = db.execute("SELECT version, data FROM sessions WHERE id = ? AND updated_at >= ?",
-                             (session_id, time.time() - self.ttl_s)).fetchone()
+        row = self._connect().execute("SELECT version, data FROM sessions WHERE id = ? AND updated_at >= ?",
+                                      (session_id, time.time() - self.ttl_s)).fetchone()
         if row is None:
             return None
         state = SessionState.model_validate_json(row[1])
@@ -116,7 +124,7 @@ class SQLiteSessionStore:
         new_version = state.version + 1
         data = state.model_copy(update={"version": new_version}).model_dump_json()
         now = time.time()
-        with closing(self._connect()) as db, db:
+        with self._connect() as db:
             if state.version == 0:  # new, or replacing an expired session of the same id
                 cursor = db.execute(
                     "INSERT INTO sessions (id, version, data, updated_at) VALUES (?, ?, ?, ?)"
@@ -134,12 +142,11 @@ class SQLiteSessionStore:
         state.version = new_version
 
     def purge_expired(self) -> int:
-        with closing(self._connect()) as db, db:
+        with self._connect() as db:
             return db.execute("DELETE FROM sessions WHERE updated_at < ?", (time.time() - self.ttl_s,)).rowcount
 
     def ping(self) -> bool:
-        with closing(self._connect()) as db:
-            return db.execute("SELECT 1").fetchone() == (1,)
+        return self._connect().execute("SELECT 1").fetchone() == (1,)
 
 
 class RedisSessionStore:

@@ -152,7 +152,8 @@ def _worker(path: str, session_id: str, turns: int) -> None:
 def test_worker_processes_sharing_sqlite_lose_no_update(tmp_path):
     path = str(tmp_path / "s.sqlite3")
     SQLiteSessionStore(path, 3600)
-    context = multiprocessing.get_context("fork")
+    # Fresh interpreters, as gunicorn's workers are: forked before any connection is opened.
+    context = multiprocessing.get_context("spawn")
     workers = [context.Process(target=_worker, args=(path, "shared", 15), name=f"w{n}") for n in range(3)]
     for worker in workers:
         worker.start()
