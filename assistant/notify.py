@@ -8,6 +8,7 @@ JSON lines that tests and demos read codes from; the webhook sender posts to an 
 from __future__ import annotations
 
 import datetime as dt
+import http.client
 import json
 import logging
 import re
@@ -35,7 +36,9 @@ def mask(text: str) -> str:
 
 
 def mask_phone(phone: str) -> str:
-    return phone[:4] + "*" * max(0, len(phone) - 7) + phone[-3:]
+    """Country code and last three digits only, enough for a customer to recognise their number."""
+    head = phone[:4] if len(phone) > 7 else ""
+    return head + "*" * (len(phone) - len(head) - 3) + phone[-3:]
 
 
 class ConsoleNotifier:
@@ -44,6 +47,8 @@ class ConsoleNotifier:
 
 
 class OutboxNotifier:
+    """Unmasked on purpose: tests and demos read codes from here. Opened per line so each is flushed."""
+
     def __init__(self, path: Path | str):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -68,7 +73,7 @@ class WebhookNotifier:
             with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
                 if not 200 <= response.status < 300:
                     raise NotifyError(f"webhook answered {response.status}")
-        except (urllib.error.URLError, OSError) as error:
+        except (urllib.error.URLError, http.client.HTTPException, OSError) as error:
             raise NotifyError(f"webhook failed: {error}") from error
 
 

@@ -23,66 +23,77 @@ CLAIM_EXPIRES = dt.timedelta(minutes=5)
 
 
 def _utc(moment: dt.datetime) -> str:
+    """UTC ISO text, so that due times compare correctly as strings in SQL."""
+    if moment.tzinfo is None:
+        raise ValueError("reminder times must be timezone-aware")
     return moment.astimezone(dt.timezone.utc).isoformat()
 
 
 class ReminderStore:
     def __init__(self, path: Path):
         path.parent.mkdir(parents=True, exist_ok=True)
+        # timeout=5 is SQLite's busy timeout: writers from other processes wait rather than fail
         self._db = sqlite3.connect(path, check_same_thread=False, timeout=5, isolation_level=None)
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # one connection shared by this instance's threads
         with self._lock:
             self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA busy_timeout=5000")
             self._db.execute("""CREATE TABLE IF NOT EXISTS reminders (
                 id TEXT PRIMARY KEY, booking_id TEXT NOT NULL, recipient TEXT NOT NULL, text TEXT NOT NULL,
                 due_at TEXT NOT NULL, claim TEXT, claimed_at TEXT, sent_at TEXT)""")
 
-    def schedule(self, booking_id: str, to: str, text: str, due_at: dt.datetime) -> str:
-        reminder_id = "rem_" + secrets.token_hex(6)
+    def _rows(self, sql: str, params: tuple = ()) -> list[tuple]:
         with self._lock:
-            self._db.execute("INSERT INTO reminders (id, booking_id, recipient, text, due_at) VALUES (?, ?, ?, ?, ?)",
-                             (reminder_id, booking_id, to, text, _utc(due_at)))
+            return self._db.execute(sql, params).fetchall()
+
+    def _write(self, sql: str, params: tuple) -> int:
+        """Runs one autocommitted statement; returns how many rows it changed."""
+        with self._lock:
+            return self._db.execute(sql, params).rowcount
+
+    def schedule(self, booking_id: str, to: str, text: str, due_at: dt.datetime) -> str:
+        reminder_id = "rem_" + secrets.token_hex(8)
+        self._write("INSERT INTO reminders (id, booking_id, recipient, text, due_at) VALUES (?, ?, ?, ?, ?)",
+                    (reminder_id, booking_id, to, text, _utc(due_at)))
         return reminder_id
 
     def pending(self) -> list[dict]:
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT id, booking_id, due_at FROM reminders WHERE sent_at IS NULL ORDER BY due_at").fetchall()
+        rows = self._rows("SELECT id, booking_id, due_at FROM reminders WHERE sent_at IS NULL ORDER BY due_at")
         return [{"id": r[0], "booking_id": r[1], "due_at": r[2]} for r in rows]
 
     def deliver_due(self, now: dt.datetime, notifier: Notifier) -> int:
         """Send every unsent reminder due by `now`; returns how many this call sent."""
-        with self._lock:
-            due = self._db.execute("SELECT id, recipient, text FROM reminders WHERE sent_at IS NULL AND due_at <= ?",
-                                   (_utc(now),)).fetchall()
-        sent = 0
-        for reminder_id, to, text in due:
-            if not self._claim(reminder_id, now):
-                continue
-            try:
-                notifier.send(to, text, "reminder")
-            except Exception as error:  # one failing reminder must not stop the others
-                log.warning("reminder %s not sent, will retry: %s", reminder_id, mask(str(error)))
-                self._release(reminder_id)
-                continue
-            with self._lock:
-                self._db.execute("UPDATE reminders SET sent_at=? WHERE id=?", (_utc(now), reminder_id))
-            sent += 1
-        return sent
+        due = self._rows("SELECT id, recipient, text FROM reminders WHERE sent_at IS NULL AND due_at <= ? "
+                         "ORDER BY due_at", (_utc(now),))
+        return sum(self._deliver(reminder_id, to, text, now, notifier) for reminder_id, to, text in due)
 
-    def _claim(self, reminder_id: str, now: dt.datetime) -> bool:
-        with self._lock:
-            claimed = self._db.execute(
-                "UPDATE reminders SET claim=?, claimed_at=? WHERE id=? AND sent_at IS NULL "
+    def _deliver(self, reminder_id: str, to: str, text: str, now: dt.datetime, notifier: Notifier) -> bool:
+        """Claim, send, mark sent; a failure releases the claim so a later round retries it."""
+        claim = secrets.token_hex(8)
+        try:
+            claimed = self._write(
+                "UPDATE reminders SET claimed_at=?, claim=? WHERE id=? AND sent_at IS NULL "
                 "AND (claimed_at IS NULL OR claimed_at < ?)",
-                (secrets.token_hex(8), _utc(now), reminder_id, _utc(now - CLAIM_EXPIRES)),
-            )
-        return claimed.rowcount == 1
+                (_utc(now), claim, reminder_id, _utc(now - CLAIM_EXPIRES)))
+            if claimed != 1:
+                return False  # sent already, or another worker is sending it
+            notifier.send(to, text, "reminder")
+        except Exception as error:  # one failing reminder must not stop the others
+            log.warning("reminder %s not sent, will retry: %s", reminder_id, mask(str(error)))
+            self._release(reminder_id, claim)
+            return False
+        try:
+            self._write("UPDATE reminders SET sent_at=? WHERE id=? AND claim=?", (_utc(now), reminder_id, claim))
+        except sqlite3.Error as error:  # sent but not recorded; the claim holds it back for five minutes
+            log.error("reminder %s sent but not marked sent: %s", reminder_id, error)
+        return True
 
-    def _release(self, reminder_id: str) -> None:
-        with self._lock:
-            self._db.execute("UPDATE reminders SET claim=NULL, claimed_at=NULL WHERE id=?", (reminder_id,))
+    def _release(self, reminder_id: str, claim: str) -> None:
+        """Only our own claim: one that expired and was taken over belongs to the other worker now."""
+        try:
+            self._write("UPDATE reminders SET claim=NULL, claimed_at=NULL WHERE id=? AND claim=? AND sent_at IS NULL",
+                        (reminder_id, claim))
+        except sqlite3.Error as error:  # the claim then simply expires
+            log.error("reminder %s claim not released: %s", reminder_id, error)
 
 
 class ReminderScheduler(Periodic):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import logging
 import threading
@@ -18,7 +19,7 @@ def test_the_log_sender_masks_codes_and_phone_numbers(caplog):
     ConsoleNotifier().send("+8801712345678", "Your code is 482913. Call 01712345678 if lost.", "otp")
     logged = caplog.text
     assert "482913" not in logged and "1712345678" not in logged and "+8801712345678" not in logged
-    assert "otp" in logged and "****13" in logged
+    assert "otp" in logged and "****13" in logged and "+880*******678" in logged
 
 
 def test_mask_keeps_short_numbers_and_hides_long_ones():
@@ -39,14 +40,20 @@ def test_the_outbox_keeps_every_line_under_concurrent_senders(tmp_path):
         t.join()
     lines = [json.loads(line) for line in (tmp_path / "deep" / "outbox.jsonl").read_text().splitlines()]
     assert len(lines) == 400 and {m["kind"] for m in lines} == {"otp"}
+    assert all(dt.datetime.fromisoformat(m["at"]).utcoffset() == dt.timedelta(0) for m in lines)
+    assert {m["to"] for m in lines} == {f"+88017000000{w:02d}" for w in range(8)}
     assert {m["text"] for m in lines} == {f"code {w:02d}{n:04d}" for w in range(8) for n in range(50)}
 
 
 class Hook(BaseHTTPRequestHandler):
+    """A stand-in Slack webhook: records each JSON body and answers `status`."""
+
     status = 200
     bodies: list[dict] = []
+    content_types: list[str] = []
 
     def do_POST(self):  # noqa: N802
+        Hook.content_types.append(self.headers["Content-Type"])
         Hook.bodies.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
         self.send_response(Hook.status)
         self.end_headers()
@@ -59,14 +66,16 @@ class Hook(BaseHTTPRequestHandler):
 def hook():
     server = ThreadingHTTPServer(("127.0.0.1", 0), Hook)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    Hook.bodies, Hook.status = [], 200
+    Hook.bodies, Hook.content_types, Hook.status = [], [], 200
     yield f"http://127.0.0.1:{server.server_port}/hook"
     server.shutdown()
+    server.server_close()
 
 
 def test_the_webhook_posts_slack_style_json(hook):
     WebhookNotifier(hook).send("+8801712345678", "Your code is 482913", "otp")
     assert Hook.bodies == [{"text": "[otp] to +8801712345678: Your code is 482913"}]
+    assert Hook.content_types == ["application/json"]
 
 
 def test_a_failing_webhook_raises(hook):
