@@ -53,7 +53,8 @@ class Settings(BaseSettings):
     llm_max_retries: int = Field(default=1, ge=0, le=3, description="client retries per call")
     llm_turn_deadline_s: float = Field(default=30, gt=0, description="a turn never waits longer for the LLM")
     llm_calls_per_turn: int = Field(default=6, ge=1, le=20, description="LLM call budget per turn")
-    workers: int = Field(default=min(4, 2 * (os.cpu_count() or 1)), ge=1, description="gunicorn worker processes")
+    # The app is CPU-bound (rules, embeddings): one worker per core, threads for waiting on I/O.
+    workers: int = Field(default=os.cpu_count() or 1, ge=1, description="gunicorn worker processes")
     threads: int = Field(default=4, ge=1, description="threads per gunicorn worker")
     host: str = "127.0.0.1"
     port: int = 5000

