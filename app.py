@@ -12,7 +12,7 @@ from assistant.config import Settings  # sets the crewai telemetry switches firs
 from flask import Flask
 from flask_cors import CORS
 
-from assistant import api, errors
+from assistant import api, errors, logs, telemetry
 from assistant.booking import BookingDesk
 from assistant.bookings import BookingStore
 from assistant.domain import load_catalog
@@ -32,6 +32,7 @@ def create_app(config: dict | None = None) -> Flask:
     if unknown:
         raise ValueError(f"unknown settings: {', '.join(sorted(unknown))}")
     settings = Settings(**overrides)
+    logs.configure(settings.log_level)
     app = Flask(__name__, static_folder="static", static_url_path="/static")
     app.config["MAX_CONTENT_LENGTH"] = settings.max_request_bytes
     CORS(app, origins=settings.cors_origins)
@@ -56,6 +57,7 @@ def create_app(config: dict | None = None) -> Flask:
 
     app.register_blueprint(api.bp)
     errors.register(app)
+    telemetry.register(app)
 
     @app.get("/")
     def chat_page():

@@ -8,12 +8,15 @@ import logging
 import queue
 import re
 import threading
+import time
 import uuid
 
-from flask import Blueprint, Response, current_app, jsonify, request
+from flask import Blueprint, Response, current_app, g, jsonify, request
+
+from assistant import telemetry
 
 from assistant.errors import ApiError
-from assistant.schemas import CUSTOMER_ID, ChatRequest
+from assistant.schemas import CUSTOMER_ID, ChatRequest, ChatResponse
 
 bp = Blueprint("api", __name__)
 log = logging.getLogger(__name__)
@@ -29,23 +32,32 @@ def _chat_request() -> ChatRequest:
     return ChatRequest.model_validate(body)
 
 
+def _answer(chat_request: ChatRequest, request_id: str, on_event=None) -> ChatResponse:
+    started = time.perf_counter()
+    response = current_app.extensions["pipeline"].run(chat_request, on_event=on_event)
+    telemetry.record_turn(response, started, request_id)
+    if response.intent["type"] == "refused":
+        telemetry.security_event("prompt_injection", response.session_id, request_id)
+    return response
+
+
 @bp.post("/chat")
 def chat():
-    response = current_app.extensions["pipeline"].run(_chat_request())
-    return jsonify(response.model_dump())
+    return jsonify(_answer(_chat_request(), g.request_id).model_dump())
 
 
 @bp.post("/chat/stream")
 def chat_stream():
     """Server-Sent Events: `agent` (started/finished), `chunk` (reply text), then `final` (the
     same JSON /chat returns) or `error`. Bad input is refused before the stream starts."""
-    chat_request = _chat_request()
-    pipeline = current_app.extensions["pipeline"]
+    chat_request, request_id = _chat_request(), g.request_id
+    app = current_app._get_current_object()
     events: queue.Queue = queue.Queue()
 
     def work() -> None:
         try:
-            response = pipeline.run(chat_request, on_event=lambda kind, data: events.put((kind, data)))
+            with app.app_context():
+                response = _answer(chat_request, request_id, lambda kind, data: events.put((kind, data)))
             for piece in _CHUNK.findall(response.reply):
                 events.put(("chunk", {"text": piece}))
             events.put(("final", response.model_dump()))
@@ -102,4 +114,20 @@ def forget_preferences(customer_id: str):
 
 @bp.get("/health")
 def health():
+    """Liveness: the process answers."""
     return jsonify(status="ok")
+
+
+@bp.get("/ready")
+def ready():
+    """Readiness: the session store and the search index answer."""
+    pipeline = current_app.extensions["pipeline"]
+    checks = {}
+    for name, check in (("store", pipeline.store.ping), ("index", pipeline.index.ready)):
+        try:
+            checks[name] = bool(check())
+        except Exception:  # an unreachable store is a "no", not an error
+            checks[name] = False
+    if not all(checks.values()):
+        return jsonify(error="not_ready", message="Not ready to answer yet.", checks=checks), 503
+    return jsonify(status="ready", checks=checks)

@@ -56,5 +56,6 @@ class Settings(BaseSettings):
     # The app is CPU-bound (rules, embeddings): one worker per core, threads for waiting on I/O.
     workers: int = Field(default=os.cpu_count() or 1, ge=1, description="gunicorn worker processes")
     threads: int = Field(default=4, ge=1, description="threads per gunicorn worker")
+    log_level: str = Field(default="INFO", pattern=r"^(DEBUG|INFO|WARNING|ERROR)$")
     host: str = "127.0.0.1"
     port: int = 5000

@@ -115,6 +115,10 @@ class CatalogIndex:
         matching = [p for p in self.catalog.products if product_matches(p, filters)]
         return sorted(matching, key=lambda p: (p.fees.annual_fee, p.name))[:limit]
 
+    def ready(self) -> bool:
+        """Both collections answer and hold the whole catalog."""
+        return self._products.count() == len(self.catalog.products) and self._faq.count() > 0
+
     def count_products(self, filters: Filters) -> int:
         return sum(product_matches(p, filters) for p in self.catalog.products)
 
