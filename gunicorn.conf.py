@@ -5,8 +5,13 @@ never process memory, so any worker can answer any turn. Settings come from the 
 as the app's (assistant/config.py): HOST, PORT, WORKERS, THREADS.
 """
 
+import os
+import tempfile
+
 from assistant.config import Settings
 
+# /metrics sums every worker's counters from files here (set before any worker imports the client).
+os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", tempfile.mkdtemp(prefix="assistant-metrics-"))
 _settings = Settings()
 bind = f"{_settings.host}:{_settings.port}"
 workers = _settings.workers
@@ -17,3 +22,10 @@ graceful_timeout = 20
 keepalive = 5
 accesslog = None  # the app logs every request itself, as JSON
 preload_app = False  # each worker opens its own SQLite connections; they must not cross a fork
+
+
+def child_exit(server, worker):
+    """A dead worker's live gauges leave the sums; its counters stay counted."""
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(worker.pid)
