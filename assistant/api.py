@@ -13,7 +13,7 @@ import uuid
 
 from flask import Blueprint, Response, current_app, g, jsonify, request
 
-from assistant import telemetry
+from assistant import openapi, telemetry
 
 from assistant.errors import ApiError
 from assistant.schemas import CUSTOMER_ID, ChatRequest, ChatResponse
@@ -110,6 +110,11 @@ def get_preferences(customer_id: str):
 def forget_preferences(customer_id: str):
     _preferences(customer_id).delete(customer_id)
     return "", 204
+
+
+@bp.get("/openapi.json")
+def openapi_document():
+    return jsonify(openapi.document())
 
 
 @bp.get("/health")

@@ -47,7 +47,8 @@ def register(app: Flask) -> None:
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException):
         code = (exc.name or "error").lower().replace(" ", "_")
-        return jsonify(error=code, message=exc.description), exc.code
+        allow = {key: value for key, value in exc.get_headers() if key == "Allow"}  # 405 names what is allowed
+        return jsonify(error=code, message=exc.description), exc.code, allow
 
     @app.errorhandler(Exception)
     def unexpected(exc: Exception):

@@ -15,6 +15,7 @@ import time
 from assistant.notify import mask
 
 _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime"}
+_IDS = {"request_id", "session_id", "endpoint"}  # ours, not the customer's: kept whole to trace by
 
 
 class JsonFormatter(logging.Formatter):
@@ -27,7 +28,7 @@ class JsonFormatter(logging.Formatter):
         }
         for key, value in vars(record).items():
             if key not in _STANDARD and not key.startswith("_"):
-                entry[key] = mask(value) if isinstance(value, str) else value
+                entry[key] = mask(value) if isinstance(value, str) and key not in _IDS else value
         if record.exc_info:
             entry["error"] = record.exc_info[0].__name__  # the type only: tracebacks may hold customer data
         return json.dumps(entry, ensure_ascii=False, default=str)

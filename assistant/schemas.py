@@ -17,8 +17,10 @@ CUSTOMER_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 class ChatRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
-    query: StrictStr = Field(min_length=1, max_length=MAX_QUERY_CHARS)
-    session_id: StrictStr | None = None
+    # The schema states what the validators enforce, so /openapi.json tells clients the truth.
+    query: StrictStr = Field(min_length=1, max_length=MAX_QUERY_CHARS, json_schema_extra={"pattern": r"\S"})
+    session_id: StrictStr | None = Field(default=None, json_schema_extra={
+        "pattern": "^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$"})
     user_employment: Employment | None = None
     mode: Literal["offline", "crew"] | None = None
     customer_id: StrictStr | None = Field(default=None, pattern=rf"^{CUSTOMER_ID.pattern}$")
