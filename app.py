@@ -11,6 +11,7 @@ from assistant.config import Settings  # sets the crewai telemetry switches firs
 
 from flask import Flask
 from flask_cors import CORS
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from assistant import api, errors, logs, telemetry
 from assistant.booking import BookingDesk
@@ -22,6 +23,7 @@ from assistant.preferences import PreferenceStore
 from assistant.reminders import ReminderScheduler, ReminderStore
 from assistant.retrieval import CatalogIndex
 from assistant.periodic import Periodic
+from assistant.ratelimit import RateLimiter
 from assistant.store import open_store
 from crew_pipeline import CrewPipeline
 
@@ -35,6 +37,8 @@ def create_app(config: dict | None = None) -> Flask:
     logs.configure(settings.log_level)
     app = Flask(__name__, static_folder="static", static_url_path="/static")
     app.config["MAX_CONTENT_LENGTH"] = settings.max_request_bytes
+    if settings.proxy_count:  # behind a load balancer the client's address is in X-Forwarded-For
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxy_count, x_proto=settings.proxy_count)
     CORS(app, origins=settings.cors_origins)
 
     catalog = load_catalog(settings.data_dir)
@@ -46,6 +50,7 @@ def create_app(config: dict | None = None) -> Flask:
     reminders = ReminderStore(bookings_db)
     desk = BookingDesk(catalog, BookingStore(bookings_db), reminders, notifier)
     preferences = PreferenceStore(session_db)  # its own table, outliving any session
+    app.extensions["rate_limiter"] = RateLimiter(store, settings.client_rate_per_min, settings.session_rate_per_min)
     app.extensions["pipeline"] = CrewPipeline(
         catalog, index, store, settings, desk, preferences, _crew_mode(settings, catalog)
     )

@@ -29,7 +29,9 @@ def _chat_request() -> ChatRequest:
     body = request.get_json(force=True, silent=True)
     if not isinstance(body, dict):
         raise ApiError(400, "invalid_json", "The body must be a JSON object such as {\"query\": \"hi\"}.")
-    return ChatRequest.model_validate(body)
+    chat_request = ChatRequest.model_validate(body)
+    current_app.extensions["rate_limiter"].check(request.remote_addr or "unknown", chat_request.session_id)
+    return chat_request
 
 
 def _answer(chat_request: ChatRequest, request_id: str, on_event=None) -> ChatResponse:

@@ -56,6 +56,9 @@ class Settings(BaseSettings):
     # The app is CPU-bound (rules, embeddings): one worker per core, threads for waiting on I/O.
     workers: int = Field(default=os.cpu_count() or 1, ge=1, description="gunicorn worker processes")
     threads: int = Field(default=4, ge=1, description="threads per gunicorn worker")
+    client_rate_per_min: int = Field(default=120, ge=0, description="chat messages per client address a minute; 0: no limit")
+    session_rate_per_min: int = Field(default=30, ge=0, description="chat messages per session a minute; 0: no limit")
+    proxy_count: int = Field(default=0, ge=0, le=5, description="trusted proxies in front (X-Forwarded-For hops)")
     log_level: str = Field(default="INFO", pattern=r"^(DEBUG|INFO|WARNING|ERROR)$")
     host: str = "127.0.0.1"
     port: int = 5000

@@ -14,9 +14,9 @@ log = logging.getLogger(__name__)
 
 
 class ApiError(Exception):
-    def __init__(self, status: int, code: str, message: str):
+    def __init__(self, status: int, code: str, message: str, headers: dict[str, str] | None = None):
         super().__init__(message)
-        self.status, self.code, self.message = status, code, message
+        self.status, self.code, self.message, self.headers = status, code, message, headers or {}
 
 
 def _describe(exc: ValidationError) -> str:
@@ -31,7 +31,7 @@ def _describe(exc: ValidationError) -> str:
 def register(app: Flask) -> None:
     @app.errorhandler(ApiError)
     def api_error(exc: ApiError):
-        return jsonify(error=exc.code, message=exc.message), exc.status
+        return jsonify(error=exc.code, message=exc.message), exc.status, exc.headers
 
     @app.errorhandler(ValidationError)
     def invalid(exc: ValidationError):

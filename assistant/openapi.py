@@ -20,7 +20,8 @@ def _json(schema: dict, description: str) -> dict:
 
 def _errors(*statuses: int) -> dict:
     words = {400: "Bad input; nothing changed", 404: "Not found", 409: "The session is busy; retry",
-             413: "The body is too large", 415: "Unsupported media type", 503: "Not ready"}
+             413: "The body is too large", 415: "Unsupported media type", 429: "Too many messages; see Retry-After",
+             503: "Not ready"}
     return {str(s): _json(_ERROR, words[s]) for s in statuses}
 
 
@@ -45,13 +46,13 @@ def document() -> dict:
         "paths": {
             "/chat": {"post": {"summary": "Answer one chat message", "requestBody": chat_body,
                                "responses": {"200": _json(chat_response, "The turn's answer"),
-                                             **_errors(400, 409, 413)}}},
+                                             **_errors(400, 409, 413, 429)}}},
             "/chat/stream": {"post": {
                 "summary": "Answer one chat message as Server-Sent Events (agent, chunk, final or error)",
                 "requestBody": chat_body,
                 "responses": {"200": {"description": "An event stream; its `final` event is the /chat answer",
                                       "content": {"text/event-stream": {"schema": _EVENT}}},
-                              **_errors(400, 409, 413)}}},
+                              **_errors(400, 409, 413, 429)}}},
             "/sessions/{session_id}": {"get": {
                 "summary": "A session's history and state, for a reloaded page",
                 "parameters": [{"name": "session_id", "in": "path", "required": True, "schema": _UUID}],

@@ -47,6 +47,10 @@ class SessionStore(Protocol):
 
     def ping(self) -> bool: ...
 
+    def hit(self, key: str, window_s: int) -> tuple[int, float]:
+        """Count one request against `key` in the current fixed window: (count so far, seconds
+        until the window resets). Rate-limit counters live beside the sessions, shared by every worker."""
+
 
 class StripedLocks:
     """A fixed pool of thread locks: bounded memory however many sessions there are."""
@@ -81,6 +85,8 @@ class SQLiteSessionStore:
                        " data TEXT NOT NULL, updated_at REAL NOT NULL)")
             db.execute("CREATE TABLE IF NOT EXISTS session_locks (id TEXT PRIMARY KEY, owner TEXT NOT NULL,"
                        " expires_at REAL NOT NULL)")
+            db.execute("CREATE TABLE IF NOT EXISTS rate_windows (key TEXT PRIMARY KEY, window_start REAL NOT NULL,"
+                       " count INTEGER NOT NULL)")
 
     def _connect(self) -> sqlite3.Connection:
         """This thread's connection (a forked worker opens its own: SQLite connections must not
@@ -143,7 +149,18 @@ class SQLiteSessionStore:
 
     def purge_expired(self) -> int:
         with self._connect() as db:
+            db.execute("DELETE FROM rate_windows WHERE window_start < ?", (time.time() - 86400,))
             return db.execute("DELETE FROM sessions WHERE updated_at < ?", (time.time() - self.ttl_s,)).rowcount
+
+    def hit(self, key: str, window_s: int) -> tuple[int, float]:
+        now = time.time()
+        start = now - now % window_s
+        with self._connect() as db:
+            (count,) = db.execute(
+                "INSERT INTO rate_windows VALUES (?, ?, 1) ON CONFLICT (key) DO UPDATE SET"
+                " count = CASE WHEN window_start = excluded.window_start THEN count + 1 ELSE 1 END,"
+                " window_start = excluded.window_start RETURNING count", (key, start)).fetchone()
+        return count, start + window_s - now
 
     def ping(self) -> bool:
         return self._connect().execute("SELECT 1").fetchone() == (1,)
@@ -200,7 +217,14 @@ class RedisSessionStore:
         state.version = new_version
 
     def purge_expired(self) -> int:
-        return 0  # Redis expires idle sessions by itself
+        return 0  # Redis expires idle sessions (and rate windows) by itself
+
+    def hit(self, key: str, window_s: int) -> tuple[int, float]:
+        now = time.time()
+        start = int(now - now % window_s)
+        counter = self._key("rate", f"{key}:{start}")
+        count, _ = self.redis.pipeline().incr(counter).expire(counter, window_s * 2).execute()
+        return int(count), start + window_s - now
 
     def ping(self) -> bool:
         return bool(self.redis.ping())

@@ -45,6 +45,7 @@ def free_port() -> int:
 
 def serve(target: str, port: int, folder: Path) -> subprocess.Popen:
     env = {**os.environ, "PORT": str(port), "HOST": "127.0.0.1", "SESSION_DB": str(folder / "sessions.sqlite3"),
+           "CLIENT_RATE_PER_MIN": "0",  # every simulated client comes from 127.0.0.1
            "CREWAI_DISABLE_TELEMETRY": "true", "CREWAI_TRACING_ENABLED": "false", "PYTHONPATH": str(ROOT)}
     server = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", str(ROOT / "gunicorn.conf.py"), target],
                               cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -172,3 +172,11 @@ def test_the_app_runs_on_redis_and_a_restart_continues_the_conversation(redis_ur
     again = create_app(config).test_client().post("/chat", json={"query": "compare them", "session_id": session})
     assert again.get_json()["agents"] == ["comparator", "formatter"]
     assert again.get_json()["comparison"]["products"] == first.get_json()["state"]["products"]
+
+
+def test_rate_windows_count_per_key_across_workers(make_store):
+    first, second = make_store(), make_store()
+    assert first.hit("client:a", 60)[0] == 1
+    assert second.hit("client:a", 60)[0] == 2
+    count, reset_in = first.hit("client:b", 60)
+    assert count == 1 and 0 < reset_in <= 60
