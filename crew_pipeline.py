@@ -10,7 +10,7 @@ import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from assistant import formatting
+from assistant import formatting, guard
 from assistant.config import Settings
 from assistant.domain import Catalog, Product
 from assistant.booking import BookingDesk
@@ -55,6 +55,9 @@ class CrewPipeline:
         for _ in range(COMMIT_ATTEMPTS):
             with self.store.lock(session_id):
                 state = self.store.load(session_id) or SessionState(session_id=session_id)
+                attack = guard.check(request.query, state.recent_user_texts())
+                if attack:  # refused before any agent or model sees it, and nothing is saved
+                    return self._refusal(state, attack, emit)
                 response = self._turn(state, request, emit)
                 try:
                     self.store.save(state)
@@ -63,6 +66,15 @@ class CrewPipeline:
                 response.state = state.summary()
                 return response
         raise VersionConflict(session_id)
+
+    def _refusal(self, state: SessionState, attack: str, emit: EventSink) -> ChatResponse:
+        emit("agent", {"name": "formatter", "status": "started"})
+        emit("agent", {"name": "formatter", "status": "finished"})
+        return ChatResponse(
+            session_id=state.session_id, reply=formatting.refusal(self.catalog),
+            intent={"type": "refused", "filters": {}, "reason": attack}, agents=["formatter"], products=[],
+            comparison=None, eligibility=None, ask_user=None, choices=[], mode="offline", state=state.summary(),
+        )
 
     def _turn(self, state: SessionState, request: ChatRequest, emit: EventSink) -> ChatResponse:
         crew = self.crew_mode.start_turn() if self.crew_mode and request.mode != "offline" else None

@@ -39,7 +39,7 @@ def _answer(chat_request: ChatRequest, request_id: str, on_event=None) -> ChatRe
     response = current_app.extensions["pipeline"].run(chat_request, on_event=on_event)
     telemetry.record_turn(response, started, request_id)
     if response.intent["type"] == "refused":
-        telemetry.security_event("prompt_injection", response.session_id, request_id)
+        telemetry.security_event(response.intent["reason"], response.session_id, request_id)
     return response
 
 

@@ -185,6 +185,11 @@ def resumed(goal) -> str:
     return f"Back to {what}: {goal.next_question}"
 
 
+def refusal(catalog: Catalog) -> str:
+    return (f"I'm sorry, I can't do that. I'm the {catalog.name} card assistant: I can't change prices, fees or "
+            "rates, or share how I work inside, but I'm happy to help you find, compare or apply for a card.")
+
+
 def thanks(catalog: Catalog) -> str:
     return f"You're welcome! Ask me anytime about {catalog.name} cards."
 

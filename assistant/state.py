@@ -57,6 +57,9 @@ class SessionState(BaseModel):
         """Ids of the products the assistant's previous reply was about."""
         return next((t.products for t in reversed(self.history) if t.role == "assistant"), [])
 
+    def recent_user_texts(self, count: int = 2) -> list[str]:
+        return [t.text for t in self.history if t.role == "user"][-count:]
+
     def remember(self, turn: Turn, limit: int) -> None:
         self.history = [*self.history, turn][-limit:]
 
