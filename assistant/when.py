@@ -1,8 +1,10 @@
 """Dates and times as customers type them: "tomorrow evening", "next Saturday 11am", "kal shaam 5 baje".
 
 A bare number is never a time (phone numbers, codes and amounts are full of them): an hour
-needs am/pm, a colon, "o'clock" or an hour word (baje, ta, tay). Without am/pm, an hour word
-means the afternoon for 1-7 ("5 baje" is 17:00) and the morning for 8-11.
+needs am/pm, a colon, "o'clock" or an hour word (baje, ta, tay, tar dike). Without am/pm, an
+hour word means the afternoon for 1-7 ("5 baje" is 17:00) and the morning for 8-11, unless a
+part of the day says otherwise. When a message mentions several dates or times, the last one
+wins, so a correction ("not 5, make it 6 pm") reads as the customer meant it.
 """
 
 from __future__ import annotations
@@ -14,72 +16,98 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class WhenParts:
+    """What a message says about when; either part is None where it says nothing."""
+
     date: dt.date | None = None
     time: dt.time | None = None
 
 
-_RELATIVE = [
-    (re.compile(r"\b(day after tomorrow|parso|porshu|porshudin)\b"), 2),
-    (re.compile(r"\b(tomorrow|tmrw|tmr|kal|kaal|kalke|agamikal)\b"), 1),
-    (re.compile(r"\b(today|tonight|aaj|aj|ajke)\b"), 0),
-]
-_WEEKDAYS = {  # date.weekday(): Monday is 0
-    0: "monday|mon|shombar|sombar|somvaar|somwar", 1: "tuesday|tue|tues|mongolbar|mangalvaar|mangalwar",
-    2: "wednesday|wed|budhbar|budhvaar|budhwar", 3: "thursday|thu|thur|thurs|brihospotibar|bishudbar|guruvaar|guruwar|veervaar",
-    4: "friday|fri|shukrobar|shukravaar|shukrawar", 5: "saturday|sat|shonibar|shanivaar|shaniwar",
-    6: "sunday|sun|robibar|ravivaar|raviwar|itwaar",
-}
-_WEEKDAY = re.compile(r"\b(" + "|".join(_WEEKDAYS.values()) + r")\b")
+def _words(groups: dict[str, str]) -> re.Pattern:
+    """One pattern over whole words; the named group that matched tells which key it was."""
+    return re.compile("|".join(rf"\b(?P<{key}>{names})\b" for key, names in groups.items()))
+
+
+_RELATIVE = _words({  # days from today; "kal" is tomorrow here, as nobody books yesterday
+    "d2": r"day after tomorrow|parso|porshu|porshudin",
+    "d1": r"tomorrow|tmrw?|kaa?l|kalke|agamikal",
+    "d0": r"today|tonight|aa?j|aa?jke",
+})
+_WEEKDAY = _words({  # date.weekday(): Monday is 0; Bengali names may take the locative -e
+    "w0": r"monday|mon|s(?:h)?ombare?|som[vw]aa?r",
+    "w1": r"tuesday|tues?|mongolbare?|mangal[vw]aa?r",
+    "w2": r"wednesday|wed|budhbare?|budh[vw]aa?r",
+    "w3": r"thursday|thu|thurs?|briho(?:s|sh)potibare?|bishudbare?|guru[vw]aa?r|veer[vw]aa?r",
+    "w4": r"friday|fri|s(?:h)?ukrobare?|shukra[vw]aa?r",
+    "w5": r"saturday|sat|s(?:h)?onibare?|shani[vw]aa?r",
+    "w6": r"sunday|sun|robibare?|ravi[vw]aa?r|raviwar|it[vw]aa?r",
+})
+_PART = _words({  # parts of the day: the hour they stand for alone, and whether they make 1-11 pm
+    "morning": r"morning|s(?:h)?okale?|subah|subha",
+    "noon": r"noon|midday",
+    "dupur": r"dupure?|dopahar",
+    "afternoon": r"afternoon|bika?le?",
+    "evening": r"evening|tonight|night|shaam|sham|sondh(?:y)?a(?:y|e)?|raa?te?",
+})
+_PART_HOURS = {"morning": (10, False), "noon": (12, True), "dupur": (13, True),
+               "afternoon": (15, True), "evening": (17, True)}
+
 _MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
-_MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+_MONTH = (r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+          r"|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b\.?")
 _ISO = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
-_DAY_MONTH = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH)
-_MONTH_DAY = re.compile(r"\b" + _MONTH + r"\s+(\d{1,2})(?:st|nd|rd|th)?\b")
-_NUMERIC = re.compile(r"(?<![\d/.-])(\d{1,2})[/-](\d{1,2})(?![\d/-])")
-_CLOCK = re.compile(
-    r"(?<![\d:.])(\d{1,2})(?:[:.](\d{2}))?\s*(a\.?m\.?|p\.?m\.?|o'?clock|baje|tay|tar dike|ta)(?![a-z])"
+_DAY_MONTH = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s*(?:of\s+)?" + _MONTH)
+_MONTH_DAY = re.compile(r"\b" + _MONTH + r"\s*(\d{1,2})(?:st|nd|rd|th)?\b")
+_NUMERIC = re.compile(  # day first, as written in Bangladesh; not "24/7", nor ranges of amounts or durations
+    r"(?<![\d/.-])(?!24/7\b)(\d{1,2})[/-](\d{1,2})(?![\d/.-])"
+    r"(?!\s*(?:k|lakh|lac|crore|tk|taka|%|days?|din|weeks?|months?|years?)(?![a-z]))"
+)
+_CLOCK = re.compile(  # "ta" also counts things ("2 ta card"), so it is an hour only where no noun follows
+    r"(?<![\d:.])(\d{1,2})(?:[:.](\d{2}))?\s*"
+    r"(a\.?m\b\.?|p\.?m\b\.?|o['’]?clock|baje|tay|tar(?: dike)?|ta(?![a-z])(?!\s+[a-z](?!e\b|te\b|theke\b)))"
     r"|(?<![\d:.])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])"
 )
-_PARTS = [  # part of day: (pattern, default hour, adds 12 to an hour word of 1-11)
-    (re.compile(r"\b(morning|sokal|shokal|subah|subha)\b"), 10, False),
-    (re.compile(r"\b(noon|midday|dupur|dopahar|dophor)\b"), 13, True),
-    (re.compile(r"\b(afternoon|bikel|bikal|bikele)\b"), 15, True),
-    (re.compile(r"\b(evening|tonight|night|shaam|sham|sondha|sondhya|raat|rat)\b"), 17, True),
-]
 
 
 def parse_when(text: str, now: dt.datetime) -> WhenParts:
     """The date and/or time a message mentions, relative to `now` (in the business's zone)."""
     lowered = text.lower()
-    return WhenParts(date=_date(lowered, now.date()), time=_time(lowered))
+    clocks = list(_CLOCK.finditer(lowered))
+    # Times are blanked out before dates are read, so "Dec 3 pm" or "5-6 pm" is no date.
+    for m in clocks:
+        lowered = lowered[:m.start()] + " " * (m.end() - m.start()) + lowered[m.end():]
+    return WhenParts(date=_date(lowered, now.date()), time=_time(clocks, _last(_PART, lowered)))
+
+
+def _last(pattern: re.Pattern, text: str) -> re.Match | None:
+    return next(reversed(list(pattern.finditer(text))), None)
 
 
 def _date(text: str, today: dt.date) -> dt.date | None:
-    for pattern, days in _RELATIVE:
-        if pattern.search(text):
-            return today + dt.timedelta(days=days)
-    if m := _WEEKDAY.search(text):
-        target = next(day for day, names in _WEEKDAYS.items() if m.group(1) in names.split("|"))
-        return today + dt.timedelta(days=(target - today.weekday() - 1) % 7 + 1)
-    if m := _ISO.search(text):
-        return _valid(int(m.group(1)), int(m.group(2)), int(m.group(3)))
-    for pattern, day_group, month_group in ((_DAY_MONTH, 1, 2), (_MONTH_DAY, 2, 1)):
-        if m := pattern.search(text):
-            return _next(today, _MONTHS.index(m.group(month_group)[:3]) + 1, int(m.group(day_group)))
-    if m := _NUMERIC.search(text):
-        return _next(today, int(m.group(2)), int(m.group(1)))  # day first, as written in Bangladesh
-    return None
+    """The last date mentioned: relative, weekday, ISO, day-month or month-day, or numeric."""
+    found: list[tuple[int, dt.date | None]] = []
+    if m := _last(_RELATIVE, text):
+        found.append((m.start(), today + dt.timedelta(days=int(m.lastgroup[1]))))
+    if m := _last(_WEEKDAY, text):  # "saturday" or "next saturday": strictly after today
+        found.append((m.start(), today + dt.timedelta(days=(int(m.lastgroup[1]) - today.weekday() - 1) % 7 + 1)))
+    if m := _last(_ISO, text):
+        found.append((m.start(), _valid(int(m.group(1)), int(m.group(2)), int(m.group(3)))))
+    for pattern, day, month in ((_DAY_MONTH, 1, 2), (_MONTH_DAY, 2, 1)):
+        if m := _last(pattern, text):
+            found.append((m.start(), _next(today, _MONTHS.index(m.group(month)[:3]) + 1, int(m.group(day)))))
+    if m := _last(_NUMERIC, text):
+        found.append((m.start(), _next(today, int(m.group(2)), int(m.group(1)))))
+    return max(found, key=lambda start_date: start_date[0])[1] if found else None
 
 
-def _time(text: str) -> dt.time | None:
-    part = next(((hour, pm) for pattern, hour, pm in _PARTS if pattern.search(text)), None)
-    if re.search(r"\b(noon|midday)\b", text) and not _CLOCK.search(text):
-        return dt.time(12)
-    m = _CLOCK.search(text)
-    if not m:
-        return dt.time(part[0]) if part else None
-    if m.group(4):  # 17:00
-        return dt.time(int(m.group(4)), int(m.group(5)))
+def _time(clocks: list[re.Match], part: re.Match | None) -> dt.time | None:
+    """The last clock time mentioned, else the hour a part of the day stands for."""
+    default, afternoon = _PART_HOURS[part.lastgroup] if part else (None, None)
+    if not clocks:
+        return dt.time(default) if part else None
+    m = clocks[-1]
+    if m.group(4):  # a 24-hour clock; a part of the day still makes "sondha 6:30" 18:30
+        hour, minute = int(m.group(4)), int(m.group(5))
+        return dt.time(hour + 12 if afternoon and 1 <= hour <= 11 else hour, minute)
     hour, minute, word = int(m.group(1)), int(m.group(2) or 0), m.group(3).replace(".", "")
     if hour > 23 or minute > 59 or (word in ("am", "pm") and not 1 <= hour <= 12):
         return None
@@ -87,7 +115,7 @@ def _time(text: str) -> dt.time | None:
         hour += 12
     elif word == "am" and hour == 12:
         hour = 0
-    elif word not in ("am", "pm") and 1 <= hour <= 11 and ((part and part[1]) or (not part and hour <= 7)):
+    elif word not in ("am", "pm") and 1 <= hour <= 11 and (afternoon if part else hour <= 7):
         hour += 12
     return dt.time(hour, minute)
 
