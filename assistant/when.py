@@ -39,14 +39,14 @@ _WEEKDAY = _words({  # date.weekday(): Monday is 0; Bengali names may take the l
     "w3": r"thursday|thu|thurs?|briho(?:s|sh)potibare?|bishudbare?|guru[vw]aa?r|veer[vw]aa?r",
     "w4": r"friday|fri|s(?:h)?ukrobare?|shukra[vw]aa?r",
     "w5": r"saturday|sat|s(?:h)?onibare?|shani[vw]aa?r",
-    "w6": r"sunday|sun|robibare?|ravi[vw]aa?r|raviwar|it[vw]aa?r",
+    "w6": r"sunday|sun|robibare?|ravi[vw]aa?r|it[vw]aa?r",
 })
 _PART = _words({  # parts of the day: the hour they stand for alone, and whether they make 1-11 pm
     "morning": r"morning|s(?:h)?okale?|subah|subha",
     "noon": r"noon|midday",
     "dupur": r"dupure?|dopahar",
-    "afternoon": r"afternoon|bika?le?",
-    "evening": r"evening|tonight|night|shaam|sham|sondh(?:y)?a(?:y|e)?|raa?te?",
+    "afternoon": r"afternoon|bik[ae]le?",
+    "evening": r"evening|tonight|night|shaam|sham|sondh(?:y)?a(?:y|e)?|raa?t|raate",  # not "rate"
 })
 _PART_HOURS = {"morning": (10, False), "noon": (12, True), "dupur": (13, True),
                "afternoon": (15, True), "evening": (17, True)}
@@ -58,12 +58,12 @@ _ISO = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
 _DAY_MONTH = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s*(?:of\s+)?" + _MONTH)
 _MONTH_DAY = re.compile(r"\b" + _MONTH + r"\s*(\d{1,2})(?:st|nd|rd|th)?\b")
 _NUMERIC = re.compile(  # day first, as written in Bangladesh; not "24/7", nor ranges of amounts or durations
-    r"(?<![\d/.-])(?!24/7\b)(\d{1,2})[/-](\d{1,2})(?![\d/.-])"
+    r"(?<![\d/.-])(?!24/7\b)(\d{1,2})[/-](\d{1,2})(?:[/-](\d{2}|\d{4}))?(?![\d/.-])"
     r"(?!\s*(?:k|lakh|lac|crore|tk|taka|%|days?|din|weeks?|months?|years?)(?![a-z]))"
 )
-_CLOCK = re.compile(  # "ta" also counts things ("2 ta card"), so it is an hour only where no noun follows
+_CLOCK = re.compile(  # "ta" also counts things ("2 ta card"): an hour only where no other word follows
     r"(?<![\d:.])(\d{1,2})(?:[:.](\d{2}))?\s*"
-    r"(a\.?m\b\.?|p\.?m\b\.?|o['’]?clock|baje|tay|tar(?: dike)?|ta(?![a-z])(?!\s+[a-z](?!e\b|te\b|theke\b)))"
+    r"(a\.?m\.?|p\.?m\.?|o['’]?clock|baje|tay|tar(?: dike)?|ta(?!\s+(?!(?:e|te|theke|porjonto)\b)[a-z]))(?![a-z])"
     r"|(?<![\d:.])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])"
 )
 
@@ -73,12 +73,12 @@ def parse_when(text: str, now: dt.datetime) -> WhenParts:
     lowered = text.lower()
     clocks = list(_CLOCK.finditer(lowered))
     # Times are blanked out before dates are read, so "Dec 3 pm" or "5-6 pm" is no date.
-    for m in clocks:
-        lowered = lowered[:m.start()] + " " * (m.end() - m.start()) + lowered[m.end():]
-    return WhenParts(date=_date(lowered, now.date()), time=_time(clocks, _last(_PART, lowered)))
+    rest = _CLOCK.sub(lambda m: " " * len(m.group()), lowered)
+    return WhenParts(date=_date(rest, now.date()), time=_time(clocks, _last(_PART, rest)))
 
 
 def _last(pattern: re.Pattern, text: str) -> re.Match | None:
+    """The latest mention, as a later one corrects an earlier one."""
     return next(reversed(list(pattern.finditer(text))), None)
 
 
@@ -87,15 +87,20 @@ def _date(text: str, today: dt.date) -> dt.date | None:
     found: list[tuple[int, dt.date | None]] = []
     if m := _last(_RELATIVE, text):
         found.append((m.start(), today + dt.timedelta(days=int(m.lastgroup[1]))))
-    if m := _last(_WEEKDAY, text):  # "saturday" or "next saturday": strictly after today
-        found.append((m.start(), today + dt.timedelta(days=(int(m.lastgroup[1]) - today.weekday() - 1) % 7 + 1)))
+    if m := _last(_WEEKDAY, text):  # "saturday", "this" or "next saturday": the first one after today
+        days_ahead = (int(m.lastgroup[1]) - today.weekday() - 1) % 7 + 1
+        found.append((m.start(), today + dt.timedelta(days=days_ahead)))
     if m := _last(_ISO, text):
         found.append((m.start(), _valid(int(m.group(1)), int(m.group(2)), int(m.group(3)))))
-    for pattern, day, month in ((_DAY_MONTH, 1, 2), (_MONTH_DAY, 2, 1)):
+    for pattern, day_at, month_at in ((_DAY_MONTH, 1, 2), (_MONTH_DAY, 2, 1)):
         if m := _last(pattern, text):
-            found.append((m.start(), _next(today, _MONTHS.index(m.group(month)[:3]) + 1, int(m.group(day)))))
+            found.append((m.start(), _next(today, _MONTHS.index(m.group(month_at)[:3]) + 1, int(m.group(day_at)))))
     if m := _last(_NUMERIC, text):
-        found.append((m.start(), _next(today, int(m.group(2)), int(m.group(1)))))
+        day, month, year = int(m.group(1)), int(m.group(2)), m.group(3)
+        if year:  # "25/12/26" is 2026
+            found.append((m.start(), _valid(int(year) + (2000 if len(year) == 2 else 0), month, day)))
+        else:
+            found.append((m.start(), _next(today, month, day)))
     return max(found, key=lambda start_date: start_date[0])[1] if found else None
 
 

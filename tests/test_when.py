@@ -11,38 +11,133 @@ import pytest
 
 from assistant.when import WhenParts, parse_when
 
-NOW = dt.datetime(2026, 11, 23, 9, 30, tzinfo=ZoneInfo("Asia/Dhaka"))  # a Monday
-MON, TUE, WED, SAT, SUN = (dt.date(2026, 11, d) for d in (23, 24, 25, 28, 29))
+DHAKA = ZoneInfo("Asia/Dhaka")
+NOW = dt.datetime(2026, 11, 23, 9, 30, tzinfo=DHAKA)
+MON, TUE, WED, THU, FRI, SAT, SUN = (dt.date(2026, 11, d) for d in range(23, 30))
+NEXT_MON = dt.date(2026, 11, 30)
+XMAS = dt.date(2026, 12, 25)
 
 
 def at(hour: int, minute: int = 0) -> dt.time:
     return dt.time(hour, minute)
 
 
+def test_now_is_a_monday():
+    assert NOW.date().weekday() == 0 == MON.weekday()
+    assert SUN.weekday() == 6
+
+
 @pytest.mark.parametrize("text, date, time", [
+    # the phrases from the booking flow
     ("tomorrow evening", TUE, at(17)),
     ("next Saturday 11am", SAT, at(11)),
     ("kal shaam 5 baje", TUE, at(17)),
     ("book me a call tomorrow at 5 pm", TUE, at(17)),
     ("actually make it 6 pm", None, at(18)),
-    ("on 25 Dec at 3:30pm", dt.date(2026, 12, 25), at(15, 30)),
-    ("December 25th, 10 a.m.", dt.date(2026, 12, 25), at(10)),
+    ("on 25 Dec at 3:30pm", XMAS, at(15, 30)),
     ("day after tomorrow morning", WED, at(10)),
-    ("parso dupur", WED, at(13)),
     ("shonibar 11 ta", SAT, at(11)),
+    # relative days
+    ("TODAY", MON, None),
+    ("aaj 3 ta", MON, at(15)),
+    ("aj", MON, None),
+    ("ajke dupur", MON, at(13)),
+    ("tmrw 10am", TUE, at(10)),
+    ("kaal", TUE, None),
+    ("kalke bikel", TUE, at(15)),
+    ("parso", WED, None),
+    ("porshu sokal", WED, at(10)),
+    ("porshudin", WED, None),
+    # weekdays: always the next one after today
+    ("Saturday", SAT, None),
+    ("on sat", SAT, None),
+    ("this Saturday at noon", SAT, at(12)),
+    ("monday", NEXT_MON, None),
+    ("Mon", NEXT_MON, None),
+    ("tue", TUE, None),
     ("robibar bikel", SUN, at(15)),
+    ("shombar", NEXT_MON, None),
+    ("sombar", NEXT_MON, None),
+    ("mongolbar", TUE, None),
+    ("budhbar", WED, None),
+    ("brihospotibar", THU, None),
+    ("bishudbar", THU, None),
+    ("shukrobar", FRI, None),
+    ("shonibare 11 tay", SAT, at(11)),
+    ("ravivaar", SUN, None),
+    ("raviwar", SUN, None),
+    ("itwaar", SUN, None),
+    ("somvaar ko", NEXT_MON, None),
+    ("somwar", NEXT_MON, None),
+    ("mangalvaar", TUE, None),
+    ("mangalwar", TUE, None),
+    ("budhvaar", WED, None),
+    ("budhwar subah 9 baje", WED, at(9)),
+    ("guruvaar", THU, None),
+    ("guruwar", THU, None),
+    ("veervaar", THU, None),
+    ("shukravaar", FRI, None),
+    ("shukrawar", FRI, None),
     ("shanivaar 4 baje", SAT, at(16)),
-    ("monday", dt.date(2026, 11, 30), None),
-    ("this saturday at noon", SAT, at(12)),
-    ("today 17:30", MON, at(17, 30)),
+    ("shaniwar dopahar", SAT, at(13)),
+    # explicit dates: the next one on or after today
+    ("25 December", XMAS, None),
+    ("25th Dec", XMAS, None),
+    ("Dec 25", XMAS, None),
+    ("December 25th, 10 a.m.", XMAS, at(10)),
+    ("25/12", XMAS, None),
+    ("25-12", XMAS, None),
+    ("25/12/2026", XMAS, None),
+    ("2026-12-25", XMAS, None),
     ("2026-12-01 at 09:15", dt.date(2026, 12, 1), at(9, 15)),
-    ("1/12", dt.date(2026, 12, 1), None),
+    ("1st of march", dt.date(2027, 3, 1), None),
+    ("23 nov", MON, None),
+    ("22 nov", dt.date(2027, 11, 22), None),
     ("5/11", dt.date(2027, 11, 5), None),
-    ("5 o'clock", None, at(17)),
-    ("11 baje", None, at(11)),
+    ("25 Dec 3 pm", XMAS, at(15)),
+    # times
+    ("5 pm", None, at(17)),
+    ("5pm", None, at(17)),
+    ("5:30 pm", None, at(17, 30)),
+    ("5.30PM", None, at(17, 30)),
+    ("17:00", None, at(17)),
+    ("today 17:30", MON, at(17, 30)),
+    ("11am", None, at(11)),
+    ("11 a.m.", None, at(11)),
+    ("12 pm", None, at(12)),
     ("12 am", None, at(0)),
+    ("noon", None, at(12)),
+    ("midday", None, at(12)),
+    ("5 o'clock", None, at(17)),
+    ("5 o’clock", None, at(17)),
+    ("5 baje", None, at(17)),
+    ("11 baje", None, at(11)),
+    ("12 baje", None, at(12)),
+    ("8 baje", None, at(8)),
+    ("7 baje", None, at(19)),
+    ("5 ta", None, at(17)),
+    ("5 tay", None, at(17)),
+    ("5 tar dike", None, at(17)),
+    ("5 ta te", None, at(17)),
+    # parts of the day, alone and with an hour
+    ("morning", None, at(10)),
+    ("dupur", None, at(13)),
+    ("afternoon", None, at(15)),
+    ("bikal", None, at(15)),
+    ("evening", None, at(17)),
+    ("sham", None, at(17)),
+    ("sondha", None, at(17)),
+    ("sondhya", None, at(17)),
     ("evening 6 baje", None, at(18)),
+    ("sondha 6:30", None, at(18, 30)),
     ("aaj raat 8 baje", MON, at(20)),
+    ("kal sokale 10 ta", TUE, at(10)),
+    ("morning 7 baje", None, at(7)),
+    ("in the evening at 7 pm", None, at(19)),
+    # the last mention wins: a correction reads as meant
+    ("not saturday, sunday 4pm", SUN, at(16)),
+    ("change it from 5pm to 6pm", None, at(18)),
+    ("between 5-6 pm", None, at(18)),
 ])
 def test_phrases(text, date, time):
     assert parse_when(text, NOW) == WhenParts(date, time)
@@ -50,15 +145,34 @@ def test_phrases(text, date, time):
 
 @pytest.mark.parametrize("text", [
     "my number is 01712345678", "+880 1812-345678", "the code is 482913", "I earn 80k", "1.5 lakh a month",
-    "I am 35 years old", "31/02", "25:00", "13 pm", "the Visa Platinum Business Credit Card", "",
+    "5-10 lakh", "it takes 3-5 days", "is the helpline 24/7?", "I am 35 years old", "born in 1990", "at 5",
+    "2 ta card chai", "interest rate", "satisfied", "I will decide 3 cards", "the Visa Platinum Business Credit Card",
+    "31/02", "29 feb", "2026-02-30", "25:00", "9:60", "13 pm", "0 am", "", "   ",
 ])
-def test_numbers_that_are_not_dates_or_times(text):
+def test_what_is_not_a_date_or_time(text):
     assert parse_when(text, NOW) == WhenParts()
+
+
+def test_a_weekday_that_is_today_means_next_week():
+    saturday = dt.datetime(2026, 11, 28, 8, 0, tzinfo=DHAKA)
+    assert parse_when("saturday", saturday).date == dt.date(2026, 12, 5)
+    assert parse_when("next shonibar", saturday).date == dt.date(2026, 12, 5)
+
+
+def test_a_day_and_month_crosses_into_next_year():
+    new_years_eve = dt.datetime(2026, 12, 31, 23, 0, tzinfo=DHAKA)
+    assert parse_when("1/1", new_years_eve).date == dt.date(2027, 1, 1)
+    assert parse_when("31 dec", new_years_eve).date == dt.date(2026, 12, 31)
+    assert parse_when("tomorrow", new_years_eve).date == dt.date(2027, 1, 1)
 
 
 def test_random_text_never_raises():
     rng = random.Random(7)
-    alphabet = string.ascii_letters + string.digits + " :/.-'৳"
-    for _ in range(2000):
-        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
-        parse_when(text, NOW)
+    alphabet = string.printable + "৳০১২৩৪৫৬৭৮৯’İ"
+    words = ["kal", "aaj", "sat", "dec", "25", "5", "12", "pm", "am", "a.m.", "baje", "ta", "tay", "tar dike",
+             "o'clock", ":", "/", "-", ".", "sondha", "noon", "day after tomorrow", "2026", "99", "0"]
+    for _ in range(3000):
+        noise = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+        phrase = " ".join(rng.choice(words) for _ in range(rng.randint(0, 8)))
+        for text in (noise, phrase, phrase.replace(" ", "")):
+            assert isinstance(parse_when(text, NOW), WhenParts)
