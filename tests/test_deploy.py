@@ -31,7 +31,8 @@ def test_compose_variables_are_settings_and_sessions_go_to_redis():
     Settings(session_store=environment["SESSION_STORE"])  # a value the app accepts
 
 
-def test_gunicorn_config_reads_the_settings(monkeypatch):
+def test_gunicorn_config_reads_the_settings(monkeypatch, tmp_path):
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path))  # the config must not leak it into this process
     monkeypatch.setenv("PORT", "8123")
     monkeypatch.setenv("WORKERS", "3")
     config: dict = {}
