@@ -103,6 +103,11 @@ class CatalogIndex:
         return collection
 
     def search_products(self, query: str, filters: Filters, limit: int) -> list[Product]:
+        """The `limit` products under `filters` closest in meaning to `query`. When every match
+        fits in the answer there is nothing to rank: they are listed by annual fee, unembedded."""
+        matching = [p for p in self.catalog.products if product_matches(p, filters)]
+        if len(matching) <= limit:
+            return sorted(matching, key=lambda p: (p.fees.annual_fee, p.name))
         result = self._products.query(
             query_embeddings=self.embedder.embed([query]),
             n_results=min(limit, len(self.catalog.products)),

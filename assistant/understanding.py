@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from difflib import get_close_matches
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Literal
 
 from pydantic import BaseModel
@@ -111,12 +111,12 @@ class PhraseMatcher:
 
     def fuzzy(self, words: list[str]) -> list[str]:
         """Values whose single-word phrases are within a typo of some word ("platnum")."""
-        found = []
-        for word in words:
-            if len(word) >= _FUZZY_MIN_LENGTH:
-                close = get_close_matches(word, self._single_words, n=1, cutoff=_FUZZY_CUTOFF)
-                found += [self._single_words[close[0]]] if close else []
-        return found
+        return [value for word in words if len(word) >= _FUZZY_MIN_LENGTH and (value := self._closest(word))]
+
+    @lru_cache(maxsize=4096)  # customers reuse words; difflib is the rules' most expensive step
+    def _closest(self, word: str) -> str | None:
+        close = get_close_matches(word, self._single_words, n=1, cutoff=_FUZZY_CUTOFF)
+        return self._single_words[close[0]] if close else None
 
     def find(self, text: str, words: list[str]) -> list[str]:
         values = self.exact(text)
