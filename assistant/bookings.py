@@ -11,12 +11,12 @@ import hashlib
 import hmac
 import re
 import secrets
-import sqlite3
-import threading
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel
+
+from assistant.sqlite_db import SharedSQLite
 
 CODE_TTL = dt.timedelta(minutes=10)
 MAX_WRONG_TRIES = 3
@@ -40,38 +40,31 @@ class Booking(BaseModel):
 
 class BookingStore:
     def __init__(self, path: Path):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path, check_same_thread=False, timeout=5, isolation_level=None)
-        self._lock = threading.Lock()
-        with self._lock:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.executescript("""
-                CREATE TABLE IF NOT EXISTS bookings (id TEXT PRIMARY KEY, body TEXT NOT NULL);
-                CREATE TABLE IF NOT EXISTS codes (
-                    goal_id TEXT PRIMARY KEY, salt BLOB NOT NULL, digest BLOB NOT NULL,
-                    expires_at TEXT NOT NULL, wrong INTEGER NOT NULL DEFAULT 0, issued INTEGER NOT NULL);
-            """)
+        self._db = SharedSQLite(path, """
+            CREATE TABLE IF NOT EXISTS bookings (id TEXT PRIMARY KEY, body TEXT NOT NULL);
+            CREATE TABLE IF NOT EXISTS codes (
+                goal_id TEXT PRIMARY KEY, salt BLOB NOT NULL, digest BLOB NOT NULL,
+                expires_at TEXT NOT NULL, wrong INTEGER NOT NULL DEFAULT 0, issued INTEGER NOT NULL);
+        """)
 
     def issue_code(self, goal_id: str, now: dt.datetime) -> str | None:
         """A fresh 6-digit code for this goal (replacing any earlier one); None once too many were sent."""
         code = f"{secrets.randbelow(10**6):06d}"
         salt = secrets.token_bytes(16)
-        with self._lock:
-            row = self._db.execute("SELECT issued FROM codes WHERE goal_id=?", (goal_id,)).fetchone()
+        with self._db.transaction() as db:
+            row = db.execute("SELECT issued FROM codes WHERE goal_id=?", (goal_id,)).fetchone()
             issued = row[0] if row else 0
             if issued >= MAX_CODES_PER_GOAL:
                 return None
-            self._db.execute(
+            db.execute(
                 "INSERT OR REPLACE INTO codes VALUES (?, ?, ?, ?, 0, ?)",
                 (goal_id, salt, _digest(salt, code), (now + CODE_TTL).isoformat(), issued + 1),
             )
         return code
 
     def check_code(self, goal_id: str, code: str, now: dt.datetime) -> CodeCheck:
-        with self._lock:
-            row = self._db.execute(
-                "SELECT salt, digest, expires_at, wrong FROM codes WHERE goal_id=?", (goal_id,)
-            ).fetchone()
+        with self._db.transaction() as db:
+            row = db.execute("SELECT salt, digest, expires_at, wrong FROM codes WHERE goal_id=?", (goal_id,)).fetchone()
             if row is None:
                 return "none"
             salt, digest, expires_at, wrong = row
@@ -80,18 +73,16 @@ class BookingStore:
             if now >= dt.datetime.fromisoformat(expires_at):
                 return "expired"
             if hmac.compare_digest(_digest(salt, code), digest):
-                self._db.execute("DELETE FROM codes WHERE goal_id=?", (goal_id,))
+                db.execute("DELETE FROM codes WHERE goal_id=?", (goal_id,))
                 return "ok"
-            self._db.execute("UPDATE codes SET wrong = wrong + 1 WHERE goal_id=?", (goal_id,))
+            db.execute("UPDATE codes SET wrong = wrong + 1 WHERE goal_id=?", (goal_id,))
             return "locked" if wrong + 1 >= MAX_WRONG_TRIES else "wrong"
 
     def save(self, booking: Booking) -> None:
-        with self._lock:
-            self._db.execute("INSERT INTO bookings VALUES (?, ?)", (booking.id, booking.model_dump_json()))
+        self._db.write("INSERT INTO bookings VALUES (?, ?)", (booking.id, booking.model_dump_json()))
 
     def get(self, booking_id: str) -> Booking | None:
-        with self._lock:
-            row = self._db.execute("SELECT body FROM bookings WHERE id=?", (booking_id,)).fetchone()
+        row = self._db.one("SELECT body FROM bookings WHERE id=?", (booking_id,))
         return Booking.model_validate_json(row[0]) if row else None
 
 

@@ -15,7 +15,7 @@ from assistant.comparison import Comparison, compare
 from assistant.domain import Catalog, FaqEntry, Product
 from assistant.goals import Goal
 from assistant.eligibility import Verdict, check
-from assistant.retrieval import CatalogIndex, Filters
+from assistant.retrieval import CatalogIndex
 from assistant.state import Pending, SessionState
 from assistant.understanding import Intent
 

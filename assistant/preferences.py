@@ -7,8 +7,6 @@ can overrule them at any time, and DELETE /customers/<id>/preferences forgets th
 from __future__ import annotations
 
 import re
-import sqlite3
-import threading
 import time
 from pathlib import Path
 from typing import Literal
@@ -16,6 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from assistant.formatting import FILTER_WORDS
+from assistant.sqlite_db import SharedSQLite
 from assistant.state import SessionState
 
 Style = Literal["short", "detailed"]
@@ -85,23 +84,15 @@ class PreferenceStore:
     """One row per customer in SQLite; shared by every worker that opens the same file."""
 
     def __init__(self, path: Path):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path, check_same_thread=False, timeout=5, isolation_level=None)
-        self._lock = threading.Lock()
-        with self._lock:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("CREATE TABLE IF NOT EXISTS preferences (customer_id TEXT PRIMARY KEY, body TEXT NOT NULL)")
+        self._db = SharedSQLite(path, "CREATE TABLE IF NOT EXISTS preferences"
+                                      " (customer_id TEXT PRIMARY KEY, body TEXT NOT NULL)")
 
     def get(self, customer_id: str) -> Preferences:
-        with self._lock:
-            row = self._db.execute("SELECT body FROM preferences WHERE customer_id=?", (customer_id,)).fetchone()
+        row = self._db.one("SELECT body FROM preferences WHERE customer_id=?", (customer_id,))
         return Preferences.model_validate_json(row[0]) if row else Preferences()
 
     def save(self, customer_id: str, preferences: Preferences) -> None:
-        with self._lock:
-            self._db.execute("INSERT OR REPLACE INTO preferences VALUES (?, ?)",
-                             (customer_id, preferences.model_dump_json()))
+        self._db.write("INSERT OR REPLACE INTO preferences VALUES (?, ?)", (customer_id, preferences.model_dump_json()))
 
     def delete(self, customer_id: str) -> bool:
-        with self._lock:
-            return self._db.execute("DELETE FROM preferences WHERE customer_id=?", (customer_id,)).rowcount > 0
+        return self._db.write("DELETE FROM preferences WHERE customer_id=?", (customer_id,)) > 0

@@ -11,12 +11,12 @@ import datetime as dt
 import logging
 import secrets
 import sqlite3
-import threading
 from collections.abc import Callable
 from pathlib import Path
 
 from assistant.notify import Notifier, mask
 from assistant.periodic import Periodic
+from assistant.sqlite_db import SharedSQLite
 
 log = logging.getLogger(__name__)
 CLAIM_EXPIRES = dt.timedelta(minutes=5)
@@ -31,38 +31,23 @@ def _utc(moment: dt.datetime) -> str:
 
 class ReminderStore:
     def __init__(self, path: Path):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        # timeout=5 is SQLite's busy timeout: writers from other processes wait rather than fail
-        self._db = sqlite3.connect(path, check_same_thread=False, timeout=5, isolation_level=None)
-        self._lock = threading.Lock()  # one connection shared by this instance's threads
-        with self._lock:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("""CREATE TABLE IF NOT EXISTS reminders (
-                id TEXT PRIMARY KEY, booking_id TEXT NOT NULL, recipient TEXT NOT NULL, text TEXT NOT NULL,
-                due_at TEXT NOT NULL, claim TEXT, claimed_at TEXT, sent_at TEXT)""")
-
-    def _rows(self, sql: str, params: tuple = ()) -> list[tuple]:
-        with self._lock:
-            return self._db.execute(sql, params).fetchall()
-
-    def _write(self, sql: str, params: tuple) -> int:
-        """Runs one autocommitted statement; returns how many rows it changed."""
-        with self._lock:
-            return self._db.execute(sql, params).rowcount
+        self._db = SharedSQLite(path, """CREATE TABLE IF NOT EXISTS reminders (
+            id TEXT PRIMARY KEY, booking_id TEXT NOT NULL, recipient TEXT NOT NULL, text TEXT NOT NULL,
+            due_at TEXT NOT NULL, claim TEXT, claimed_at TEXT, sent_at TEXT)""")
 
     def schedule(self, booking_id: str, to: str, text: str, due_at: dt.datetime) -> str:
         reminder_id = "rem_" + secrets.token_hex(8)
-        self._write("INSERT INTO reminders (id, booking_id, recipient, text, due_at) VALUES (?, ?, ?, ?, ?)",
+        self._db.write("INSERT INTO reminders (id, booking_id, recipient, text, due_at) VALUES (?, ?, ?, ?, ?)",
                     (reminder_id, booking_id, to, text, _utc(due_at)))
         return reminder_id
 
     def pending(self) -> list[dict]:
-        rows = self._rows("SELECT id, booking_id, due_at FROM reminders WHERE sent_at IS NULL ORDER BY due_at")
+        rows = self._db.rows("SELECT id, booking_id, due_at FROM reminders WHERE sent_at IS NULL ORDER BY due_at")
         return [{"id": r[0], "booking_id": r[1], "due_at": r[2]} for r in rows]
 
     def deliver_due(self, now: dt.datetime, notifier: Notifier) -> int:
         """Send every unsent reminder due by `now`; returns how many this call sent."""
-        due = self._rows("SELECT id, recipient, text FROM reminders WHERE sent_at IS NULL AND due_at <= ? "
+        due = self._db.rows("SELECT id, recipient, text FROM reminders WHERE sent_at IS NULL AND due_at <= ? "
                          "ORDER BY due_at", (_utc(now),))
         return sum(self._deliver(reminder_id, to, text, now, notifier) for reminder_id, to, text in due)
 
@@ -70,7 +55,7 @@ class ReminderStore:
         """Claim, send, mark sent; a failure releases the claim so a later round retries it."""
         claim = secrets.token_hex(8)
         try:
-            claimed = self._write(
+            claimed = self._db.write(
                 "UPDATE reminders SET claimed_at=?, claim=? WHERE id=? AND sent_at IS NULL "
                 "AND (claimed_at IS NULL OR claimed_at < ?)",
                 (_utc(now), claim, reminder_id, _utc(now - CLAIM_EXPIRES)))
@@ -82,7 +67,7 @@ class ReminderStore:
             self._release(reminder_id, claim)
             return False
         try:
-            self._write("UPDATE reminders SET sent_at=? WHERE id=? AND claim=?", (_utc(now), reminder_id, claim))
+            self._db.write("UPDATE reminders SET sent_at=? WHERE id=? AND claim=?", (_utc(now), reminder_id, claim))
         except sqlite3.Error as error:  # sent but not recorded; the claim holds it back for five minutes
             log.error("reminder %s sent but not marked sent: %s", reminder_id, error)
         return True
@@ -90,7 +75,7 @@ class ReminderStore:
     def _release(self, reminder_id: str, claim: str) -> None:
         """Only our own claim: one that expired and was taken over belongs to the other worker now."""
         try:
-            self._write("UPDATE reminders SET claim=NULL, claimed_at=NULL WHERE id=? AND claim=? AND sent_at IS NULL",
+            self._db.write("UPDATE reminders SET claim=NULL, claimed_at=NULL WHERE id=? AND claim=? AND sent_at IS NULL",
                         (reminder_id, claim))
         except sqlite3.Error as error:  # the claim then simply expires
             log.error("reminder %s claim not released: %s", reminder_id, error)

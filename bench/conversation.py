@@ -25,15 +25,8 @@ os.environ.setdefault("CREWAI_DISABLE_TELEMETRY", "true")
 os.environ.setdefault("CREWAI_TRACING_ENABLED", "false")
 
 from app import create_app  # noqa: E402
+from bench.seed import SEED_CONVERSATION  # noqa: E402
 
-SEED_CONVERSATION = [
-    "I want a platinum conventional credit card for business",
-    "Which is best for me? Compare them",
-    "Am I eligible for the Mastercard one?",
-    "Compare them and check eligibility",
-    "Actually show me Islamic options instead",
-    "What are the fees?",
-]
 
 
 def resident_mib() -> float:

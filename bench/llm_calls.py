@@ -32,16 +32,9 @@ from assistant.offline_crew import TurnWork  # noqa: E402
 from assistant.scripted_llm import ScriptedLLM, restate_draft  # noqa: E402
 from assistant.state import SessionState  # noqa: E402
 from assistant.understanding import Intent  # noqa: E402
+from bench.seed import SEED_CONVERSATION  # noqa: E402
 
-SEED = [
-    "I want a platinum conventional credit card for business",
-    "Which is best for me? Compare them",
-    "Am I eligible for the Mastercard one?",
-    "Compare them and check eligibility",
-    "Actually show me Islamic options instead",
-    "What are the fees?",
-]
-SEED_AGENTS = ("retriever", "comparator", "eligibility", "formatter")  # the seed's crew (no booking)
+SEED_CONVERSATION_AGENTS = ("retriever", "comparator", "eligibility", "formatter")  # the seed's crew (no booking)
 TOOL_INPUTS = {
     "search_products": {"query": "platinum credit card"},
     "search_faq": {"question": "fees"},
@@ -72,7 +65,7 @@ def ours(tmp: Path) -> ScriptedLLM:
                       "llm_base_url": "http://127.0.0.1:9/v1"})
     app.extensions["pipeline"].crew_mode.llm = llm
     client, session = app.test_client(), str(uuid.uuid4())
-    for query in SEED:
+    for query in SEED_CONVERSATION:
         data = client.post("/chat", json={"query": query, "session_id": session,
                                           "user_employment": "business_owner"}).get_json()
         assert data["mode"] == "crew", data
@@ -85,9 +78,9 @@ def naive(pipeline) -> ScriptedLLM:
     work = TurnWork(query="", intent=Intent(type="product_info"), state=state, selection=[],
                     catalog=pipeline.catalog, index=pipeline.index, max_products=5, faq_min_similarity=0.45)
     tools = make_tools(work)
-    for query in SEED:
+    for query in SEED_CONVERSATION:
         agents, tasks = [], []
-        for name in SEED_AGENTS:
+        for name in SEED_CONVERSATION_AGENTS:
             spec = definitions()[name]
             agent = Agent(role=spec["role"], goal=spec["goal"].format(business=pipeline.catalog.name,
                           filters="as the customer said", currency="BDT"), backstory=spec["backstory"],
@@ -105,7 +98,7 @@ def main() -> None:
         pipeline = create_app({"session_db": Path(tmp) / "naive.sqlite3"}).extensions["pipeline"]
         naive_llm = naive(pipeline)
     result = {
-        "turns": len(SEED),
+        "turns": len(SEED_CONVERSATION),
         "ours": {"llm_calls": len(ours_llm.calls), "prompt_tokens": prompt_tokens(ours_llm)},
         "naive": {"llm_calls": len(naive_llm.calls), "prompt_tokens": prompt_tokens(naive_llm)},
     }

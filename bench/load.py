@@ -14,7 +14,6 @@ import argparse
 import http.client
 import json
 import os
-import random
 import signal
 import socket
 import statistics
@@ -27,14 +26,9 @@ import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SEED = [
-    "I want a platinum conventional credit card for business",
-    "Which is best for me? Compare them",
-    "Am I eligible for the Mastercard one?",
-    "Compare them and check eligibility",
-    "Actually show me Islamic options instead",
-    "What are the fees?",
-]
+sys.path.insert(0, str(ROOT))
+
+from bench.seed import SEED_CONVERSATION  # noqa: E402
 
 
 def free_port() -> int:
@@ -77,7 +71,7 @@ class Client(threading.Thread):
         while time.monotonic() < self.until:
             session = str(uuid.uuid4())
             record = self.sessions.setdefault(session, {"answered": 0, "failed": 0})
-            for query in SEED:
+            for query in SEED_CONVERSATION:
                 if time.monotonic() >= self.until:
                     return
                 body = json.dumps({"query": query, "session_id": session, "user_employment": "business_owner"})
@@ -141,7 +135,6 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--chaos", action="store_true", help="kill one worker halfway")
     args = parser.parse_args()
-    random.seed(1)
     with tempfile.TemporaryDirectory() as tmp:
         port = free_port()
         server = serve("app:create_app()", port, Path(tmp))
