@@ -86,7 +86,8 @@ class CrewPipeline:
 
         # 1. Detect intent and filters (and what the customer told us about themselves);
         #    in LLM mode the model reads what the rules could not.
-        in_context = state.has_products() or bool(state.last_discussed())  # what "that card" can refer to
+        # What "that card" or "the fees" can be about: products found or discussed, or being narrowed down.
+        in_context = state.has_products() or bool(state.last_discussed()) or state.pending == "clarify_product"
         intent = self.understanding.detect(request.query, in_context, state.pending)
         booking = state.goals.active is not None and state.goals.active.type == "booking"
         if crew and not intent.sure and not booking:  # a booking's answers are read by the Booking agent

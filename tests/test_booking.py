@@ -240,3 +240,11 @@ def test_that_card_means_the_card_being_booked(chat, catalog):
     assert data["intent"]["type"] == "feature_query" and data["agents"] == ["formatter"]
     assert f"Annual fee: ৳{fee:,}" in data["reply"] and "Back to your appointment" in data["reply"]
     assert [p["id"] for p in data["products"]] == ["visa-platinum-business"]
+
+
+def test_a_banglish_booking_request(chat):
+    data = chat.say("Visa Platinum Business Credit Card er jonno kal shaam 5 baje call korun")
+    slots = data["state"]["active_goal"]["slots"]
+    assert (slots["product"], slots["channel"], slots["date"], slots["time"]) == (
+        "visa-platinum-business", "call", "2026-11-24", "17:00")
+    assert data["state"]["active_goal"]["missing"] == ["name", "phone"]

@@ -301,3 +301,13 @@ def test_cheapest_ranks_every_match_by_fee(conversation, catalog, searches):
     assert [p["id"] for p in data["products"]] == [p.id for p in matching[:5]]
     assert "lowest annual fee first" in data["reply"]
     assert data["agents"] == ["retriever", "formatter"] and len(searches) == 1
+
+
+def test_a_feature_question_instead_of_the_clarifying_answer_is_answered_for_those_cards(conversation, catalog):
+    chat = conversation()
+    assert chat.say("gold card")["ask_user"]
+    data = chat.say("what is the interest rate?")
+    assert data["intent"]["type"] == "feature_query" and data["agents"] == ["retriever", "formatter"]
+    assert data["products"] and all(catalog.product(p["id"]).tier == "gold" for p in data["products"])
+    first = catalog.product(data["products"][0]["id"])
+    assert f"{first.rate.annual_pct:g}% a year" in data["reply"]
