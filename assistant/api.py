@@ -1,5 +1,5 @@
 """HTTP endpoints: POST /chat (and its streaming twin), a session's history, a customer's
-preferences, GET /health."""
+preferences, the OpenAPI document, and the health checks."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ import uuid
 from flask import Blueprint, Response, current_app, g, jsonify, request
 
 from assistant import openapi, telemetry
-
-from assistant.errors import ApiError
+from assistant.errors import BUSY_MESSAGE, ApiError
 from assistant.schemas import CUSTOMER_ID, ChatRequest, ChatResponse
+from assistant.store import SessionBusy, VersionConflict
 
 bp = Blueprint("api", __name__)
 log = logging.getLogger(__name__)
@@ -63,6 +63,8 @@ def chat_stream():
             for piece in _CHUNK.findall(response.reply):
                 events.put(("chunk", {"text": piece}))
             events.put(("final", response.model_dump()))
+        except (SessionBusy, VersionConflict):
+            events.put(("error", {"error": "session_busy", "message": BUSY_MESSAGE}))
         except Exception:  # the stream has started: the error becomes an event, never a trace
             log.exception("streamed turn failed")
             events.put(("error", {"error": "internal_error", "message": "Something went wrong on our side."}))

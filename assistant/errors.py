@@ -11,6 +11,7 @@ from werkzeug.exceptions import HTTPException
 from assistant.store import SessionBusy, VersionConflict
 
 log = logging.getLogger(__name__)
+BUSY_MESSAGE = "Another message of this conversation is still being answered. Please try again in a moment."
 
 
 class ApiError(Exception):
@@ -40,9 +41,7 @@ def register(app: Flask) -> None:
     @app.errorhandler(SessionBusy)
     @app.errorhandler(VersionConflict)
     def busy(exc: Exception):
-        response = jsonify(error="session_busy", message="Another message of this conversation is still being "
-                                                         "answered. Please try again in a moment.")
-        return response, 409, {"Retry-After": "1"}
+        return jsonify(error="session_busy", message=BUSY_MESSAGE), 409, {"Retry-After": "1"}
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException):

@@ -63,3 +63,14 @@ def test_session_history_restores_the_conversation(client):
 def test_unknown_or_malformed_session_ids(client):
     assert client.get(f"/sessions/{uuid.uuid4()}").status_code == 404
     assert client.get("/sessions/not-a-uuid").get_json()["error"] == "invalid_session_id"
+
+
+def test_a_busy_session_mid_stream_is_a_session_busy_event(client, pipeline, monkeypatch):
+    from assistant import store as store_module
+    from assistant.store import SQLiteSessionStore
+
+    monkeypatch.setattr(store_module, "LOCK_WAIT_S", 0.2)
+    session = str(uuid.uuid4())
+    with SQLiteSessionStore(pipeline.store.path, 3600).lock(session):
+        streamed = events(client.post("/chat/stream", json={"query": "hello", "session_id": session}))
+    assert streamed[-1][0] == "error" and streamed[-1][1]["error"] == "session_busy"
