@@ -20,16 +20,14 @@ from assistant.offline_crew import AGENTS, TurnWork
 from assistant.preferences import PreferenceStore, learn, starting_state, welcome_back
 from assistant.retrieval import CatalogIndex, Filters, product_matches
 from assistant.schemas import ChatRequest, ChatResponse
-from assistant.state import CustomerProfile, SessionState, Turn
+from assistant.state import PROFILE_FACTS, CustomerProfile, SessionState, Turn
 from assistant.store import SessionStore, VersionConflict
-from assistant.understanding import Intent, Understanding
+from assistant.understanding import NEEDS_PRODUCTS, Intent, Understanding
 
 if TYPE_CHECKING:  # crewai is imported only when an LLM is configured
     from assistant.crew_mode import CrewMode
 
 EventSink = Callable[[str, dict], None]
-PROFILE_FACTS = ("employment", "monthly_income", "age")
-NEEDS_PRODUCTS = ("product_info", "comparison", "eligibility_check", "feature_query")
 COMMIT_ATTEMPTS = 3
 
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from zoneinfo import ZoneInfo
 
-from assistant.bookings import Booking, BookingStore, new_booking_id
+from assistant.bookings import CODE_LIKE, Booking, BookingStore, new_booking_id
 from assistant.domain import WEEKDAYS, Catalog, Product
 from assistant.goals import Goal
 from assistant.notify import Notifier, mask_phone
@@ -33,7 +33,6 @@ QUESTIONS = {
     "name": "What name should we book it under?",
     "phone": "Which mobile number should we send the confirmation code to? (for example 01712345678)",
 }
-_CODE = re.compile(r"(?<!\d)(\d{6})(?!\d)")
 _PHONE = re.compile(r"(?<![\d+])\+?\d[\d -]{6,17}\d(?!\d)")
 _NAME = re.compile(r"\b(?:my name is|name is|name's|this is|i am|i'm|amar nam|mera naam)\s+"
                    r"([a-z][a-z.'-]*(?:\s+[a-z][a-z.'-]*){0,3})", re.IGNORECASE)
@@ -73,7 +72,7 @@ class BookingDesk:
     def step(self, goal: Goal, text: str, filters: dict, cached: list[Product], session_id: str) -> BookingStep:
         now = self.clock().astimezone(self.zone)
         slots = goal.slots
-        code = _CODE.search(text)
+        code = CODE_LIKE.search(text)
         if slots.get("code_sent") and code:
             return self._confirm(goal, code.group(1), now, session_id)
         patch, problems = self.read(text, filters, cached, slots, now)

@@ -86,12 +86,12 @@ class BookingStore:
         return Booking.model_validate_json(row[0]) if row else None
 
 
-_CODE_LIKE = re.compile(r"(?<!\d)\d{6}(?!\d)")
+CODE_LIKE = re.compile(r"(?<!\d)(\d{6})(?!\d)")  # a one-time code as typed: six digits alone
 
 
 def redact_codes(text: str) -> str:
     """Any six-digit run masked, for text that may hold a code the customer typed."""
-    return _CODE_LIKE.sub("••••••", text)
+    return CODE_LIKE.sub("••••••", text)
 
 
 def new_booking_id() -> str:

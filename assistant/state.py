@@ -11,6 +11,7 @@ from assistant.domain import Employment, FilterValue
 from assistant.goals import GoalBoard
 
 Pending = Literal["clarify_product", "employment", "monthly_income", "age"]
+PROFILE_FACTS: tuple[Pending, ...] = ("employment", "monthly_income", "age")
 Wish = Literal["comparison", "eligibility", "cheapest"]
 
 

@@ -15,12 +15,12 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, H
 from prometheus_client import REGISTRY, multiprocess
 
 from assistant.schemas import ChatResponse
+from assistant.understanding import NEEDS_PRODUCTS
 
 http_log = logging.getLogger("assistant.http")
 turn_log = logging.getLogger("assistant.turn")
 security_log = logging.getLogger("assistant.security")
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
-NEEDS_PRODUCTS = {"product_info", "comparison", "eligibility_check", "feature_query"}
 
 REQUESTS = Counter("assistant_requests_total", "HTTP requests", ["endpoint", "method", "status"])
 LATENCY = Histogram("assistant_request_seconds", "HTTP request duration", ["endpoint"],

@@ -15,12 +15,13 @@ from typing import Literal
 from pydantic import BaseModel
 
 from assistant.domain import FilterValue, Vocabulary
-from assistant.state import CustomerProfile, Pending, Wish
+from assistant.state import PROFILE_FACTS, CustomerProfile, Pending, Wish
 
 IntentType = Literal[
     "product_info", "comparison", "eligibility_check", "feature_query", "faq", "greeting", "booking", "cancel",
     "unknown",
 ]
+NEEDS_PRODUCTS: tuple[IntentType, ...] = ("product_info", "comparison", "eligibility_check", "feature_query")
 
 _BENGALI_DIGITS = str.maketrans("০১২৩৪৫৬৭৮৯", "0123456789")
 _MULTIPLIERS = {
@@ -157,7 +158,7 @@ class Understanding:
             kind = "comparison"
         elif wants_eligibility:
             kind = "eligibility_check"
-        elif pending in ("employment", "monthly_income", "age") and profile.model_dump(exclude_none=True):
+        elif pending in PROFILE_FACTS and profile.model_dump(exclude_none=True):
             kind, wants_eligibility = "eligibility_check", True
         elif "booking" in cues:
             kind = "booking"
