@@ -190,7 +190,7 @@ class CrewPipeline:
         """
         if intent.type not in NEEDS_PRODUCTS:
             return state.filters, []
-        cached = [p for pid in state.product_ids if (p := self.catalog.product(pid))]
+        cached = self.catalog.products_by_id(state.product_ids)
         discussed = state.last_discussed()
         single = self.catalog.product(discussed[0]) if len(discussed) == 1 else None
         if intent.type == "feature_query" and not intent.filters and single:

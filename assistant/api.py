@@ -93,7 +93,7 @@ def session_history(session_id: str):
         raise ApiError(404, "unknown_session", "No conversation with that id.")
     turns = [
         {**turn.model_dump(include={"role", "text", "intent", "agents", "at"}),
-         "products": [p.model_dump() for pid in turn.products if (p := pipeline.catalog.product(pid))]}
+         "products": [p.model_dump() for p in pipeline.catalog.products_by_id(turn.products)]}
         for turn in state.history
     ]
     return jsonify(session_id=session_id, history=turns, state=state.summary())

@@ -196,7 +196,7 @@ def _inputs(work: TurnWork) -> dict[str, str]:
 
 def _facts(work: TurnWork) -> grounding.Facts:
     """Everything this turn's reply may state: tool results, the draft, and the customer's words."""
-    cached = [p for pid in work.state.product_ids if (p := work.catalog.product(pid))]
+    cached = work.catalog.products_by_id(work.state.product_ids)
     products = {p.id: p for p in [*work.selection, *cached, *work.products]}
     text = "\n".join([
         work.query, work.reply, work.state.profile.model_dump_json(),

@@ -149,6 +149,10 @@ class Catalog(BaseModel):
     def product(self, product_id: str) -> Product | None:
         return self._by_id.get(product_id)
 
+    def products_by_id(self, ids: list[str]) -> list[Product]:
+        """The catalog's products for stored ids, in order; ids no longer in the data are skipped."""
+        return [p for pid in ids if (p := self._by_id.get(pid))]
+
     @model_validator(mode="after")
     def _index(self) -> "Catalog":
         ids = [p.id for p in self.products]

@@ -76,7 +76,7 @@ def eligibility(work: TurnWork) -> None:
 
 
 def booking(work: TurnWork) -> None:
-    cached = [p for pid in work.state.product_ids if (p := work.catalog.product(pid))]
+    cached = work.catalog.products_by_id(work.state.product_ids)
     work.booking_step = work.desk.step(work.goal, work.query, work.intent.filters, cached, work.state.session_id)
 
 
