@@ -13,6 +13,7 @@ import datetime as dt
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from zoneinfo import ZoneInfo
 
 from assistant.bookings import CODE_LIKE, Booking, BookingStore, new_booking_id
@@ -43,7 +44,7 @@ _CHANNELS = {
     "call": re.compile(r"\b(call ?-?back|call me|phone me|a call|by phone|phone call|ring me|call korun|call dao)\b"),
     "branch": re.compile(r"\b(branch|visit|in person|come in|come to|office|shakha)\b"),
 }
-_PRODUCT_WORDS_IGNORED = {"card", "credit", "debit", "prepaid"}
+_NOT_NAMES = {"looking", "interested", "not", "a", "an", "the", "from", "here", "ok", "fine", "good", "sure"}
 
 
 @dataclass
@@ -121,11 +122,22 @@ class BookingDesk:
             else:
                 problems.append(f"{phone_text.group(0).strip()} doesn't look like a mobile number.")
         name = _NAME.search(text)
-        if name and not _mentions_anything_else(name.group(1), self.catalog):
+        if name and not self._not_a_name(name.group(1)):
             patch["name"] = name.group(1).strip().title()
         elif waiting_for == ["name"] and not patch and _NAME_ONLY.match(text.strip()):
             patch["name"] = text.strip().title()
         return patch, problems
+
+    @cached_property
+    def _vocabulary_words(self) -> frozenset[str]:
+        vocabulary = self.catalog.vocabulary
+        sections = [vocabulary.employment, vocabulary.intents, *vocabulary.filters.values()]
+        return frozenset(w for s in sections for phrases in s.values() for p in phrases for w in p.lower().split())
+
+    def _not_a_name(self, words: str) -> bool:
+        """'I am salaried' or 'I'm looking for' is not a name."""
+        said = words.lower().split()
+        return any(w in self._vocabulary_words for w in said) or said[0] in _NOT_NAMES
 
     def phone(self, raw: str) -> str | None:
         """E.164. A local number (01712345678, 1712345678) gets the business's country code;
@@ -272,12 +284,3 @@ def public_booking(booking: Booking) -> dict:
 
 def _day(day: dt.date) -> str:
     return f"{day:%A} {day.day} {day:%B %Y}"
-
-
-def _mentions_anything_else(words: str, catalog: Catalog) -> bool:
-    """'I am salaried' or 'I'm looking for' is not a name."""
-    vocabulary = catalog.vocabulary
-    sections = [vocabulary.employment, vocabulary.intents, *vocabulary.filters.values()]
-    known = {w for s in sections for phrases in s.values() for p in phrases for w in p.lower().split()}
-    return any(w in known for w in words.lower().split()) or words.lower().split()[0] in {
-        "looking", "interested", "not", "a", "an", "the", "from", "here", "ok", "fine", "good", "sure"}

@@ -26,7 +26,6 @@ _FILTER_FIELDS: dict[str, tuple[Callable[[Product], object], str, str]] = {
     "use_case": (lambda p: p.use_cases, "use_cases", "contains"),
     "max_annual_fee": (lambda p: p.fees.annual_fee, "annual_fee", "lte"),
 }
-FILTER_NAMES = tuple(_FILTER_FIELDS)
 
 
 def _as_list(value: FilterValue) -> list:
