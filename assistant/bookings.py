@@ -81,10 +81,6 @@ class BookingStore:
     def save(self, booking: Booking) -> None:
         self._db.write("INSERT INTO bookings VALUES (?, ?)", (booking.id, booking.model_dump_json()))
 
-    def get(self, booking_id: str) -> Booking | None:
-        row = self._db.one("SELECT body FROM bookings WHERE id=?", (booking_id,))
-        return Booking.model_validate_json(row[0]) if row else None
-
 
 CODE_LIKE = re.compile(r"(?<!\d)(\d{6})(?!\d)")  # a one-time code as typed: six digits alone
 
