@@ -41,7 +41,7 @@ def create_app(config: dict | None = None) -> Flask:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxy_count, x_proto=settings.proxy_count)
     CORS(app, origins=settings.cors_origins)
 
-    catalog = load_catalog(settings.data_dir)
+    catalog = load_catalog(settings.pack_dir)
     index = CatalogIndex(catalog, default_embedder())
     session_db = settings.session_db or Path(app.instance_path) / "sessions.sqlite3"
     store = open_store(settings.session_store, session_db, settings.session_ttl_s)

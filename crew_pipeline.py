@@ -11,15 +11,18 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from assistant import formatting, guard
-from assistant.config import Settings
-from assistant.domain import Catalog, Product
 from assistant.booking import BookingDesk
 from assistant.bookings import redact_codes
-from assistant.goals import Goal
+from assistant.config import Settings
+from assistant.display import public_product
+from assistant.domain import Catalog, Product
+from assistant.filters import Filters
+from assistant.goals import QUICK_PRIORITY, Goal
 from assistant.offline_crew import AGENTS, TurnWork
 from assistant.preferences import PreferenceStore, learn, starting_state, welcome_back
-from assistant.retrieval import CatalogIndex, Filters, product_matches
+from assistant.retrieval import CatalogIndex
 from assistant.schemas import ChatRequest, ChatResponse
+from assistant.tool_gateway import ToolGateway
 from assistant.state import PROFILE_FACTS, CustomerProfile, SessionState, Turn
 from assistant.store import SessionStore, VersionConflict
 from assistant.understanding import NEEDS_PRODUCTS, Intent, Understanding
@@ -40,7 +43,9 @@ class CrewPipeline:
         self.settings = settings
         self.desk = desk
         self.preferences = preferences
-        self.understanding = Understanding(catalog.vocabulary)
+        self.understanding = Understanding(catalog)
+        self.tools = ToolGateway(catalog, index)
+        self.rules = index.rules
         self.crew_mode = crew_mode  # None: no LLM configured, every turn is offline
 
     def run(self, request: ChatRequest, on_event: EventSink | None = None) -> ChatResponse:
@@ -69,7 +74,7 @@ class CrewPipeline:
         emit("agent", {"name": "formatter", "status": "started"})
         emit("agent", {"name": "formatter", "status": "finished"})
         return ChatResponse(
-            session_id=state.session_id, reply=formatting.refusal(self.catalog),
+            session_id=state.session_id, reply=formatting.say(self.catalog, "refusal"),
             intent={"type": "refused", "filters": {}, "reason": attack}, agents=["formatter"], products=[],
             comparison=None, eligibility=None, ask_user=None, choices=[], mode="offline", state=state.summary(),
         )
@@ -79,22 +84,23 @@ class CrewPipeline:
         known = self.preferences.get(request.customer_id) if request.customer_id else None
         welcome = None
         if known and not known.is_empty() and not state.history:  # a returning customer's new session
-            starting_state(known, state)
-            welcome = welcome_back(known)
+            starting_state(known, state, self.catalog)
+            welcome = welcome_back(known, self.catalog)
 
         # 1. Detect intent and filters (and what the customer told us about themselves);
         #    in LLM mode the model reads what the rules could not.
         # What "that card" or "the fees" can be about: products found or discussed, or being narrowed down.
         in_context = state.has_products() or bool(state.last_discussed()) or state.pending == "clarify_product"
-        intent = self.understanding.detect(request.query, in_context, state.pending)
-        booking = state.goals.active is not None and state.goals.active.type == "booking"
-        if crew and not intent.sure and not booking:  # a booking's answers are read by the Booking agent
+        active = state.goals.active
+        awaiting = active.missing[0] if active and active.missing and state.pending == "clarify_product" else None
+        intent = self.understanding.detect(request.query, in_context, state.pending, awaiting)
+        if crew and not intent.sure and not self._collecting(active):  # slot answers are read by the Booking or Support agent
             intent = crew.understand(request.query, intent)
         if state.pending == "clarify_product":
             intent.resume(state.wishes)
         state.profile = _merge_profile(state.profile, intent.profile, request.user_employment)
 
-        # 2. Continue the active goal or start one; a quick question suspends a booking.
+        # 2. Continue the active goal or start one; a higher-priority request suspends it.
         goal = self._plan_goal(intent, state)
 
         # 3. Reset the cached products if the filters in effect changed.
@@ -103,18 +109,19 @@ class CrewPipeline:
             state.reset_products()
             state.filters = filters
 
-        # 4. Ask one clarifying question if the request is too vague to search.
+        # 4. Ask one clarifying question if a search needs a filter (a budget) or is too broad.
         question = None if selection else self._clarifying_question(intent, state)
 
         # 5. Assemble only the agents needed; the Formatter always runs last.
         agents = [] if question else self._select_agents(intent, state, selection)
         work = TurnWork(
             query=request.query, intent=intent, state=state, selection=selection,
-            catalog=self.catalog, index=self.index, max_products=self.settings.max_products,
+            catalog=self.catalog, index=self.index, tools=self.tools, max_products=self._max_results(),
             faq_min_similarity=self.settings.faq_min_similarity, goal=goal, desk=self.desk,
         )
         if question:
-            (work.ask_user, work.choices), work.pending = question, "clarify_product"
+            (work.ask_user, work.choices, missing), work.pending = question, "clarify_product"
+            goal.missing = [missing]
         for name in [*agents, "formatter"]:
             emit("agent", {"name": name, "status": "started"})
             AGENTS[name](work)
@@ -129,7 +136,7 @@ class CrewPipeline:
             work.reply = f"{welcome}\n\n{work.reply}"
         self._update_state(state, work, [*agents, "formatter"], request.query)
         if known is not None:
-            learned = learn(known, state, request.query)
+            learned = learn(known, state, request.query, self.catalog)
             if learned is not known:
                 self.preferences.save(request.customer_id, learned)
         return ChatResponse(
@@ -137,7 +144,7 @@ class CrewPipeline:
             reply=work.reply,
             intent=intent.public(),
             agents=[*agents, "formatter"],
-            products=[p.model_dump() for p in work.products],
+            products=[public_product(p, self.catalog) for p in work.products],
             comparison=work.comparison.model_dump() if work.comparison else None,
             eligibility=[v.model_dump() for v in work.verdicts] if work.verdicts is not None else None,
             ask_user=work.ask_user,
@@ -149,47 +156,75 @@ class CrewPipeline:
             state=state.summary(),
         )
 
-    @staticmethod
-    def _plan_goal(intent: Intent, state: SessionState) -> Goal | None:
-        """The goal this message serves. A booking in progress takes slot answers; a question
-        about something else suspends it; "never mind" cancels whatever is active."""
+    def _plan_goal(self, intent: Intent, state: SessionState) -> Goal | None:
+        """The goal this message serves. A booking or troubleshooting goal waiting for an answer
+        takes it; a request the pack groups with the active goal (a sale's follow-ups) continues
+        it; anything else starts a new goal, suspending the active one if it matters more.
+        "Never mind" cancels whatever is active; "thanks" closes a sale that stays open."""
         board, active = state.goals, state.goals.active
         if intent.type == "cancel":
             return active
-        booking = active if active and active.type == "booking" else None
-        answering = intent.type in ("booking", "unknown", "greeting") or (
-            intent.type == "product_info" and booking is not None and booking.missing[:1] == ["product"])
-        if booking and answering:
-            intent.type = "booking"
-            return booking
-        return board.start(intent.type, f"customer asked: {intent.type}")
+        goal_type, kind = self.catalog.pack.goal_kind(intent.type)
+        collecting = self._collecting(active)
+        if collecting:
+            if collecting == "support":  # "which model?" may be answered with a product's name
+                answering = intent.type not in ("booking", "comparison", "eligibility_check", "calculate")
+            else:
+                answering = intent.type in (collecting, "unknown", "greeting") or (
+                    intent.type == "product_info" and active.missing[:1] == ["product"])
+            if answering:
+                intent.type = collecting
+                return active
+        if active and active.type == goal_type and kind and kind.stays_open:
+            return active
+        if active and intent.thanks and self._stays_open(active):
+            board.finish(active, "customer said thanks")
+        return board.start(goal_type, f"customer asked: {intent.type}", kind.priority if kind else QUICK_PRIORITY)
 
-    @staticmethod
-    def _settle_goal(goal: Goal | None, work: TurnWork, state: SessionState) -> None:
+    def _stays_open(self, goal: Goal) -> bool:
+        kind = self.catalog.pack.goals.get(goal.type)
+        return bool(kind and kind.stays_open)
+
+    def _collecting(self, goal: Goal | None) -> str | None:
+        """"booking" or "support" when the goal is one of those waiting for the customer's answer."""
+        if goal is None or goal.status != "blocked":
+            return None
+        kind = self.catalog.pack.goals.get(goal.type)
+        intents = kind.intents if kind else [goal.type]
+        return next((i for i in ("booking", "support") if i in intents), None)
+
+    def _settle_goal(self, goal: Goal | None, work: TurnWork, state: SessionState) -> None:
         board = state.goals
         if goal is None:
             return
+        finished = (work.booking_step and work.booking_step.done) or (work.support_step and work.support_step.done)
         if work.intent.type == "cancel":
             resumed = board.finish(goal, "customer said never mind", status="cancelled")
-        elif work.ask_user and not (work.booking_step and work.booking_step.done):
+        elif work.ask_user and not finished:
             board.block(goal, goal.missing or [work.pending or "answer"], work.ask_user, work.choices,
                         "waiting for the customer's answer")
+            return
+        elif self._stays_open(goal):  # answered, but the sale goes on until the customer is done
+            board.answered(goal, "answered; the customer may ask more")
             return
         else:
             resumed = board.finish(goal, "answered")
         if resumed:
-            work.reply = f"{work.reply}\n\n{formatting.resumed(resumed)}"
+            work.reply = f"{work.reply}\n\n{formatting.resumed(resumed, self.catalog)}"
             work.ask_user, work.choices = resumed.next_question, resumed.choices
 
     def _resolve_products(self, intent: Intent, state: SessionState) -> tuple[Filters, list[Product]]:
         """The filters in effect after this message, and the cached products it is about.
 
-        A new search merges the message's filters into the session's. A follow-up that names
-        some of the cached products ("the Mastercard one") selects among them instead; only if
-        it names something not cached does it become a new search.
+        Items the message names ("compare Thar and Scorpio") are the selection. A new search
+        merges the message's filters into the session's (and the pack's always-on filters). A
+        follow-up that names some of the cached products ("the Mastercard one") selects among
+        them instead; only if it names something not cached does it become a new search.
         """
         if intent.type not in NEEDS_PRODUCTS:
             return state.filters, []
+        if intent.named and intent.type != "product_info":
+            return state.filters, self.catalog.products_by_id(intent.named)
         cached = self.catalog.products_by_id(state.product_ids)
         discussed = state.last_discussed()
         single = self.catalog.product(discussed[0]) if len(discussed) == 1 else None
@@ -198,36 +233,54 @@ class CrewPipeline:
         if state.pending in PROFILE_FACTS and intent.type == "eligibility_check" and not intent.filters:
             cached = [p for p in cached if p.id in state.last_discussed()] or cached
         if intent.type != "product_info" and cached:
-            selection = [p for p in cached if product_matches(p, intent.filters)]
+            selection = [p for p in cached if self.rules.matches(p, intent.filters)]
             if selection:
                 return state.filters, selection
-        return {**state.filters, **intent.filters}, cached
+        return {**self.catalog.pack.search.always, **state.filters, **intent.filters}, cached
 
-    def _clarifying_question(self, intent: Intent, state: SessionState) -> tuple[str, list[str]] | None:
-        """Ask about the first unanswered filter when a search would be too broad (once only)."""
-        if intent.type not in NEEDS_PRODUCTS or state.has_products() or state.pending == "clarify_product":
+    def _clarifying_question(self, intent: Intent, state: SessionState) -> tuple[str, list[str], str] | None:
+        """The question for a filter the pack requires before searching (a budget), or, once only,
+        for the first unanswered filter when a search would be too broad."""
+        if intent.type not in NEEDS_PRODUCTS or state.has_products():
             return None
-        broad = len(state.filters) <= 1 and self.index.count_products(state.filters) > self.settings.max_products
+        search, filters = self.catalog.pack.search, self.catalog.pack.filter_attributes()
+        required = [name for name in search.require if name not in state.filters]
+        if required:
+            return self._question(filters[required[0]][1].filter, required[0])
+        if state.pending == "clarify_product":
+            return None
+        said = [name for name in state.filters if name not in search.always]
+        broad = len(said) <= 1 and self.index.count_products(state.filters) > self._max_results()
         if not broad:
             return None
-        for name, question in formatting.CLARIFYING_QUESTIONS.items():
+        for name in search.clarify:
             if name not in state.filters:
-                return question
+                return self._question(filters[name][1].filter, name)
         return None
 
     @staticmethod
-    def _select_agents(intent: Intent, state: SessionState, selection: list[Product]) -> list[str]:
+    def _question(spec, name: str) -> tuple[str, list[str], str]:
+        return spec.question or f"Which {name.replace('_', ' ')}?", list(spec.choices), name
+
+    def _max_results(self) -> int:
+        return min(self.settings.max_products, self.catalog.pack.search.max_results)
+
+    def _select_agents(self, intent: Intent, state: SessionState, selection: list[Product]) -> list[str]:
         agents = []
         searching = intent.type in NEEDS_PRODUCTS and (not state.has_products() or intent.cheapest_first)
-        searching &= not (intent.type == "feature_query" and selection)  # about the card just discussed
+        searching &= not (intent.type in ("feature_query", "comparison") and selection)  # about items at hand
         if intent.type in ("faq", "unknown") or searching:
             agents.append("retriever")
         if intent.wants_comparison:
             agents.append("comparator")
-        if intent.wants_eligibility:
+        if intent.wants_eligibility and self.catalog.pack.eligibility:
             agents.append("eligibility")
-        if intent.type == "booking":
-            agents.append("booking")
+        if intent.type in ("booking", "support"):
+            agents.append(intent.type)
+        if intent.type == "calculate":  # by the agent of the goal at hand, if its pack lets it
+            active = state.goals.active
+            preferred = "support" if active and self._collecting(active) == "support" else "retriever"
+            agents.append(self.tools.agent_with("calculate", preferred))
         return agents
 
     def _update_state(self, state: SessionState, work: TurnWork, agents: list[str], query: str) -> None:

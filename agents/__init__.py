@@ -12,7 +12,7 @@ from crewai import Agent
 from crewai.llms.base_llm import BaseLLM
 from crewai.tools import BaseTool
 
-AGENT_NAMES = ("retriever", "comparator", "eligibility", "booking", "formatter")
+AGENT_NAMES = ("retriever", "comparator", "eligibility", "booking", "support", "formatter")
 
 
 @lru_cache(maxsize=1)
@@ -21,14 +21,14 @@ def definitions() -> dict[str, dict]:
 
 
 def build_agent(name: str, llm: BaseLLM, tools: dict[str, BaseTool], inputs: dict[str, str]) -> Agent:
-    """An agent with exactly the tools on its allow-list, and always the configured LLM
-    (an Agent without `llm=` silently falls back to a hosted default model)."""
+    """An agent with exactly the tools given (its pack's allow-list), and always the configured
+    LLM (an Agent without `llm=` silently falls back to a hosted default model)."""
     spec = definitions()[name]
     return Agent(
         role=spec["role"],
         goal=spec["goal"].format(**inputs),
         backstory=spec["backstory"],
-        tools=[tools[t] for t in spec["tools"]],
+        tools=list(tools.values()),
         llm=llm,
         allow_delegation=False,
         max_iter=3,  # the facts arrive as context; a tool call is the exception

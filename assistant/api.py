@@ -14,6 +14,7 @@ import uuid
 from flask import Blueprint, Response, current_app, g, jsonify, request
 
 from assistant import openapi, telemetry
+from assistant.display import public_product
 from assistant.errors import BUSY_MESSAGE, ApiError
 from assistant.schemas import CUSTOMER_ID, ChatRequest, ChatResponse
 from assistant.store import SessionBusy, VersionConflict
@@ -29,7 +30,8 @@ def _chat_request() -> ChatRequest:
     body = request.get_json(force=True, silent=True)
     if not isinstance(body, dict):
         raise ApiError(400, "invalid_json", "The body must be a JSON object such as {\"query\": \"hi\"}.")
-    chat_request = ChatRequest.model_validate(body)
+    employment = current_app.extensions["pipeline"].catalog.pack.profile.get("employment")
+    chat_request = ChatRequest.model_validate(body, context={"employment": set(employment.labels if employment else ())})
     current_app.extensions["rate_limiter"].check(request.remote_addr or "unknown", chat_request.session_id)
     return chat_request
 
@@ -93,7 +95,7 @@ def session_history(session_id: str):
         raise ApiError(404, "unknown_session", "No conversation with that id.")
     turns = [
         {**turn.model_dump(include={"role", "text", "intent", "agents", "at"}),
-         "products": [p.model_dump() for p in pipeline.catalog.products_by_id(turn.products)]}
+         "products": [public_product(p, pipeline.catalog) for p in pipeline.catalog.products_by_id(turn.products)]}
         for turn in state.history
     ]
     return jsonify(session_id=session_id, history=turns, state=state.summary())
@@ -103,6 +105,16 @@ def _preferences(customer_id: str):
     if not CUSTOMER_ID.fullmatch(customer_id):
         raise ApiError(400, "invalid_customer_id", "A customer id is 1 to 64 letters, digits, '_' or '-'.")
     return current_app.extensions["pipeline"].preferences
+
+
+@bp.get("/about")
+def about():
+    """What the chat page needs to present this business: its words, examples and profile choices."""
+    catalog = current_app.extensions["pipeline"].catalog
+    employment = catalog.pack.profile.get("employment")
+    return jsonify(business=catalog.name, **catalog.pack.page.model_dump(),
+                   employment=[{"value": v, "label": choice} for v, choice in zip(employment.labels, employment.choices)]
+                   if employment else [])
 
 
 @bp.get("/customers/<customer_id>/preferences")
@@ -118,7 +130,7 @@ def forget_preferences(customer_id: str):
 
 @bp.get("/openapi.json")
 def openapi_document():
-    return jsonify(openapi.document())
+    return jsonify(openapi.document(current_app.extensions["pipeline"].catalog))
 
 
 @bp.get("/health")

@@ -1,7 +1,8 @@
-"""The Booking agent: an appointment with a card specialist, slot by slot, confirmed by a code.
+"""The Booking agent: an appointment (a card specialist, a test drive...), slot by slot, confirmed by a code.
 
-Slots are asked one at a time, most important first (which card, branch or call-back, when,
-who, which phone); one message may fill several and a later one may correct any. Once all
+Slots are asked one at a time, most important first (which product, which channel and branch,
+when, who, which phone); one message may fill several and a later one may correct any. What
+can be booked, the channels, branches, hours and questions all come from the pack's booking. Once all
 are valid, a 6-digit code goes to the phone through the notifier; the right code confirms
 the booking, sends a confirmation and schedules a reminder. The code itself never passes
 through here after it is sent: not into replies, state, logs or prompts.
@@ -18,32 +19,19 @@ from zoneinfo import ZoneInfo
 
 from assistant.bookings import CODE_LIKE, Booking, BookingStore, new_booking_id
 from assistant.domain import WEEKDAYS, Catalog, Product
+from assistant.filters import FilterRules
 from assistant.goals import Goal
 from assistant.notify import Notifier, mask_phone
 from assistant.reminders import ReminderStore
-from assistant.retrieval import product_matches
 from assistant.when import parse_when
 
 SLOT_ORDER = ("product", "channel", "branch", "date", "time", "name", "phone")
-QUESTIONS = {
-    "product": "Which card would you like the appointment for?",
-    "channel": "Would you like to visit a branch or have a specialist call you?",
-    "branch": "Which branch would suit you?",
-    "date": "Which day suits you? (for example tomorrow or next Sunday)",
-    "time": "What time? (for example 11am or 5 pm)",
-    "name": "What name should we book it under?",
-    "phone": "Which mobile number should we send the confirmation code to? (for example 01712345678)",
-}
 _PHONE = re.compile(r"(?<![\d+])\+?\d[\d -]{6,17}\d(?!\d)")
 _NAME = re.compile(r"\b(?:my name is|name is|name's|this is|i am|i'm|amar nam|mera naam)\s+"
                    r"([a-z][a-z.'-]*(?:\s+[a-z][a-z.'-]*){0,3})", re.IGNORECASE)
 _NAME_ONLY = re.compile(r"^[^\W\d_][^\W\d_ .'-]*(?:[ .'-]+[^\W\d_]+){0,4}$")
 _RESEND = re.compile(r"\b(resend|send (?:it |the code |a new code |a code )?again|new code|another code|didn'?t get)\b",
                      re.IGNORECASE)
-_CHANNELS = {
-    "call": re.compile(r"\b(call ?-?back|call me|phone me|a call|by phone|phone call|ring me|call korun|call dao)\b"),
-    "branch": re.compile(r"\b(branch|visit|in person|come in|come to|office|shakha)\b"),
-}
 _NOT_NAMES = {"looking", "interested", "not", "a", "an", "the", "from", "here", "ok", "fine", "good", "sure"}
 
 
@@ -64,10 +52,16 @@ class BookingDesk:
     def __init__(self, catalog: Catalog, bookings: BookingStore, reminders: ReminderStore, notifier: Notifier,
                  clock: Callable[[], dt.datetime] | None = None):
         self.catalog = catalog
+        self.setup = catalog.pack.booking
+        self.rules = FilterRules(catalog)
+        self.channels = {
+            name: re.compile(r"(?<!\w)(?:" + "|".join(re.escape(w.lower()) for w in channel.words) + r")(?!\w)")
+            for name, channel in self.setup.channels.items()
+        }
         self.bookings = bookings
         self.reminders = reminders
         self.notifier = notifier
-        self.zone = ZoneInfo(catalog.timezone)
+        self.zone = ZoneInfo(catalog.business.timezone)
         self.clock = clock or (lambda: dt.datetime.now(self.zone))
 
     def step(self, goal: Goal, text: str, filters: dict, cached: list[Product], session_id: str) -> BookingStep:
@@ -102,13 +96,13 @@ class BookingDesk:
         if product:
             patch["product"] = product.id
         lowered = text.lower()
-        branch = next((b for b in self.catalog.appointments.branches if b.split()[0].lower() in lowered), None)
-        if branch:
-            patch.update(channel="branch", branch=branch)
-        else:
-            channel = next((c for c, pattern in _CHANNELS.items() if pattern.search(lowered)), None)
-            if channel:
-                patch["channel"] = channel
+        channel = next((c for c, pattern in self.channels.items() if pattern.search(lowered)), None)
+        branch = next((b for b in self.setup.branches if b.split()[0].lower() in lowered), None)
+        at_branch = [c for c, spec in self.setup.channels.items() if spec.at_branch]
+        if branch and at_branch:
+            patch.update(channel=channel if channel in at_branch else at_branch[0], branch=branch)
+        elif channel:
+            patch["channel"] = channel
         when = parse_when(text, now)
         if when.date:
             patch["date"] = when.date.isoformat()
@@ -143,7 +137,7 @@ class BookingDesk:
         """E.164. A local number (01712345678, 1712345678) gets the business's country code;
         another country's number needs its + (or 00)."""
         digits = re.sub(r"[\s-]", "", raw)
-        country = self.catalog.country_code
+        country = self.catalog.business.country_code
         if digits.startswith("00"):
             digits = "+" + digits[2:]
         elif digits.startswith(country[1:]):
@@ -152,40 +146,45 @@ class BookingDesk:
             digits = country + digits.removeprefix("0")
         if digits.startswith(country):
             national = digits[len(country):]
-            return digits if len(national) == self.catalog.national_number_digits else None
+            return digits if len(national) == self.catalog.business.national_number_digits else None
         return digits if 8 <= len(digits) - 1 <= 15 else None
 
-    @staticmethod
-    def missing(slots: dict) -> list[str]:
-        needed = [s for s in SLOT_ORDER if s != "branch" or slots.get("channel") == "branch"]
+    def missing(self, slots: dict) -> list[str]:
+        channel = self.setup.channels.get(slots.get("channel") or "")
+        if not slots.get("channel") and len(self.setup.channels) == 1:  # one way to meet: nothing to ask
+            slots["channel"] = next(iter(self.setup.channels))
+            channel = self.setup.channels[slots["channel"]]
+        needed = [s for s in SLOT_ORDER if s != "branch" or (channel and channel.at_branch)]
         return [s for s in needed if not slots.get(s)]
 
     def question(self, slot: str, filters: dict, cached: list[Product]) -> tuple[str, list[str]]:
+        question = self.setup.questions[slot]
         if slot == "product":
             options = self._candidates(filters, cached) or cached
-            return QUESTIONS[slot], [p.name for p in options[:5]]
+            return question, [p.name for p in options[:5]]
         if slot == "channel":
-            return QUESTIONS[slot], ["Branch visit", "Call-back"]
+            return question, [c.choice for c in self.setup.channels.values()]
         if slot == "branch":
-            return QUESTIONS[slot], list(self.catalog.appointments.branches)
-        return QUESTIONS[slot], []
+            return question, list(self.setup.branches)
+        return question, []
 
     def summary(self, slots: dict) -> str:
         """The appointment so far, so the customer sees every detail we understood."""
         parts = []
         if slots.get("product"):
             parts.append(f"**{self.catalog.product(slots['product']).name}**")
-        if slots.get("channel") == "call":
-            parts.append("a call-back")
-        elif slots.get("channel"):
-            parts.append(f"a visit to our {slots['branch']} branch" if slots.get("branch") else "a branch visit")
+        channel = self.setup.channels.get(slots.get("channel") or "")
+        if channel:
+            unplaced = channel.at_branch and not slots.get("branch")
+            parts.append((channel.says_unplaced or channel.choice) if unplaced
+                         else channel.says.format(branch=slots.get("branch")))
         if slots.get("date"):
             parts.append(_day(dt.date.fromisoformat(slots["date"])))
         if slots.get("time"):
             parts.append(f"at {slots['time']}")
         if slots.get("name"):
             parts.append(f"for {slots['name']}")
-        return f"Appointment so far: {', '.join(parts)}." if parts else "Let's book your appointment with a card specialist."
+        return f"{self.setup.subject.capitalize()} so far: {', '.join(parts)}." if parts else self.setup.start
 
     def _product(self, text: str, filters: dict, cached: list[Product], asked: bool) -> Product | None:
         lowered = text.lower()
@@ -201,8 +200,8 @@ class BookingDesk:
         """Products the filters point at: among those already discussed first, else the catalog."""
         if not filters:
             return []
-        among_cached = [p for p in cached if product_matches(p, filters)]
-        return among_cached or [p for p in self.catalog.products if product_matches(p, filters)]
+        among_cached = [p for p in cached if self.rules.matches(p, filters)]
+        return among_cached or [p for p in self.catalog.products if self.rules.matches(p, filters)]
 
     def _check_when(self, slots: dict, now: dt.datetime) -> list[str]:
         """A date and time must be in the future and inside the channel's hours; a bad one is cleared."""
@@ -212,11 +211,11 @@ class BookingDesk:
         if starts <= now:
             slots["time"] = None
             return [f"{_day(starts.date())} at {starts:%H:%M} has already passed."]
-        channel = slots.get("channel")
+        channel = self.setup.channels.get(slots.get("channel") or "")
         if not channel:
             return []
-        hours = self.catalog.appointments.hours[channel].get(WEEKDAYS[starts.weekday()])
-        what = "Branches" if channel == "branch" else "Call-backs"
+        hours = channel.hours.get(WEEKDAYS[starts.weekday()])
+        what = f"{channel.choice}s"
         if hours is None:
             slots["date"] = None
             return [f"{what} aren't available on {starts.strftime('%A')}s."]
@@ -234,7 +233,7 @@ class BookingDesk:
         code = self.bookings.issue_code(goal.id, now)
         if code is None:
             return BookingStep(text="We've sent as many codes as we can for this booking. Please call "
-                                    f"{self.catalog.support_contact} to finish it.", done=True)
+                                    f"{self.catalog.business.support_contact} to finish it.", done=True)
         self.notifier.send(goal.slots["phone"], f"{self.catalog.name}: your confirmation code is {code}. "
                                                 "It expires in 10 minutes. Never share it with anyone.", "otp")
         goal.slots["code_sent"] = True
@@ -256,30 +255,37 @@ class BookingDesk:
     def _book(self, goal: Goal, now: dt.datetime, session_id: str) -> BookingStep:
         slots = goal.slots
         product = self.catalog.product(slots["product"])
+        channel = self.setup.channels[slots["channel"]]
         booking = Booking(
             id=new_booking_id(), session_id=session_id, product_id=product.id, product_name=product.name,
             name=slots["name"], phone=slots["phone"], channel=slots["channel"],
-            branch=slots.get("branch") if slots["channel"] == "branch" else None, starts_at=self._starts_at(slots),
+            branch=slots.get("branch") if channel.at_branch else None, starts_at=self._starts_at(slots),
         )
         self.bookings.save(booking)
-        where = "We'll call you" if booking.channel == "call" else f"See you at our {booking.branch} branch"
+        where = channel.confirm.format(branch=booking.branch)
         when = f"{_day(booking.starts_at.date())} at {booking.starts_at:%H:%M}"
-        self.notifier.send(booking.phone, f"{self.catalog.name}: appointment {booking.id} confirmed for {when} "
+        subject = self.setup.subject
+        self.notifier.send(booking.phone, f"{self.catalog.name}: {subject} {booking.id} confirmed for {when} "
                                           f"about the {product.name}. {where}.", "confirmation")
-        before = dt.timedelta(minutes=self.catalog.appointments.reminder_minutes_before)
-        self.reminders.schedule(booking.id, booking.phone, f"{self.catalog.name} reminder: your appointment "
+        before = dt.timedelta(minutes=self.setup.reminder_minutes_before)
+        self.reminders.schedule(booking.id, booking.phone, f"{self.catalog.name} reminder: your {subject} "
                                 f"{booking.id} about the {product.name} is at {booking.starts_at:%H:%M} today. "
                                 f"{where}.", booking.starts_at - before)
         slots["booking_id"] = booking.id
         return BookingStep(
-            text=f"✅ Booked! Your appointment **{booking.id}** about the **{product.name}** is on {when}. "
-                 f"{where}. We've sent a confirmation to {mask_phone(booking.phone)} and will remind you an hour before.",
+            text=f"✅ Booked! Your {subject} **{booking.id}** about the **{product.name}** is on {when}. "
+                 f"{where}. We've sent a confirmation to {mask_phone(booking.phone)} and will remind you {_ahead(before)} before.",
             booking=public_booking(booking), done=True,
         )
 
 
 def public_booking(booking: Booking) -> dict:
     return {**booking.model_dump(mode="json", exclude={"session_id", "phone"}), "phone": mask_phone(booking.phone)}
+
+
+def _ahead(before: dt.timedelta) -> str:
+    minutes = int(before.total_seconds() // 60)
+    return "an hour" if minutes == 60 else f"{minutes // 60} hours" if minutes % 60 == 0 else f"{minutes} minutes"
 
 
 def _day(day: dt.date) -> str:

@@ -32,7 +32,7 @@ class Booking(BaseModel):
     product_name: str
     name: str
     phone: str
-    channel: Literal["branch", "call"]
+    channel: str  # one of the pack's booking channels
     branch: str | None
     starts_at: dt.datetime
     status: Literal["confirmed"] = "confirmed"

@@ -1,50 +1,14 @@
-"""The Comparator's tool: a side-by-side table of products with the best value in each row."""
+"""The Comparator's tool: a side-by-side table of products with the best value in each row.
+
+The rows, their labels and which direction is better come from the pack's display.compare.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-
 from pydantic import BaseModel
 
-from assistant.domain import Product
-
-
-def taka(amount: int | None, symbol: str = "৳") -> str:
-    return "—" if amount is None else f"{symbol}{amount:,}"
-
-
-def percent(value: float | None) -> str:
-    return "—" if value is None else f"{value:g}%"
-
-
-@dataclass(frozen=True)
-class Attribute:
-    """One comparable fact: how to read it, show it, and which direction is better."""
-
-    key: str
-    label: str
-    read: Callable[[Product], float | int | None]
-    show: Callable[[Product], str]
-    better: str | None  # "low", "high" or None (not ranked)
-
-
-ATTRIBUTES: tuple[Attribute, ...] = (
-    Attribute("annual_fee", "Annual fee", lambda p: p.fees.annual_fee, lambda p: taka(p.fees.annual_fee), "low"),
-    Attribute("rate", "Interest / profit rate (yearly)", lambda p: p.rate and p.rate.annual_pct,
-              lambda p: percent(p.rate and p.rate.annual_pct), "low"),
-    Attribute("credit_limit", "Credit limit up to", lambda p: p.credit_limit and p.credit_limit.max,
-              lambda p: taka(p.credit_limit and p.credit_limit.max), "high"),
-    Attribute("interest_free_days", "Interest-free days", lambda p: p.interest_free_days,
-              lambda p: "—" if p.interest_free_days is None else f"up to {p.interest_free_days}", "high"),
-    Attribute("lounge", "Airport lounge visits a year", lambda p: p.lounge_visits_per_year,
-              lambda p: str(p.lounge_visits_per_year), "high"),
-    Attribute("foreign_fee", "Foreign transaction fee", lambda p: p.fees.foreign_transaction_fee_pct,
-              lambda p: percent(p.fees.foreign_transaction_fee_pct), "low"),
-    Attribute("min_income", "Minimum monthly income", lambda p: p.eligibility.min_monthly_income,
-              lambda p: taka(p.eligibility.min_monthly_income), "low"),
-    Attribute("rewards", "Rewards", lambda p: None, lambda p: p.rewards, None),
-)
+from assistant.display import render, show_value
+from assistant.domain import Catalog, Product, Row
 
 
 class ComparisonRow(BaseModel):
@@ -61,24 +25,38 @@ class Comparison(BaseModel):
     recommended: str | None
 
 
-def _best(products: list[Product], attribute: Attribute) -> list[str]:
-    values = {p.id: attribute.read(p) for p in products}
-    known = {pid: v for pid, v in values.items() if v is not None}
-    if attribute.better is None or len(known) < 2 or len(set(known.values())) == 1:
+def _best(products: list[Product], row: Row) -> list[str]:
+    values = {p.id: p.value(row.attribute) for p in products}
+    known = {pid: v for pid, v in values.items() if isinstance(v, (int, float))}
+    if row.better is None or len(known) < 2 or len(set(known.values())) == 1:
         return []
-    target = (min if attribute.better == "low" else max)(known.values())
+    target = (min if row.better == "low" else max)(known.values())
     return [pid for pid, v in known.items() if v == target]
 
 
-def compare(products: list[Product]) -> Comparison:
-    """Rank each attribute; recommend the product that wins most rows (lower fee breaks ties)."""
+def _shown(product: Product, row: Row, catalog: Catalog) -> str:
+    if row.show is not None:
+        return render(row.show, product, catalog) or "—"
+    return show_value(product.value(row.attribute), catalog.pack.attributes[row.attribute], catalog)
+
+
+def compare(products: list[Product], catalog: Catalog) -> Comparison:
+    """Rank each row; recommend the product that wins most rows (the pack's rank_by breaks ties)."""
+    attributes = catalog.pack.attributes
     rows = [
         ComparisonRow(
-            key=a.key, label=a.label, values={p.id: a.show(p) for p in products}, best=_best(products, a)
+            key=row.attribute, label=row.label or attributes[row.attribute].label,
+            values={p.id: _shown(p, row, catalog) for p in products}, best=_best(products, row),
         )
-        for a in ATTRIBUTES
+        for row in catalog.pack.display.compare
     ]
     wins = {p.id: [r.label for r in rows if p.id in r.best] for p in products}
-    ranked = sorted(products, key=lambda p: (-len(wins[p.id]), p.fees.annual_fee))
+    ranked = sorted(products, key=lambda p: (-len(wins[p.id]), rank_key(p, catalog)))
     recommended = ranked[0].id if len(products) > 1 and wins[ranked[0].id] else None
     return Comparison(products=[p.id for p in products], rows=rows, wins=wins, recommended=recommended)
+
+
+def rank_key(product: Product, catalog: Catalog) -> tuple[float, str]:
+    """Lowest first by the pack's rank_by (annual fee, price); items without it last."""
+    value = product.value(catalog.pack.search.rank_by)
+    return (value if isinstance(value, (int, float)) else float("inf"), product.name)

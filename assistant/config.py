@@ -24,7 +24,9 @@ class Settings(BaseSettings):
     # A .env may hold other tools' keys too; unknown keys passed to create_app are refused there.
     model_config = SettingsConfigDict(env_file=".env", extra="ignore", case_sensitive=False)
 
-    data_dir: Path = Field(default=ROOT / "data" / "bank", description="the business's data folder")
+    domain: str = Field(default="bank", pattern=r"^[a-z0-9][a-z0-9_-]{0,39}$",
+                        description="the domain pack: a folder under data/ (bank, cars, store)")
+    data_dir: Path | None = Field(default=None, description="a domain pack folder elsewhere; overrides DOMAIN")
     session_db: Path | None = Field(
         default=None, description="SQLite file for sessions; default: <instance>/sessions.sqlite3"
     )
@@ -62,3 +64,7 @@ class Settings(BaseSettings):
     log_level: str = Field(default="INFO", pattern=r"^(DEBUG|INFO|WARNING|ERROR)$")
     host: str = "127.0.0.1"
     port: int = 5000
+
+    @property
+    def pack_dir(self) -> Path:
+        return self.data_dir or ROOT / "data" / self.domain

@@ -15,10 +15,9 @@ def build_crew(agent_names: list[str], llm: BaseLLM, work: TurnWork, inputs: dic
     """A sequential crew of exactly `agent_names`; each task sees the previous tasks' output."""
     if not agent_names or agent_names[-1] != "formatter":
         raise ValueError("the formatter must run last")
-    tools = make_tools(work)
     agents, tasks = [], []
     for name in agent_names:
-        agent = build_agent(name, llm, tools, inputs)
+        agent = build_agent(name, llm, make_tools(work, name), inputs)
         tasks.append(build_task(name, agent, context=list(tasks)))
         agents.append(agent)
     return Crew(agents=agents, tasks=tasks, process=Process.sequential, memory=False, planning=False, verbose=False)

@@ -99,7 +99,7 @@ class CrewTurn:
     def _read(self, query: str) -> LLMReading:
         vocabulary = {name: sorted(values) for name, values in self.catalog.vocabulary.filters.items()}
         prompt = (
-            "Classify a bank customer's chat message. Reply with JSON only: "
+            "Classify a customer's chat message. Reply with JSON only: "
             '{"type": one of product_info, comparison, eligibility_check, feature_query, faq, greeting, '
             'unknown; "filters": {name: value} using only these names and values: '
             f"{json.dumps(vocabulary)}}}.\n"
@@ -147,7 +147,7 @@ class CrewTurn:
 
     def _regenerate(self, reply: str, problems: list[str], draft: str) -> str:
         prompt = (
-            f"Your reply to a bank customer mentioned {', '.join(problems)}, which the bank's data does not "
+            f"Your reply to a customer mentioned {', '.join(problems)}, which the business's data does not "
             "support. Rewrite it in friendly markdown using only the facts in this verified answer, "
             f"changing no figure or product name:\n\n{draft}\n\nYour previous reply:\n{reply}"
         )
@@ -173,7 +173,7 @@ def _quote(text: str) -> str:
 
 
 def _product_facts(p: Product) -> dict:
-    return p.model_dump(exclude={"description", "use_cases", "product_type"}, exclude_none=True)
+    return p.model_dump(exclude={"description"}, exclude_none=True)
 
 
 def _inputs(work: TurnWork) -> dict[str, str]:
@@ -181,7 +181,7 @@ def _inputs(work: TurnWork) -> dict[str, str]:
     dump = lambda value: json.dumps(value, ensure_ascii=False, separators=(",", ":"))  # noqa: E731
     return {
         "business": work.catalog.name,
-        "currency": f"{work.catalog.currency_symbol} (BDT)",
+        "currency": work.catalog.business.currency_symbol,
         "query": _quote(work.query),
         "filters": dump(work.state.filters),
         "products": dump([_product_facts(p) for p in work.selection]),

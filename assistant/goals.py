@@ -15,8 +15,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 GoalStatus = Literal["active", "blocked", "suspended", "done", "cancelled"]
-# Lower runs first: a quick question interrupts a booking, never the other way round.
-PRIORITY = {"booking": 1}
+# A higher priority interrupts a lower one: the pack sets them (a booking 1, so a quick
+# question at the default 2 interrupts it, never the other way round).
 QUICK_PRIORITY = 2
 TRANSITIONS_KEPT = 200
 
@@ -57,10 +57,10 @@ class GoalBoard(BaseModel):
     def active(self) -> Goal | None:
         return self.goals.get(self.active_id) if self.active_id else None
 
-    def start(self, goal_type: str, why: str) -> Goal:
+    def start(self, goal_type: str, why: str, priority: int = QUICK_PRIORITY) -> Goal:
         """Make a new goal active; an unfinished goal of lower priority is suspended beneath it."""
         self._drop_finished()
-        goal = Goal(type=goal_type, priority=PRIORITY.get(goal_type, QUICK_PRIORITY))
+        goal = Goal(type=goal_type, priority=priority)
         self.goals[goal.id] = goal
         self._record(goal, "new", "active", why)
         current = self.active
@@ -76,6 +76,11 @@ class GoalBoard(BaseModel):
     def block(self, goal: Goal, missing: list[str], question: str, choices: list[str], why: str) -> None:
         goal.missing, goal.next_question, goal.choices = missing, question, choices
         self._set(goal, "blocked", why)
+
+    def answered(self, goal: Goal, why: str) -> None:
+        """A goal that stays open after an answer (a sale): active again, waiting for nothing."""
+        goal.missing, goal.next_question, goal.choices = [], None, []
+        self._set(goal, "active", why)
 
     def finish(self, goal: Goal, why: str, status: GoalStatus = "done") -> Goal | None:
         """End a goal and resume the most recently suspended one, which is returned."""

@@ -21,7 +21,6 @@ _NUMBER = re.compile(
 )
 _UNITS = {"k": 1_000, "lakh": 100_000, "lakhs": 100_000, "lac": 100_000, "lacs": 100_000,
           "crore": 10_000_000, "crores": 10_000_000}
-_CARD_NAME = re.compile(r"\b(?:[A-Z][\w&'-]*\s+){1,6}(?:Credit|Debit|Prepaid)\s+Card\b")
 _LEAKS = re.compile(r"\b(?:search_products|search_faq|compare_products|check_eligibility)\b"
                     r"|^\s*(?:Thought|Action|Action Input|Observation|Final Answer):", re.MULTILINE)
 _SAYS_ELIGIBLE = re.compile(r"\byou(?:'re| are)\s+(?:fully\s+)?eligible\b|\byou\s+qualify\b", re.IGNORECASE)
@@ -60,7 +59,10 @@ def violations(reply: str, facts: Facts, catalog: Catalog) -> list[str]:
     """What in the reply is not backed by the turn's facts; empty when the reply is grounded."""
     problems = [f"the figure {_show(n)}" for n in sorted(figures(reply, claims_only=True) - facts.numbers)]
     known_names = {p.name for p in catalog.products}
-    for name in dict.fromkeys(m.group(0) for m in _CARD_NAME.finditer(reply)):
+    said = [name for name in known_names if name in reply]  # catalog products the reply names
+    if catalog.pack.name_pattern:  # and names shaped like products, to catch invented ones
+        said += [m.group(0) for m in re.finditer(catalog.pack.name_pattern, reply)]
+    for name in dict.fromkeys(said):
         if not any(name.endswith(allowed) for allowed in facts.product_names):
             problems.append(f"the product '{name}'" + ("" if any(name.endswith(k) for k in known_names)
                                                      else " (not in our catalog)"))

@@ -11,12 +11,15 @@ from dataclasses import dataclass, field
 
 from assistant import formatting
 from assistant.booking import BookingDesk, BookingStep
-from assistant.comparison import Comparison, compare
+from assistant.calculator import CalculationError
+from assistant.comparison import Comparison
 from assistant.domain import Catalog, FaqEntry, Product
 from assistant.goals import Goal
-from assistant.eligibility import Verdict, check
+from assistant.eligibility import Verdict
 from assistant.retrieval import CatalogIndex
 from assistant.state import Pending, SessionState
+from assistant.support import SupportStep, troubleshoot
+from assistant.tool_gateway import ToolGateway
 from assistant.understanding import Intent
 
 
@@ -30,6 +33,7 @@ class TurnWork:
     selection: list[Product]
     catalog: Catalog
     index: CatalogIndex
+    tools: ToolGateway
     max_products: int
     faq_min_similarity: float
     goal: Goal | None = None
@@ -44,6 +48,8 @@ class TurnWork:
     choices: list[str] = field(default_factory=list)
     pending: Pending | None = None
     booking_step: BookingStep | None = None
+    support_step: SupportStep | None = None
+    calculation: str | None = None
 
 
 def retriever(work: TurnWork) -> None:
@@ -52,27 +58,53 @@ def retriever(work: TurnWork) -> None:
     A message the rules could not place is tried against the FAQ too: a relevant answer
     makes it a faq turn.
     """
+    tools = work.tools
+    if work.intent.type == "calculate":
+        _calculate(work, "retriever")
+        return
     if work.intent.type in ("faq", "unknown"):
-        hits = work.index.search_faq(work.query, limit=1)
+        hits = tools.call("retriever", "search_faq", work.query, limit=1)
         if hits and hits[0][1] >= work.faq_min_similarity:
             work.faq = hits[0][0]
             work.intent.type = "faq"
         return
     if work.intent.cheapest_first:
-        work.selection = work.index.cheapest_products(work.state.filters, work.max_products)
+        work.selection = tools.call("retriever", "cheapest_products", work.state.filters, work.max_products)
     else:
         query = " ".join([work.query, *map(str, work.state.filters.values())])
-        work.selection = work.index.search_products(query, work.state.filters, work.max_products)
+        work.selection = tools.call("retriever", "search_products", query, work.state.filters, work.max_products)
     work.retrieved = True
 
 
 def comparator(work: TurnWork) -> None:
     if len(work.selection) > 1:
-        work.comparison = compare(work.selection)
+        work.comparison = work.tools.call("comparator", "compare_products", work.selection)
 
 
 def eligibility(work: TurnWork) -> None:
-    work.verdicts = [check(p, work.state.profile) for p in work.selection]
+    work.verdicts = [work.tools.call("eligibility", "check_eligibility", p, work.state.profile)
+                     for p in work.selection]
+
+
+def support(work: TurnWork) -> None:
+    """A troubleshooting goal: the model and the symptom first, then the fix from the knowledge base."""
+    if work.intent.type == "calculate":
+        _calculate(work, "support")
+        return
+    search = lambda query, device: work.tools.call("support", "search_faq", query, limit=1, device=device)  # noqa: E731
+    work.support_step = troubleshoot(work.goal, work.query, work.intent, work.catalog, search,
+                                     work.faq_min_similarity)
+    work.faq = work.support_step.article
+
+
+def _calculate(work: TurnWork, agent: str) -> None:
+    try:
+        result = work.tools.call(agent, "calculate", work.intent.expression or "")
+    except CalculationError as error:
+        work.calculation = f"I can't work that out: {error}."
+        return
+    shown = f"{result:,}" if isinstance(result, int) else f"{result:,.2f}".rstrip("0").rstrip(".")
+    work.calculation = f"{work.intent.expression} = **{shown}**"
 
 
 def booking(work: TurnWork) -> None:
@@ -82,7 +114,7 @@ def booking(work: TurnWork) -> None:
 
 def formatter(work: TurnWork) -> None:
     """Always last: turns whatever the other agents produced into the reply."""
-    kind, sections = work.intent.type, []
+    kind, sections, catalog = work.intent.type, [], work.catalog
     work.products = list(work.selection)
     if work.pending == "clarify_product":
         work.products, sections = [], [work.ask_user]
@@ -91,45 +123,50 @@ def formatter(work: TurnWork) -> None:
         work.products = [p for p in [work.catalog.product(work.goal.slots.get("product") or "")] if p]
         sections = [text for text in (step.text, step.question) if text]
         work.ask_user, work.choices = step.question, step.choices
+    elif work.support_step:
+        step = work.support_step
+        work.products = []
+        sections = [formatting.faq_answer(work.faq) if work.faq else step.text]
+        sections += [step.question] if step.question else []
+        work.ask_user = step.question
     elif kind == "cancel":
-        work.products, sections = [], [formatting.cancelled(work.goal)]
+        work.products, sections = [], [formatting.cancelled(work.goal, catalog)]
+    elif kind == "calculate":
+        work.products, sections = [], [work.calculation or formatting.say(catalog, "unknown")]
     elif kind == "greeting":
-        say = formatting.thanks if work.intent.thanks else formatting.greeting
-        work.products, sections = [], [say(work.catalog)]
+        work.products, sections = [], [formatting.say(catalog, "thanks" if work.intent.thanks else "greeting")]
     elif kind in ("faq", "unknown"):
         work.products = []
         if work.faq:
             sections.append(formatting.faq_answer(work.faq))
-        elif kind == "faq":
-            sections.append(formatting.faq_not_found(work.catalog))
         else:
-            sections.append(formatting.unknown(work.catalog))
+            sections.append(formatting.say(catalog, "faq_not_found" if kind == "faq" else "unknown"))
     elif not work.selection:
-        sections.append(formatting.no_match(work.state.filters, _relaxable(work)))
+        sections.append(formatting.no_match(work.state.filters, _relaxable(work), catalog))
     else:
         if kind == "product_info":
             sections.append(formatting.product_list(
-                work.selection, work.state.filters, not work.retrieved, work.intent.cheapest_first
+                work.selection, work.state.filters, not work.retrieved, catalog, work.intent.cheapest_first
             ))
         if work.comparison:
-            sections.append(formatting.comparison_table(work.comparison, work.selection))
+            sections.append(formatting.comparison_table(work.comparison, work.selection, catalog))
         elif work.intent.wants_comparison:
-            sections.append(formatting.single_product_note(work.selection[0]))
+            sections.append(formatting.single_product_note(work.selection[0], catalog))
         if work.verdicts is not None:
-            sections.append(formatting.eligibility_report(work.verdicts))
+            sections.append(formatting.eligibility_report(work.verdicts, catalog))
             _ask_for_missing_profile(work)
             sections += [work.ask_user] if work.ask_user else []
         if kind == "feature_query":
-            sections.append(formatting.features_report(work.selection, work.intent.feature_topics))
+            sections.append(formatting.features_report(work.selection, work.intent.feature_topics, catalog))
     work.reply = "\n\n".join(sections)
 
 
 def _ask_for_missing_profile(work: TurnWork) -> None:
     """If a verdict waits on a fact, ask for the first one missing (employment before income)."""
     waiting = [v for v in work.verdicts if v.eligible is None]
-    for fact in ("employment", "monthly_income"):
+    for fact, question in work.catalog.pack.profile.items():
         if any(fact in v.missing for v in waiting):
-            work.ask_user, work.choices = formatting.PROFILE_QUESTIONS[fact]
+            work.ask_user, work.choices = question.question, list(question.choices)
             work.pending = fact
             return
 
@@ -149,5 +186,6 @@ AGENTS: dict[str, Callable[[TurnWork], None]] = {
     "comparator": comparator,
     "eligibility": eligibility,
     "booking": booking,
+    "support": support,
     "formatter": formatter,
 }

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
-
+from assistant.domain import Catalog
 from assistant.schemas import CUSTOMER_ID, ChatRequest, ChatResponse
 
 _REF = "#/components/schemas/{model}"
@@ -31,18 +30,28 @@ def _component(model) -> tuple[dict, dict]:
     return {model.__name__: schema, **defs}, {"$ref": _REF.format(model=model.__name__)}
 
 
-@lru_cache(maxsize=1)
-def document() -> dict:
+def document(catalog: Catalog) -> dict:
+    """The API as this domain pack serves it (its employment categories, its business's name)."""
     request_schemas, chat_request = _component(ChatRequest)
+    employment = catalog.pack.profile.get("employment")
+    request_schemas["ChatRequest"]["properties"]["user_employment"] = {
+        "anyOf": ([{"type": "string", "enum": sorted(employment.labels)}] if employment else []) + [{"type": "null"}]}
     response_schemas, chat_response = _component(ChatResponse)
     chat_body = {"required": True, "content": {"application/json": {"schema": chat_request}}}
     customer = [{"name": "customer_id", "in": "path", "required": True,
                  "schema": {"type": "string", "pattern": f"^{CUSTOMER_ID.pattern}$"}}]
     status = {"type": "object", "properties": {"status": {"type": "string"}}, "required": ["status"]}
+    text = {"type": "string"}
+    about = {"type": "object", "required": ["business", "title", "placeholder", "welcome", "examples", "employment"],
+             "properties": {"business": text, "title": text, "placeholder": text, "welcome": text,
+                            "examples": {"type": "array", "items": text},
+                            "employment": {"type": "array", "items": {
+                                "type": "object", "required": ["value", "label"],
+                                "properties": {"value": text, "label": text}}}}}
     return {
         "openapi": "3.0.3",
-        "info": {"title": "Card assistant", "version": "1.0.0",
-                 "description": "A multi-agent assistant for a bank's card products; offline by default."},
+        "info": {"title": f"{catalog.name} assistant", "version": "1.0.0",
+                 "description": "A multi-agent customer assistant; offline by default."},
         "paths": {
             "/chat": {"post": {"summary": "Answer one chat message", "requestBody": chat_body,
                                "responses": {"200": _json(chat_response, "The turn's answer"),
@@ -68,6 +77,8 @@ def document() -> dict:
                            "responses": {"204": {"description": "Forgotten"}, **_errors(400)}},
             },
             "/health": {"get": {"summary": "Liveness", "responses": {"200": _json(status, "Alive")}}},
+            "/about": {"get": {"summary": "The business this assistant serves, for the chat page",
+                               "responses": {"200": _json(about, "Its title, words, examples and profile choices")}}},
             "/ready": {"get": {"summary": "Readiness: store and index reachable",
                                "responses": {"200": _json(status, "Ready"), **_errors(503)}}},
             "/metrics": {"get": {"summary": "Prometheus metrics",

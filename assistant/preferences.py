@@ -13,24 +13,24 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from assistant.formatting import FILTER_WORDS
+from assistant.display import money
+from assistant.domain import Catalog
+from assistant.formatting import filter_words, say
 from assistant.sqlite_db import SharedSQLite
 from assistant.state import SessionState
 
 Style = Literal["short", "detailed"]
-INCOME_BANDS = ((50_000, "under ৳50,000"), (100_000, "৳50,000–1,00,000"), (200_000, "৳1,00,000–2,00,000"))
 _STYLE_CUES: dict[Style, re.Pattern] = {
     "short": re.compile(r"\b(briefly|in short|short answer|keep it short|tl;?dr|quickly)\b", re.IGNORECASE),
     "detailed": re.compile(r"\b(in detail|detailed|explain fully|elaborate|all the details)\b", re.IGNORECASE),
 }
+KEPT_PER_FILTER = 3
 
 
 class Preferences(BaseModel):
-    banking_type: str | None = None
+    filters: dict[str, list[str]] = {}  # values the customer chose per filter, most recent first
     employment: str | None = None
     income_band: str | None = None
-    networks: list[str] = []
-    use_cases: list[str] = []
     style: Style | None = None
     updated_at: float = Field(default_factory=time.time)
 
@@ -38,46 +38,57 @@ class Preferences(BaseModel):
         return self.model_dump(exclude={"updated_at"}, exclude_defaults=True) == {}
 
 
-def learn(known: Preferences, state: SessionState, query: str) -> Preferences:
+def learn(known: Preferences, state: SessionState, query: str, catalog: Catalog) -> Preferences:
     """The preferences after this turn: what the customer chose now wins over what they chose before."""
-    filters, profile = state.filters, state.profile
+    profile = state.profile
     update: dict = {}
-    if isinstance(filters.get("banking_type"), str):
-        update["banking_type"] = filters["banking_type"]
+    chosen = {name: value if isinstance(value, list) else [value] for name, value in state.filters.items()
+              if name not in catalog.pack.search.always and isinstance(value, (str, list))}
+    if chosen:
+        merged = dict(known.filters)
+        for name, said in chosen.items():
+            merged[name] = [*said, *(v for v in known.filters.get(name, []) if v not in said)][:KEPT_PER_FILTER]
+        if merged != known.filters:
+            update["filters"] = merged
     if profile.employment:
         update["employment"] = profile.employment
     if profile.monthly_income is not None:
-        update["income_band"] = income_band(profile.monthly_income)
-    for field, key in (("networks", "network"), ("use_cases", "use_case")):
-        said = filters.get(key)
-        if said:
-            said = said if isinstance(said, list) else [said]
-            update[field] = [*said, *(v for v in getattr(known, field) if v not in said)][:3]
+        update["income_band"] = income_band(profile.monthly_income, catalog)
     style = next((s for s, cue in _STYLE_CUES.items() if cue.search(query)), None)
     if style:
         update["style"] = style
-    if not update:
+    if all(getattr(known, k) == v for k, v in update.items()):
         return known
     return known.model_copy(update={**update, "updated_at": time.time()})
 
 
-def income_band(income: int) -> str:
-    return next((label for limit, label in INCOME_BANDS if income < limit), "over ৳2,00,000")
+def income_band(income: int, catalog: Catalog) -> str:
+    """A range, not the figure: "৳50,000–100,000" from the pack's income bands."""
+    fact = catalog.pack.profile.get("monthly_income")
+    limits = fact.bands if fact and fact.bands else [income + 1]
+    cash = lambda amount: money(amount, catalog.business.currency_symbol)  # noqa: E731
+    low = 0
+    for limit in limits:
+        if income < limit:
+            return f"under {cash(limit)}" if low == 0 else f"{cash(low)}–{cash(limit)}"
+        low = limit
+    return f"over {cash(low)}"
 
 
-def starting_state(preferences: Preferences, state: SessionState) -> None:
+def starting_state(preferences: Preferences, state: SessionState, catalog: Catalog) -> None:
     """A returning customer's new session starts from what they preferred last time."""
-    if preferences.banking_type:
-        state.filters = {**state.filters, "banking_type": preferences.banking_type}
+    carried = {name: preferences.filters[name][0] for name in catalog.pack.search.carry if preferences.filters.get(name)}
+    state.filters = {**state.filters, **carried}
     if preferences.employment and not state.profile.employment:
         state.profile = state.profile.model_copy(update={"employment": preferences.employment})
 
 
-def welcome_back(preferences: Preferences) -> str:
-    if preferences.banking_type:
-        kind = FILTER_WORDS["banking_type"].get(preferences.banking_type, preferences.banking_type)
-        return f"Welcome back! Still looking at {kind} cards? (Just say so if not.)"
-    return "Welcome back!"
+def welcome_back(preferences: Preferences, catalog: Catalog) -> str:
+    carried = [name for name in catalog.pack.search.carry if preferences.filters.get(name)]
+    if carried:
+        value = filter_words(catalog, carried[0], preferences.filters[carried[0]][0])
+        return say(catalog, "welcome_back_filter", value=value)
+    return say(catalog, "welcome_back")
 
 
 class PreferenceStore:

@@ -6,9 +6,7 @@ import re
 import uuid
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictStr, field_validator
-
-from assistant.domain import Employment
+from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationInfo, field_validator
 
 MAX_QUERY_CHARS = 1000
 CUSTOMER_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -21,9 +19,18 @@ class ChatRequest(BaseModel):
     query: StrictStr = Field(min_length=1, max_length=MAX_QUERY_CHARS, json_schema_extra={"pattern": r"\S"})
     session_id: StrictStr | None = Field(default=None, json_schema_extra={
         "pattern": "^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$"})
-    user_employment: Employment | None = None
+    user_employment: StrictStr | None = Field(default=None, pattern=r"^[a-z_]{1,40}$")
     mode: Literal["offline", "crew"] | None = None
     customer_id: StrictStr | None = Field(default=None, pattern=rf"^{CUSTOMER_ID.pattern}$")
+
+    @field_validator("user_employment")
+    @classmethod
+    def _known_employment(cls, value: str | None, info: ValidationInfo) -> str | None:
+        """One of the domain pack's employment categories (the API passes them as context)."""
+        allowed = (info.context or {}).get("employment")
+        if value is not None and allowed is not None and value not in allowed:
+            raise ValueError(f"must be one of: {', '.join(sorted(allowed)) or 'nothing here'}")
+        return value
 
     @field_validator("session_id")
     @classmethod

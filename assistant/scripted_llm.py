@@ -16,7 +16,7 @@ from crewai.llms.base_llm import BaseLLM
 from pydantic import ConfigDict, Field
 
 Reply = str | Exception | Callable[[list[dict]], str]
-_DRAFT = re.compile(r"this draft built from the bank's data: (.*?)\n\nThis is the expected criteria", re.DOTALL)
+_DRAFT = re.compile(r"this draft built from the business's data: (.*?)\n\nThis is the expected criteria", re.DOTALL)
 
 
 def restate_draft(messages: list[dict]) -> str:

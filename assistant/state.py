@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from assistant.domain import Employment, FilterValue
+from assistant.domain import FilterValue
 from assistant.goals import GoalBoard
 
 Pending = Literal["clarify_product", "employment", "monthly_income", "age"]
@@ -18,7 +18,7 @@ Wish = Literal["comparison", "eligibility", "cheapest"]
 class CustomerProfile(BaseModel):
     """Facts the customer told us; eligibility reads only these."""
 
-    employment: Employment | None = None
+    employment: str | None = None  # one of the pack's profile.employment categories
     monthly_income: int | None = None
     age: int | None = None
 

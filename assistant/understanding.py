@@ -1,25 +1,30 @@
 """Rule-based understanding: intent, product filters and profile facts from one message.
 
-Everything it knows about words comes from the business's vocabulary file; the rules here
-are generic: phrase matching on word boundaries, typo tolerance for longer words, and
-amounts in the forms customers type ("80k", "1.5 lakh", "৳50,000", "50 hajar taka").
+Everything it knows about words comes from the domain pack (its vocabulary, its number
+filters' cues and units, its currency, its item names); the rules here are generic: phrase
+matching on word boundaries, typo tolerance for longer words, and amounts in the forms
+customers type ("80k", "1.5 lakh", "৳50,000", "50 hajar taka").
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from difflib import get_close_matches
 from functools import cached_property, lru_cache
 from typing import Literal
 
 from pydantic import BaseModel
 
-from assistant.domain import FilterValue, Vocabulary
+from assistant.calculator import find_expression
+from assistant.comparison import rank_key
+from assistant.domain import Catalog, Filter, FilterValue
+from assistant.filters import FilterRules
 from assistant.state import PROFILE_FACTS, CustomerProfile, Pending, Wish
 
 IntentType = Literal[
-    "product_info", "comparison", "eligibility_check", "feature_query", "faq", "greeting", "booking", "cancel",
-    "unknown",
+    "product_info", "comparison", "eligibility_check", "feature_query", "faq", "support", "calculate", "greeting",
+    "booking", "cancel", "unknown",
 ]
 NEEDS_PRODUCTS: tuple[IntentType, ...] = ("product_info", "comparison", "eligibility_check", "feature_query")
 
@@ -29,16 +34,7 @@ _MULTIPLIERS = {
     "lakh": 100_000, "lakhs": 100_000, "lac": 100_000, "lacs": 100_000, "lakh.": 100_000,
     "crore": 10_000_000, "cr": 10_000_000, "m": 1_000_000, "million": 1_000_000,
 }
-_AMOUNT = re.compile(
-    r"(?<![\w.])(?:(?:৳|tk\.?|bdt|taka)\s*)?(\d{1,3}(?:,\d{2,3})+|\d+(?:\.\d+)?)\s*"
-    r"(k|thousand|hajaa?r|hazar|lakhs?|lacs?|crore|cr|million|m)?(?![a-z])\s*(৳|tk|taka|bdt)?"
-)
-_INCOME_CUES = (
-    "earn", "income", "salary", "make", "per month", "a month", "monthly", "/month", "beton",
-    "kamai", "kamata", "ay ", "aay", "income is", "take home",
-)
-_FEE_CUES = ("fee", "fees", "charge")
-_NO_FEE = re.compile(r"\b(?:no|zero|without( an?)?|free of|0)\s+(?:annual|yearly)\s+fees?\b|\b(?:lifetime|fee)[ -]free\b")
+_BOUND = re.compile(r"\b(under|below|less than|max|maximum|within|upto|up to|no more than|at most|budget)\b")
 _AGE = re.compile(
     r"(?:\bage(?:d)?\s*(?:is\s*)?(\d{2})\b|\b(\d{2})\s*(?:years?|yrs?|y/?o|bochor|saal|sal)\b"
     r"|\bi\s*(?:am|'m)\s*(\d{2})\b(?!\s*(?:k|lakh|taka|tk|%)))"
@@ -52,6 +48,8 @@ class Intent(BaseModel):
 
     type: IntentType
     filters: dict[str, FilterValue] = {}
+    named: list[str] = []  # ids of the items the message names
+    expression: str | None = None  # arithmetic to work out ("1299 x 2")
     wants_comparison: bool = False
     wants_eligibility: bool = False
     feature_topics: list[str] = []
@@ -78,7 +76,7 @@ class Intent(BaseModel):
 
 def normalise(text: str) -> str:
     text = text.translate(_BENGALI_DIGITS).lower()
-    text = re.sub(r"[^\w\s৳.,'/%-]", " ", text)
+    text = re.sub(r"[^\w\s৳₹฿$€£.,'/%-]", " ", text)
     return re.sub(r"\s+", " ", text).strip()
 
 
@@ -125,15 +123,49 @@ class PhraseMatcher:
         return values
 
 
+class Money:
+    """Amounts in the forms customers type, in the pack's currency ("80k", "1.5 lakh", "৳50,000")."""
+
+    def __init__(self, symbol: str, words: list[str]):
+        marks = sorted({re.escape(symbol.lower()), *(re.escape(w.lower()) for w in words)}, key=len, reverse=True)
+        currency = "|".join(marks)
+        self._currency = re.compile(rf"(?:{currency})")
+        self._amount = re.compile(
+            rf"(?<![\w.])(?:(?:{currency})\.?\s*)?(\d{{1,3}}(?:,\d{{2,3}})+|\d+(?:\.\d+)?)\s*"
+            rf"(k|thousand|hajaa?r|hazar|lakhs?|lacs?|crore|cr|million|m)?(?![a-z])\s*({currency})?"
+        )
+
+    def first(self, clean: str, bare: bool = False) -> int | None:
+        """The first amount in normalised text, in whole units ("1.5 lakh" -> 150000). A bare
+        number counts from 1,000, or at any size when the customer was asked for an amount."""
+        for match in self._amount.finditer(clean):
+            number, unit, currency_after = match.groups()
+            has_currency = bool(unit or currency_after or self._currency.match(match.group(0)))
+            amount = parse_amount(number, unit)
+            if has_currency or amount >= 1000 or (bare and amount > 0):
+                return amount
+        return None
+
+
 class Understanding:
     """Turns a message (and what is pending in the session) into an `Intent`."""
 
-    def __init__(self, vocabulary: Vocabulary):
+    def __init__(self, catalog: Catalog):
+        self.catalog = catalog
+        vocabulary = catalog.vocabulary
         self.vocabulary = vocabulary
+        self.money = Money(catalog.business.currency_symbol, catalog.business.currency_words)
+        self.numbers = {name: spec.filter for name, (_, spec) in catalog.pack.filter_attributes().items()
+                        if spec.type == "number"}
         self.filters = {name: PhraseMatcher(section) for name, section in vocabulary.filters.items()}
         self.employment = PhraseMatcher(vocabulary.employment)
         self.intents = PhraseMatcher(vocabulary.intents)
         self.features = PhraseMatcher(vocabulary.features)
+        income = catalog.pack.profile.get("monthly_income")
+        self.income_cues = tuple(income.cues) if income else ()
+        self.names = _name_matcher(catalog)
+        self.rules = FilterRules(catalog)
+        self.calculates = any("calculate" in tools for tools in catalog.pack.tools.values())
 
     @cached_property
     def _known_words(self) -> set[str]:
@@ -142,18 +174,24 @@ class Understanding:
                     self.vocabulary.intents, self.vocabulary.features]
         return {w for s in sections for phrases in s.values() for p in phrases for w in p.split()}
 
-    def detect(self, text: str, has_products: bool, pending: Pending | None = None) -> Intent:
+    def detect(self, text: str, has_products: bool, pending: Pending | None = None,
+               awaiting: str | None = None) -> Intent:
+        """`awaiting` is the filter a clarifying question just asked for: a bare number answers it."""
         clean = normalise(text)
         words = [w for w in re.findall(r"[a-z]+", clean) if w not in self._known_words]
-        filters = self._filters(clean, words)
+        filters = self._filters(clean, words, awaiting)
         profile = self._profile(clean, words, pending)
         cues = set(self.intents.exact(clean))
         topics = self.features.exact(clean)
+        named = self._named(clean, filters)
         wants_comparison = "comparison" in cues
-        wants_eligibility = "eligibility" in cues
+        wants_eligibility = "eligibility" in cues and self.catalog.pack.eligibility is not None
 
+        expression = find_expression(text) if "calculate" in cues and self.calculates else None
         if "cancel" in cues:
             kind = "cancel"
+        elif expression:
+            kind = "calculate"
         elif wants_comparison:
             kind = "comparison"
         elif wants_eligibility:
@@ -162,13 +200,15 @@ class Understanding:
             kind, wants_eligibility = "eligibility_check", True
         elif "booking" in cues:
             kind = "booking"
+        elif "support" in cues and self.catalog.pack.support:
+            kind = "support"
         elif "faq" in cues:
             kind = "faq"
-        elif topics and (has_products or filters):
+        elif topics and (has_products or filters or named):
             kind = "feature_query"
         elif topics:
             kind = "faq"
-        elif filters or cues & {"want", "cheapest"}:
+        elif filters or named or cues & {"want", "cheapest"}:
             kind = "product_info"
         elif cues & {"greeting", "thanks"} or not clean:
             kind = "greeting"
@@ -177,6 +217,8 @@ class Understanding:
         return Intent(
             type=kind,
             filters=filters,
+            named=named,
+            expression=expression,
             wants_comparison=wants_comparison,
             wants_eligibility=wants_eligibility or kind == "eligibility_check",
             feature_topics=topics,
@@ -186,24 +228,54 @@ class Understanding:
             sure=kind != "unknown",
         )
 
-    def _filters(self, clean: str, words: list[str]) -> dict[str, FilterValue]:
+    def _filters(self, clean: str, words: list[str], awaiting: str | None) -> dict[str, FilterValue]:
         filters: dict[str, FilterValue] = {}
         for name, matcher in self.filters.items():
-            values = matcher.find(clean, words)
-            if values:
+            values = matcher.find(clean, words) if name not in self.numbers else matcher.exact(clean)
+            if values and name in self.numbers:  # a phrase for a number: "no annual fee" is 0
+                filters[name] = _number(values[0])
+            elif values:
                 filters[name] = values[0] if len(values) == 1 else values
-        fee_cap = self._amount_near(clean, _FEE_CUES)
-        if fee_cap is not None and re.search(r"\b(under|below|less than|max|maximum|within|upto|up to|no more than)\b", clean):
-            filters["max_annual_fee"] = fee_cap
-        elif _NO_FEE.search(clean):
-            filters["max_annual_fee"] = 0
+        for name, spec in self.numbers.items():
+            if name in filters:
+                continue
+            amount = self._number_for(clean, spec, answering=awaiting == name)
+            if amount is not None:
+                filters[name] = amount
         return filters
+
+    def _number_for(self, clean: str, spec: Filter, answering: bool) -> int | float | None:
+        """An amount this filter takes: next to one of its units ("7 seater"), or anywhere with
+        one of its cues ("budget 35k", "fee under 5k"), or alone when it was just asked for."""
+        if spec.units:
+            units = "|".join(re.escape(u) for u in spec.units)
+            found = re.search(rf"(\d+(?:\.\d+)?)\s*-?\s*(?:{units})\b", clean)
+            if found:
+                return _number(found[1])
+        cued = any(re.search(rf"(?<!\w){re.escape(cue)}(?!\w)", clean) for cue in spec.cues)
+        if (cued and (not spec.needs_bound or _BOUND.search(clean))) or answering:
+            return self.money.first(clean, bare=answering) if not spec.units else _first_number(clean)
+        return None
+
+    def _named(self, clean: str, filters: dict[str, FilterValue]) -> list[str]:
+        """Items the message names, one per mention ("compare Thar and Scorpio"): of the items a
+        name fits, the first by rank_by among those that fit the message's filters too."""
+        by_id = self.catalog.product
+        rules = self.rules
+        named: list[str] = []
+        for ids in self.names(clean):
+            items = [by_id(i) for i in ids]
+            fitting = [p for p in items if rules.matches(p, filters)] or items
+            best = min(fitting, key=lambda p: rank_key(p, self.catalog)).id
+            if best not in named:
+                named.append(best)
+        return named
 
     def _profile(self, clean: str, words: list[str], pending: Pending | None) -> CustomerProfile:
         employment = self.employment.find(clean, words)
-        income = self._amount_near(clean, _INCOME_CUES)
+        income = self.money.first(clean) if any(cue in clean for cue in self.income_cues) else None
         if income is None and pending in ("employment", "monthly_income"):  # answers come in any order
-            income = first_amount(clean)
+            income = self.money.first(clean)
         age_match = _AGE.search(clean)
         age = int(next(g for g in age_match.groups() if g)) if age_match else None
         if age is None and pending == "age" and re.fullmatch(r"\d{2}", clean):
@@ -214,24 +286,37 @@ class Understanding:
             age=age if age is not None and 16 <= age <= 100 else None,
         )
 
-    @staticmethod
-    def _amount_near(clean: str, cues: tuple[str, ...]) -> int | None:
-        if not any(cue in clean for cue in cues):
-            return None
-        return first_amount(clean)
+
+def _name_matcher(catalog: Catalog) -> Callable[[str], list[list[str]]]:
+    """Finds mentions of items by name, or by the values of the pack's name attributes
+    ("Thar", "Scorpio" for every Scorpio-N and Scorpio Classic), in order of mention."""
+    aliases: dict[str, set[str]] = {}
+    for item in catalog.products:
+        names = [item.name, *(str(item.value(a)) for a in catalog.pack.names if item.value(a))]
+        for name in names:
+            lowered = normalise(name)
+            aliases.setdefault(lowered, set()).add(item.id)
+            first = re.split(r"[\s-]", lowered)[0]
+            if first != lowered and len(first) >= 4 and any(name == str(item.value(a)) for a in catalog.pack.names):
+                aliases.setdefault(first, set()).add(item.id)
+    matcher = PhraseMatcher({alias: [alias] for alias in aliases})
+
+    def mentions(clean: str) -> list[list[str]]:
+        return [sorted(aliases[alias]) for alias in matcher.exact(clean)]
+
+    return mentions
+
+
+def _number(text: str) -> int | float:
+    value = float(text)
+    return int(value) if value.is_integer() else value
+
+
+def _first_number(clean: str) -> int | float | None:
+    found = re.search(r"\d+(?:\.\d+)?", clean)
+    return _number(found[0]) if found else None
 
 
 def parse_amount(number: str, unit: str | None) -> int:
     value = float(number.replace(",", ""))
     return int(round(value * _MULTIPLIERS.get(unit or "", 1)))
-
-
-def first_amount(clean: str) -> int | None:
-    """The first money amount in normalised text, in whole taka ("1.5 lakh" -> 150000)."""
-    for match in _AMOUNT.finditer(clean):
-        number, unit, currency_after = match.groups()
-        has_currency = bool(unit or currency_after or re.match(r"(৳|tk|bdt|taka)", match.group(0)))
-        amount = parse_amount(number, unit)
-        if has_currency or amount >= 1000:
-            return amount
-    return None

@@ -20,7 +20,6 @@
   var sessionId = load(SID_KEY);
   if (!sessionId) { sessionId = uuid(); store(SID_KEY, sessionId); }
   var savedProf = load(PROF_KEY);
-  if (savedProf && profile.querySelector('option[value="' + savedProf.replace(/[^a-z_]/g, "") + '"]')) profile.value = savedProf;
 
   // ---- tiny safe markdown: escape everything first, then add a few tags ----
   function esc(s) {
@@ -81,24 +80,22 @@
     return isFinite(n) ? "৳" + Math.round(n).toLocaleString("en-US") : "—";
   }
 
-  var NETWORKS = { visa: "Visa", mastercard: "Mastercard", jcb: "JCB", amex: "American Express", unionpay: "UnionPay" };
   function title(s) { return s ? String(s).charAt(0).toUpperCase() + String(s).slice(1) : ""; }
 
+  // Each product carries `display` (badge, meta, headline, highlights) built by the server
+  // from the domain pack, so the page shows cards, cars or gadgets alike.
   function productCards(products) {
     var wrap = el("div", "cards");
     products.forEach(function (p) {
-      var c = el("article", "pcard"), h = el("h3", null, p.name || p.id);
-      var islami = String(p.banking_type || "").toLowerCase() === "islami";
-      h.appendChild(el("span", "badge " + (islami ? "islami" : "conv"), islami ? "Islamic" : "Conventional"));
+      var shown = p.display || {}, c = el("article", "pcard"), h = el("h3", null, p.name || p.id);
+      if (shown.badge) h.appendChild(el("span", "badge", title(shown.badge)));
       c.appendChild(h);
-      c.appendChild(el("div", "meta", [NETWORKS[p.network] || p.network, title(p.tier),
-        title(String(p.product_type || "").replace("_", " "))].filter(Boolean).join(" · ")));
-      var fee = p.fees && p.fees.annual_fee;
-      c.appendChild(el("div", "fee", "Annual fee: " + (fee === undefined || fee === null ? "—" : fmtFee(fee))));
-      var ben = Array.isArray(p.benefits) ? p.benefits.slice(0, 3) : [];
+      if (shown.meta) c.appendChild(el("div", "meta", shown.meta));
+      if (shown.headline) c.appendChild(el("div", "fee", shown.headline));
+      var ben = Array.isArray(shown.highlights) ? shown.highlights : [];
       if (ben.length) {
         var ul = el("ul");
-        ben.forEach(function (b) { ul.appendChild(el("li", null, typeof b === "string" ? b : (b && (b.title || b.name || b.description)) || "")); });
+        ben.forEach(function (b) { ul.appendChild(el("li", null, String(b))); });
         c.appendChild(ul);
       }
       wrap.appendChild(c);
@@ -356,10 +353,21 @@
       .catch(function () { greet(); });
   }
 
-  function greet() {
-    addBot({ reply: "Hi! I can help you find a **credit or debit card**, compare cards, check fees and eligibility.",
-      choices: ["Show me credit cards", "Islamic cards with low annual fee", "Am I eligible for a platinum card?"] });
+  var about = { welcome: "Hi! How can I help?", examples: [] };
+  function greet() { addBot({ reply: about.welcome, choices: about.examples }); }
+
+  // The business behind this page (its pack): title, placeholder, welcome and profile choices.
+  function present(info) {
+    about = info;
+    document.title = info.title;
+    document.querySelector("header h1").textContent = info.title;
+    input.placeholder = info.placeholder;
+    var choices = info.employment || [];
+    profile.hidden = !choices.length;
+    document.querySelector('label[for="profile"]').hidden = !choices.length;
+    choices.forEach(function (c) { profile.appendChild(el("option", null, c.label)).value = c.value; });
+    if (savedProf && choices.some(function (c) { return c.value === savedProf; })) profile.value = savedProf;
   }
-  restore();
+  fetch("/about").then(function (res) { return res.json(); }).then(present).catch(function () {}).then(restore);
   window.__renderMarkdown = renderMarkdown; // exposed for quick manual testing
 })();

@@ -13,7 +13,7 @@ import uuid  # noqa: E402
 import pytest  # noqa: E402
 
 from app import create_app  # noqa: E402
-from assistant.retrieval import product_matches  # noqa: E402
+from assistant.filters import FilterRules  # noqa: E402
 
 
 @pytest.fixture
@@ -81,4 +81,4 @@ def assert_products_match(data: dict, catalog) -> None:
     for shown in data["products"]:
         product = catalog.product(shown["id"])
         assert product is not None
-        assert product_matches(product, data["state"]["filters"]), (shown["id"], data["state"]["filters"])
+        assert FilterRules(catalog).matches(product, data["state"]["filters"]), (shown["id"], data["state"]["filters"])

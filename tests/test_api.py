@@ -40,7 +40,7 @@ def test_response_has_every_contract_field(client):
                          "eligibility", "ask_user", "state"}
     assert set(data["state"]) == {"products", "comparison_done", "eligibility_done", "filters", "version",
                                   "active_goal", "goal_stack"}
-    assert {"id", "name", "fees", "banking_type", "network", "tier"} <= set(data["products"][0])
+    assert {"id", "name", "annual_fee", "banking_type", "network", "tier", "display"} <= set(data["products"][0])
 
 
 LONG = "x" * 1001

@@ -236,7 +236,7 @@ def test_the_reminder_is_delivered_exactly_once_across_a_restart(tmp_path):
 def test_that_card_means_the_card_being_booked(chat, catalog):
     chat.say("book me a call tomorrow at 5 pm about the Visa Platinum Business Credit Card")
     data = chat.say("wait, what's the annual fee of that card?")
-    fee = catalog.product("visa-platinum-business").fees.annual_fee
+    fee = catalog.product("visa-platinum-business").annual_fee
     assert data["intent"]["type"] == "feature_query" and data["agents"] == ["formatter"]
     assert f"Annual fee: ৳{fee:,}" in data["reply"] and "Back to your appointment" in data["reply"]
     assert [p["id"] for p in data["products"]] == ["visa-platinum-business"]

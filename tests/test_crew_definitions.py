@@ -15,11 +15,12 @@ from assistant.offline_crew import TurnWork  # noqa: E402
 from assistant.state import CustomerProfile, SessionState  # noqa: E402
 from assistant.understanding import Intent  # noqa: E402
 
-ALLOWED_TOOLS = {
+ALLOWED_TOOLS = {  # the bank pack's allow-lists (data/bank/pack.yaml `tools`)
     "retriever": ["search_products", "search_faq"],
     "comparator": ["compare_products"],
     "eligibility": ["check_eligibility"],
     "booking": [],
+    "support": [],
     "formatter": [],
 }
 INPUTS = {"business": "Padma", "filters": "{}", "currency": "BDT"}
@@ -35,14 +36,14 @@ def work(pipeline):
     state = SessionState(session_id="s", filters={"tier": "platinum", "product_type": "credit_card"},
                          profile=CustomerProfile(employment="salaried", monthly_income=90_000))
     return TurnWork(query="q", intent=Intent(type="product_info"), state=state, selection=[],
-                    catalog=pipeline.catalog, index=pipeline.index, max_products=5, faq_min_similarity=0.45)
+                    catalog=pipeline.catalog, index=pipeline.index, tools=pipeline.tools, max_products=5,
+                    faq_min_similarity=0.45)
 
 
 def test_every_agent_has_exactly_its_allowed_tools(llm, work):
-    tools = make_tools(work)
     assert set(definitions()) == set(AGENT_NAMES)
     for name in AGENT_NAMES:
-        agent = build_agent(name, llm, tools, INPUTS)
+        agent = build_agent(name, llm, make_tools(work, name), INPUTS)
         assert [t.name for t in agent.tools] == ALLOWED_TOOLS[name]
         assert agent.llm is llm, "an agent without the configured LLM falls back to a hosted model"
         assert agent.allow_delegation is False
@@ -57,14 +58,13 @@ def test_crew_runs_selected_agents_in_order_with_formatter_last(llm, work):
 
 
 def test_tools_return_catalog_facts(work):
-    tools = make_tools(work)
-    found = json.loads(tools["search_products"].run(query="travel rewards"))
+    found = json.loads(make_tools(work, "retriever")["search_products"].run(query="travel rewards"))
     assert found and all(p["tier"] == "platinum" and p["product_type"] == "credit_card" for p in found)
     ids = [p["id"] for p in found[:2]]
-    comparison = json.loads(tools["compare_products"].run(product_ids=ids))
+    comparison = json.loads(make_tools(work, "comparator")["compare_products"].run(product_ids=ids))
     fees = next(r for r in comparison["rows"] if r["key"] == "annual_fee")
     assert set(fees["values"]) == set(ids)
-    verdicts = json.loads(tools["check_eligibility"].run(product_ids=ids))
+    verdicts = json.loads(make_tools(work, "eligibility")["check_eligibility"].run(product_ids=ids))
     for verdict in verdicts:
-        rule = work.catalog.product(verdict["product_id"]).eligibility
-        assert verdict["eligible"] == ("salaried" in rule.employment and 90_000 >= rule.min_monthly_income)
+        rule = work.catalog.product(verdict["product_id"])
+        assert verdict["eligible"] == ("salaried" in rule.eligible_employment and 90_000 >= rule.min_monthly_income)

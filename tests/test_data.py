@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from assistant.retrieval import product_matches
+from assistant.filters import FilterRules
 
 
 def test_catalog_size_and_coverage(catalog):
@@ -24,17 +24,17 @@ def test_ids_are_unique_and_facts_are_sane(catalog):
     assert len({p.id for p in catalog.products}) == len(catalog.products)
     assert len({f.id for f in catalog.faq}) == len(catalog.faq)
     for p in catalog.products:
-        rule = p.eligibility
-        assert p.fees.annual_fee >= 0
-        assert rule.employment and rule.min_monthly_income >= 0 and rule.min_age < rule.max_age
-        if p.credit_limit:
-            assert p.credit_limit.min <= p.credit_limit.max
+        assert p.annual_fee >= 0
+        assert p.eligible_employment and p.min_monthly_income >= 0 and p.min_age < p.max_age
+        if p.product_type == "credit_card":  # what makes it credit: a rate, a limit, a grace period
+            assert p.value("rate") and p.value("interest_free_days") is not None
+            assert 0 < p.value("credit_limit_min") <= p.value("credit_limit_max")
 
 
 def test_every_product_matches_its_own_attributes(catalog):
     for p in catalog.products:
         filters = {"banking_type": p.banking_type, "network": p.network, "tier": p.tier}
-        assert product_matches(p, filters)
+        assert FilterRules(catalog).matches(p, filters)
 
 
 def test_faq_covers_what_card_holders_ask(catalog):

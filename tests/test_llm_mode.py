@@ -64,7 +64,7 @@ def test_each_agent_gets_its_tool_results_as_context(make_app, catalog):
     comparator, eligibility, formatter = (llm.prompt_text(i) for i in range(before, before + 3))
     cards = [catalog.product(pid) for pid in first["state"]["products"]]
     assert '"key":"annual_fee"' in comparator and all(c.id in comparator for c in cards)
-    assert '"min_monthly_income"' not in comparator, "the comparator gets the comparison, not raw products"
+    assert '"eligible_employment"' not in comparator, "the comparator gets the comparison, not raw products"
     assert '"product_id"' in eligibility and '"employment":"business_owner"' in eligibility
     assert "Product Comparator" not in formatter and "৳" in formatter
     assert "<<<Compare them and check eligibility>>>" in formatter

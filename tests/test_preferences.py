@@ -17,8 +17,8 @@ def test_preferences_carry_into_a_new_session_and_can_be_overruled(client, catal
     say(client, first, "show me islamic credit cards for travel")
     say(client, first, "am I eligible? I'm salaried and earn 1.5 lakh a month, keep it short")
     learned = client.get("/customers/cust-42/preferences").get_json()
-    assert learned == {"banking_type": "islami", "employment": "salaried", "income_band": "৳1,00,000–2,00,000",
-                       "networks": [], "use_cases": ["travel"], "style": "short"}
+    assert learned == {"filters": {"banking_type": ["islami"], "product_type": ["credit_card"], "use_case": ["travel"]},
+                       "employment": "salaried", "income_band": "৳100,000–৳200,000", "style": "short"}
 
     second = str(uuid.uuid4())
     welcome = say(client, second, "I want a platinum credit card")
@@ -29,13 +29,13 @@ def test_preferences_carry_into_a_new_session_and_can_be_overruled(client, catal
 
     overruled = say(client, second, "actually conventional ones")
     assert overruled["state"]["filters"]["banking_type"] == "conventional"
-    assert client.get("/customers/cust-42/preferences").get_json()["banking_type"] == "conventional"
+    assert client.get("/customers/cust-42/preferences").get_json()["filters"]["banking_type"] == ["conventional", "islami"]
 
 
 def test_forgotten_preferences_are_gone_for_the_next_session(client):
     say(client, str(uuid.uuid4()), "show me islamic credit cards")
     assert client.delete("/customers/cust-42/preferences").status_code == 204
-    assert client.get("/customers/cust-42/preferences").get_json()["banking_type"] is None
+    assert client.get("/customers/cust-42/preferences").get_json()["filters"] == {}
     fresh = say(client, str(uuid.uuid4()), "I want a platinum credit card")
     assert not fresh["reply"].startswith("Welcome back") and "banking_type" not in fresh["state"]["filters"]
 
@@ -45,7 +45,7 @@ def test_customers_do_not_share_preferences_and_anonymous_sessions_learn_nothing
     other = say(client, str(uuid.uuid4()), "I want a platinum credit card", customer_id="bob")
     assert not other["reply"].startswith("Welcome back")
     client.post("/chat", json={"query": "show me conventional credit cards", "session_id": str(uuid.uuid4())})
-    assert client.get("/customers/alice/preferences").get_json()["banking_type"] == "islami"
+    assert client.get("/customers/alice/preferences").get_json()["filters"]["banking_type"] == ["islami"]
 
 
 def test_a_bad_customer_id_is_a_400(client):

@@ -56,7 +56,7 @@ def test_session_history_restores_the_conversation(client):
     assert data["session_id"] == session and data["state"]["version"] == 2
     assert [(t["role"], t["intent"]) for t in data["history"]] == [
         ("user", "product_info"), ("assistant", "product_info"), ("user", "comparison"), ("assistant", "comparison")]
-    assert data["history"][1]["products"][0]["fees"]["annual_fee"] > 0
+    assert data["history"][1]["products"][0]["annual_fee"] > 0
     assert data["history"][3]["agents"] == ["comparator", "formatter"]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.understanding import Understanding, first_amount, normalise
+from assistant.understanding import Money, Understanding, normalise
 
 
 @pytest.fixture(scope="module")
@@ -14,7 +14,7 @@ def understand(request):
     from assistant.domain import load_catalog
 
     catalog = load_catalog(Path(__file__).resolve().parent.parent / "data" / "bank")
-    understanding = Understanding(catalog.vocabulary)
+    understanding = Understanding(catalog)
     return lambda text, has_products=False, pending=None: understanding.detect(text, has_products, pending)
 
 
@@ -112,10 +112,16 @@ def test_age(understand):
 
 
 def test_amount_parsing_edge_cases():
-    assert first_amount(normalise("25 years")) is None
-    assert first_amount(normalise("৳500")) == 500
-    assert first_amount(normalise("3 crore")) == 30_000_000
-    assert first_amount(normalise("BDT 2,500")) == 2_500
+    taka = Money("৳", ["tk", "taka", "bdt"])
+    assert taka.first(normalise("25 years")) is None
+    assert taka.first(normalise("৳500")) == 500
+    assert taka.first(normalise("3 crore")) == 30_000_000
+    assert taka.first(normalise("BDT 2,500")) == 2_500
+    assert taka.first(normalise("1500"), bare=False) == 1_500
+    assert taka.first(normalise("900")) is None and taka.first(normalise("900"), bare=True) == 900
+    rupees = Money("₹", ["rs", "inr", "rupees"])
+    assert rupees.first(normalise("under ₹15 lakh")) == 1_500_000
+    assert rupees.first(normalise("Rs. 8,50,000")) == 850_000
 
 
 def test_thanks_is_told_apart_from_hello(understand):

@@ -1,0 +1,65 @@
+"""The Support agent's work: a troubleshooting goal, slot by slot, then the fix from the knowledge base.
+
+It needs the model and the symptom (the pack's support.questions, asked one at a time); the
+device the customer names ("my laptop") narrows the articles to the ones for that device.
+The fix is only ever an article found by the knowledge-base tool, never made up.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from assistant.domain import Catalog, FaqEntry
+from assistant.formatting import say
+from assistant.goals import Goal
+from assistant.understanding import Intent
+
+SLOTS = ("model", "symptom")
+_CLAUSE = re.compile(r"\s*(?:[,;.!?]|\band\b|\bbut\b)\s*")
+Search = Callable[[str, str | None], list[tuple[FaqEntry, float]]]
+
+
+@dataclass
+class SupportStep:
+    text: str
+    question: str | None = None
+    article: FaqEntry | None = None
+    done: bool = False
+
+
+def troubleshoot(goal: Goal, text: str, intent: Intent, catalog: Catalog, search: Search,
+                 min_similarity: float) -> SupportStep:
+    support = catalog.pack.support
+    slots = goal.slots
+    waiting_for = goal.missing[:1]
+    _read(slots, text, intent, catalog, waiting_for)
+    goal.missing = [s for s in SLOTS if not slots.get(s)]
+    if goal.missing:
+        return SupportStep(text="", question=support.questions[goal.missing[0]])
+    device = slots.get("device")
+    hits = search(" ".join([*slots["symptom"], slots["model"], device or ""]).strip(), device)
+    if hits and hits[0][1] >= min_similarity:
+        slots["article"] = hits[0][0].id
+        return SupportStep(text="", article=hits[0][0], done=True)
+    return SupportStep(text=say(catalog, "faq_not_found"), done=True)
+
+
+def _read(slots: dict, text: str, intent: Intent, catalog: Catalog, waiting_for: list[str]) -> None:
+    """Fill the slots this message answers: a named item or the answer to "which model?",
+    the device it is, and what goes wrong."""
+    device_filter = catalog.pack.support.device_filter
+    said_device = intent.filters.get(device_filter) if device_filter else None
+    named = [catalog.product(i) for i in intent.named]
+    if named:
+        slots["model"] = named[0].name
+        if device_filter:
+            attribute, _ = catalog.pack.filter_attributes()[device_filter]
+            said_device = said_device or named[0].value(attribute)
+    elif waiting_for == ["model"] and text.strip():
+        slots["model"] = _CLAUSE.split(text.strip(), maxsplit=1)[0][:80] or text.strip()[:80]
+    if said_device:
+        slots["device"] = said_device[0] if isinstance(said_device, list) else said_device
+    if intent.type == "support" or waiting_for == ["symptom"]:
+        slots["symptom"] = [*slots.get("symptom", []), text.strip()[:300]]
