@@ -269,7 +269,9 @@ class CrewPipeline:
         agents = []
         searching = intent.type in NEEDS_PRODUCTS and (not state.has_products() or intent.cheapest_first)
         searching &= not (intent.type in ("feature_query", "comparison") and selection)  # about items at hand
-        if intent.type in ("faq", "unknown") or searching:
+        if intent.type in ("faq", "unknown"):  # whichever agent the pack lets read the help centre
+            agents.append(self.tools.agent_with("search_faq", "retriever"))
+        elif searching:
             agents.append("retriever")
         if intent.wants_comparison:
             agents.append("comparator")
@@ -284,7 +286,7 @@ class CrewPipeline:
         return agents
 
     def _update_state(self, state: SessionState, work: TurnWork, agents: list[str], query: str) -> None:
-        if work.retrieved:
+        if work.retrieved or (work.intent.named and work.selection):  # found, or named by the customer
             state.product_ids = [p.id for p in work.selection]
         state.comparison_done |= "comparator" in agents
         state.eligibility_done |= "eligibility" in agents

@@ -52,11 +52,11 @@ class BookingDesk:
     def __init__(self, catalog: Catalog, bookings: BookingStore, reminders: ReminderStore, notifier: Notifier,
                  clock: Callable[[], dt.datetime] | None = None):
         self.catalog = catalog
-        self.setup = catalog.pack.booking
+        self.setup = catalog.pack.booking  # None: this business books nothing, the desk is never asked
         self.rules = FilterRules(catalog)
         self.channels = {
             name: re.compile(r"(?<!\w)(?:" + "|".join(re.escape(w.lower()) for w in channel.words) + r")(?!\w)")
-            for name, channel in self.setup.channels.items()
+            for name, channel in (self.setup.channels.items() if self.setup else ())
         }
         self.bookings = bookings
         self.reminders = reminders
@@ -64,13 +64,15 @@ class BookingDesk:
         self.zone = ZoneInfo(catalog.business.timezone)
         self.clock = clock or (lambda: dt.datetime.now(self.zone))
 
-    def step(self, goal: Goal, text: str, filters: dict, cached: list[Product], session_id: str) -> BookingStep:
+    def step(self, goal: Goal, text: str, filters: dict, cached: list[Product], session_id: str,
+             named: list[Product] = ()) -> BookingStep:
+        """`named`: the items the message names ("a test drive of the Thar")."""
         now = self.clock().astimezone(self.zone)
         slots = goal.slots
         code = CODE_LIKE.search(text)
         if slots.get("code_sent") and code:
             return self._confirm(goal, code.group(1), now, session_id)
-        patch, problems = self.read(text, filters, cached, slots, now)
+        patch, problems = self.read(text, filters, cached, slots, now, named)
         if patch:
             slots.update(patch)
             slots["code_sent"] = False  # a changed detail needs a fresh code
@@ -86,13 +88,13 @@ class BookingDesk:
             return BookingStep(text=" ".join(problems), question="Please type the 6-digit code we sent you.")
         return self._send_code(goal, now)
 
-    def read(self, text: str, filters: dict, cached: list[Product], slots: dict, now: dt.datetime
-             ) -> tuple[dict, list[str]]:
+    def read(self, text: str, filters: dict, cached: list[Product], slots: dict, now: dt.datetime,
+             named: list[Product] = ()) -> tuple[dict, list[str]]:
         """The slots this message fills (or corrects), and what it got wrong."""
         patch: dict = {}
         problems: list[str] = []
         waiting_for = self.missing(slots)[:1]
-        product = self._product(text, filters, cached, asked=waiting_for == ["product"])
+        product = named[0] if named else self._product(text, filters, cached, asked=waiting_for == ["product"])
         if product:
             patch["product"] = product.id
         lowered = text.lower()

@@ -35,7 +35,9 @@ def show_value(value: Any, attribute: Attribute | None, catalog: Catalog) -> str
         number = f"{value:g}" if isinstance(value, float) else f"{value:,}"
         if attribute.unit == "percent":
             return f"{number}%"
-        return f"{number} {attribute.unit}" if attribute.unit else number
+        if attribute.unit:
+            return f"{number}{attribute.unit}" if attribute.unit.startswith("/") else f"{number} {attribute.unit}"
+        return number
     if attribute.type == "boolean":
         return attribute.words("true" if value else "false") if attribute.values else ("yes" if value else "no")
     if isinstance(value, list):

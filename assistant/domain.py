@@ -236,13 +236,14 @@ class Pack(Strict):
     catalog: Source
     knowledge: str = "faq.json"
     names: list[str] = []  # attributes whose values also name an item ("Thar" for the Thar LX)
+    short_names: bool = False  # an item's name cut short still names it ("Lenovo Legion" for the Legion 5 15ARP8)
     name_pattern: str | None = None  # what a product name looks like in a reply, to catch invented ones
     attributes: dict[str, Attribute]
     display: Display
     search: Search
     profile: dict[Literal["employment", "monthly_income"], ProfileFact] = {}
     eligibility: Eligibility | None = None
-    booking: Booking
+    booking: Booking | None = None
     support: Support | None = None
     goals: dict[str, GoalKind] = {}
     tools: dict[AgentName, list[ToolName]]  # which tools each agent may call
@@ -398,8 +399,8 @@ def _rows_from_csv(path: Path, source: Source, attributes: dict[str, Attribute])
                 row: dict[str, Any] = {}
                 for column, attribute in source.columns.items():
                     raw = (record[column] or "").strip()
-                    kind = attributes[attribute].type if attribute in attributes else "text"
-                    row[attribute] = _cell(raw, kind, source.list_separator, f"{path}:{line} column '{column}'")
+                    row[attribute] = _cell(raw, attributes.get(attribute), source.list_separator,
+                                           f"{path}:{line} column '{column}'")
                 row["id"] = str(row.get("id", "")).lower()
                 rows.append(row)
             return rows
@@ -407,7 +408,10 @@ def _rows_from_csv(path: Path, source: Source, attributes: dict[str, Attribute])
         raise DataError(f"{path}: {exc}") from exc
 
 
-def _cell(raw: str, kind: str, separator: str, where: str) -> Any:
+def _cell(raw: str, attribute: Attribute | None, separator: str, where: str) -> Any:
+    """One spreadsheet cell as the attribute's type; enum values as the pack writes them."""
+    kind = attribute.type if attribute else "text"
+    as_value = lambda text: text.lower().replace(" ", "_")  # noqa: E731  ("Gaming Mouse" -> gaming_mouse)
     if raw == "":
         return [] if kind == "list" else None
     if kind == "number":
@@ -417,9 +421,10 @@ def _cell(raw: str, kind: str, separator: str, where: str) -> Any:
             raise DataError(f"{where}: '{raw}' is not a number") from None
         return int(number) if number.is_integer() else number
     if kind == "list":
-        return [part.strip().lower().replace(" ", "_") for part in raw.split(separator) if part.strip()]
+        parts = [part.strip() for part in raw.split(separator) if part.strip()]
+        return [as_value(p) for p in parts] if attribute.values else parts
     if kind == "enum":
-        return raw.lower().replace(" ", "_")
+        return as_value(raw)
     if kind == "boolean":
         return raw.lower() in ("1", "yes", "true", "y")
     return raw
@@ -463,6 +468,22 @@ def _check_vocabulary(vocabulary: Vocabulary, pack: Pack) -> None:
         raise ValueError("employment words need profile.employment in pack.yaml")
 
 
+def _devices_named(entries: list[FaqEntry], pack: Pack) -> list[FaqEntry]:
+    """Articles name the devices they fix as the device filter's values ("Gaming Mouse" -> gaming_mouse)."""
+    device = pack.support.device_filter if pack.support else None
+    if device is None:
+        return entries
+    values = pack.filter_attributes()[device][1].values
+    named = []
+    for entry in entries:
+        applies_to = [v.lower().replace(" ", "_") for v in entry.applies_to]
+        unknown = [v for v in applies_to if v not in values]
+        if unknown:
+            raise ValueError(f"article '{entry.id}': applies_to {unknown} are not values of '{device}'")
+        named.append(entry.model_copy(update={"applies_to": applies_to}))
+    return named
+
+
 def _is_number(text: str) -> bool:
     try:
         float(text)
@@ -486,6 +507,7 @@ def load_catalog(folder: Path) -> Catalog:
         _validated(source, lambda i: _check_item(i, pack), item)
     faq_path = folder / pack.knowledge
     faq = _validated(faq_path, lambda raw: [FaqEntry.model_validate(e) for e in raw], _read(faq_path))
+    faq = _validated(faq_path, lambda entries: _devices_named(entries, pack), faq)
     vocabulary_path = folder / "vocabulary.json"
     vocabulary = _validated(vocabulary_path, Vocabulary.model_validate, _read(vocabulary_path))
     _validated(vocabulary_path, lambda v: _check_vocabulary(v, pack), vocabulary)

@@ -63,10 +63,7 @@ def retriever(work: TurnWork) -> None:
         _calculate(work, "retriever")
         return
     if work.intent.type in ("faq", "unknown"):
-        hits = tools.call("retriever", "search_faq", work.query, limit=1)
-        if hits and hits[0][1] >= work.faq_min_similarity:
-            work.faq = hits[0][0]
-            work.intent.type = "faq"
+        _look_up(work, "retriever")
         return
     if work.intent.cheapest_first:
         work.selection = tools.call("retriever", "cheapest_products", work.state.filters, work.max_products)
@@ -91,10 +88,22 @@ def support(work: TurnWork) -> None:
     if work.intent.type == "calculate":
         _calculate(work, "support")
         return
+    if work.intent.type in ("faq", "unknown"):  # a question for the help centre, not a fault to fix
+        _look_up(work, "support")
+        return
     search = lambda query, device: work.tools.call("support", "search_faq", query, limit=1, device=device)  # noqa: E731
-    work.support_step = troubleshoot(work.goal, work.query, work.intent, work.catalog, search,
-                                     work.faq_min_similarity)
+    relevant = lambda query, score: work.index.relevant(query, score, work.faq_min_similarity)  # noqa: E731
+    work.support_step = troubleshoot(work.goal, work.query, work.intent, work.catalog, search, relevant)
     work.faq = work.support_step.article
+
+
+def _look_up(work: TurnWork, agent: str) -> None:
+    """The help article that answers the question, if one is relevant enough. A message the
+    rules could not place that an article answers becomes a faq turn."""
+    hits = work.tools.call(agent, "search_faq", work.query, limit=1)
+    if hits and work.index.relevant(work.query, hits[0][1], work.faq_min_similarity):
+        work.faq = hits[0][0]
+        work.intent.type = "faq"
 
 
 def _calculate(work: TurnWork, agent: str) -> None:
@@ -109,7 +118,8 @@ def _calculate(work: TurnWork, agent: str) -> None:
 
 def booking(work: TurnWork) -> None:
     cached = work.catalog.products_by_id(work.state.product_ids)
-    work.booking_step = work.desk.step(work.goal, work.query, work.intent.filters, cached, work.state.session_id)
+    work.booking_step = work.desk.step(work.goal, work.query, work.intent.filters, cached, work.state.session_id,
+                                       named=work.catalog.products_by_id(work.intent.named))
 
 
 def formatter(work: TurnWork) -> None:
@@ -126,8 +136,8 @@ def formatter(work: TurnWork) -> None:
     elif work.support_step:
         step = work.support_step
         work.products = []
-        sections = [formatting.faq_answer(work.faq) if work.faq else step.text]
-        sections += [step.question] if step.question else []
+        sections = [formatting.faq_answer(work.faq) if work.faq else step.text, step.question]
+        sections = [s for s in sections if s]
         work.ask_user = step.question
     elif kind == "cancel":
         work.products, sections = [], [formatting.cancelled(work.goal, catalog)]

@@ -7,6 +7,7 @@ passes them, so every product returned matches every filter the customer gave.
 from __future__ import annotations
 
 import hashlib
+import re
 
 import chromadb
 from chromadb.config import Settings
@@ -15,6 +16,23 @@ from assistant.comparison import rank_key
 from assistant.domain import Catalog, FaqEntry, Product
 from assistant.embeddings import MiniLMEmbedder
 from assistant.filters import FilterRules, Filters
+
+SURE_MATCH = 0.75  # cosine similarity at which an article answers the question whatever its words
+COMMON_WORDS = frozenset("""
+about after again also and any are ask because been before being but can could did does doing done for from
+get got had has have having her here hers him his how into its just know let like made make many may more most
+much must need needs not now off once only other our out over own please same should some such tell than that
+the their them then there these they this those too under until very want was way were what when where which
+while who whom why will with would yes yet you your yours kya hai kaise kare karna mera meri mujhe aap ami amar
+hoga""".split())
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z]{3,}", text.lower()))
+
+
+def texts_of_faq(catalog: Catalog) -> list[str]:
+    return [" ".join([e.question, e.answer, *e.steps, *e.keywords, e.category]) for e in catalog.faq]
 
 class CatalogIndex:
     """The Retriever's tools: semantic product search under filters, and FAQ search."""
@@ -36,6 +54,11 @@ class CatalogIndex:
             [text for _, text in phrasings], [{"faq_id": fid} for fid, _ in phrasings],
         )
         self._faq_by_id = {e.id: e for e in catalog.faq}
+        self._known_words = _words(" ".join(
+            [*texts_of_faq(catalog), *(p.search_text() for p in catalog.products),
+             *(phrase for section in (*catalog.vocabulary.filters.values(), catalog.vocabulary.intents,
+                                      catalog.vocabulary.features, catalog.vocabulary.employment)
+               for phrases in section.values() for phrase in phrases)]))
 
     def _collection(self, client, kind: str, ids: list[str], texts: list[str], metadatas):
         """A collection named by its content, so apps in one process share identical indexes."""
@@ -73,6 +96,14 @@ class CatalogIndex:
 
     def count_products(self, filters: Filters) -> int:
         return sum(self.rules.matches(p, filters) for p in self.catalog.products)
+
+    def relevant(self, query: str, score: float, floor: float) -> bool:
+        """Whether a help article's similarity means it answers the question. Between the floor
+        and a sure match, a question with words the whole help centre and catalog never use
+        ("insurance on Mars", "documents to adopt a cat") is about something we don't cover."""
+        if score < floor:
+            return False
+        return score >= SURE_MATCH or not (_words(query) - self._known_words - COMMON_WORDS)
 
     def search_faq(self, query: str, limit: int = 3, device: str | None = None) -> list[tuple[FaqEntry, float]]:
         """Help articles by cosine similarity to the question, best first; with a device, only

@@ -19,6 +19,7 @@ from assistant.understanding import Intent
 SLOTS = ("model", "symptom")
 _CLAUSE = re.compile(r"\s*(?:[,;.!?]|\band\b|\bbut\b)\s*")
 Search = Callable[[str, str | None], list[tuple[FaqEntry, float]]]
+Relevant = Callable[[str, float], bool]
 
 
 @dataclass
@@ -30,7 +31,7 @@ class SupportStep:
 
 
 def troubleshoot(goal: Goal, text: str, intent: Intent, catalog: Catalog, search: Search,
-                 min_similarity: float) -> SupportStep:
+                 relevant: Relevant) -> SupportStep:
     support = catalog.pack.support
     slots = goal.slots
     waiting_for = goal.missing[:1]
@@ -39,8 +40,9 @@ def troubleshoot(goal: Goal, text: str, intent: Intent, catalog: Catalog, search
     if goal.missing:
         return SupportStep(text="", question=support.questions[goal.missing[0]])
     device = slots.get("device")
-    hits = search(" ".join([*slots["symptom"], slots["model"], device or ""]).strip(), device)
-    if hits and hits[0][1] >= min_similarity:
+    query = " ".join([*slots["symptom"], slots["model"], device or ""]).strip()
+    hits = search(query, device)
+    if hits and relevant(" ".join(slots["symptom"]), hits[0][1]):
         slots["article"] = hits[0][0].id
         return SupportStep(text="", article=hits[0][0], done=True)
     return SupportStep(text=say(catalog, "faq_not_found"), done=True)

@@ -198,7 +198,7 @@ class Understanding:
             kind = "eligibility_check"
         elif pending in PROFILE_FACTS and profile.model_dump(exclude_none=True):
             kind, wants_eligibility = "eligibility_check", True
-        elif "booking" in cues:
+        elif "booking" in cues and self.catalog.pack.booking:
             kind = "booking"
         elif "support" in cues and self.catalog.pack.support:
             kind = "support"
@@ -291,6 +291,8 @@ def _name_matcher(catalog: Catalog) -> Callable[[str], list[list[str]]]:
     """Finds mentions of items by name, or by the values of the pack's name attributes
     ("Thar", "Scorpio" for every Scorpio-N and Scorpio Classic), in order of mention."""
     aliases: dict[str, set[str]] = {}
+    filter_words = {w for section in catalog.vocabulary.filters.values() for phrases in section.values()
+                    for phrase in phrases for w in normalise(phrase).split()}
     for item in catalog.products:
         names = [item.name, *(str(item.value(a)) for a in catalog.pack.names if item.value(a))]
         for name in names:
@@ -299,6 +301,10 @@ def _name_matcher(catalog: Catalog) -> Callable[[str], list[list[str]]]:
             first = re.split(r"[\s-]", lowered)[0]
             if first != lowered and len(first) >= 4 and any(name == str(item.value(a)) for a in catalog.pack.names):
                 aliases.setdefault(first, set()).add(item.id)
+        words = normalise(item.name).split()
+        for cut in range(2, len(words)) if catalog.pack.short_names else ():
+            if set(words[:cut]) - filter_words:  # "Maruti Suzuki" is a brand, not a car
+                aliases.setdefault(" ".join(words[:cut]), set()).add(item.id)
     matcher = PhraseMatcher({alias: [alias] for alias in aliases})
 
     def mentions(clean: str) -> list[list[str]]:
