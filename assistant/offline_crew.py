@@ -154,7 +154,7 @@ def formatter(work: TurnWork) -> None:
     elif not work.selection:
         sections.append(formatting.no_match(work.state.filters, _relaxable(work), catalog))
     else:
-        if kind == "product_info":
+        if kind == "product_info" or (kind == "feature_query" and work.retrieved):  # found now: list them
             sections.append(formatting.product_list(
                 work.selection, work.state.filters, not work.retrieved, catalog, work.intent.cheapest_first
             ))

@@ -16,10 +16,16 @@ from app import create_app  # noqa: E402
 from assistant.filters import FilterRules  # noqa: E402
 
 
+def app_for(tmp_path, domain: str = "bank", **settings):
+    """A real app for one domain pack, with its own SQLite files and outbox."""
+    return create_app({"domain": domain, "session_db": tmp_path / "sessions.sqlite3",
+                       "bookings_db": tmp_path / "bookings.sqlite3", "notify_outbox": tmp_path / "outbox.jsonl",
+                       "reminder_poll_s": 0, **settings})
+
+
 @pytest.fixture
 def app(tmp_path):
-    return create_app({"session_db": tmp_path / "sessions.sqlite3", "bookings_db": tmp_path / "bookings.sqlite3",
-                       "notify_outbox": tmp_path / "outbox.jsonl", "reminder_poll_s": 0})
+    return app_for(tmp_path)
 
 
 @pytest.fixture

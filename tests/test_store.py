@@ -1,0 +1,168 @@
+"""The electronics store (seed 003): acceptance tests T1, T2 and T3 as written, the pass
+criteria on the goal stack, tool permissions per role, and the safe calculator."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from assistant.calculator import CalculationError, calculate, find_expression
+from assistant.tool_gateway import ToolNotAllowed
+from conftest import Conversation, app_for
+
+INVENTORY = Path(__file__).resolve().parent.parent / "data" / "store" / "inventory.csv"
+
+
+@pytest.fixture
+def app(tmp_path):
+    return app_for(tmp_path, "store")
+
+
+@pytest.fixture
+def chat(client):
+    return Conversation(client)
+
+
+@pytest.fixture(scope="module")
+def shelf() -> dict[str, dict]:
+    """The shop's own spreadsheet, read independently of the app: the truth replies must match."""
+    with INVENTORY.open(encoding="utf-8") as handle:
+        return {row["SKU"].lower(): row for row in csv.DictReader(handle)}
+
+
+def assert_blocked_goals_say_what_they_need(data: dict) -> None:
+    goal = data["state"]["active_goal"]
+    if goal and goal["status"] == "blocked":
+        assert goal["missing"] and goal["next_question"] == data["ask_user"]
+
+
+def assert_facts_from_the_shelf(data: dict, shelf: dict) -> None:
+    """Every recommended item's price and stock in the reply are the spreadsheet's."""
+    for shown in data["products"]:
+        row = shelf[shown["id"]]
+        assert f"฿{int(row['Price (THB)']):,}" in data["reply"]
+        assert f"{row['Qty In Stock']} in stock" in data["reply"]
+
+
+def test_t1_sales_dependency_asks_the_budget_then_recommends_in_stock_items(chat, shelf, searches):
+    asked = chat.say("Recommend a gaming mouse.")
+    assert asked["ask_user"] == "What's your budget? (for example 1,500 or 35k baht)"
+    assert asked["products"] == [] and searches == [], "a blocked goal asks before any tool"
+    goal = asked["state"]["active_goal"]
+    assert goal["type"] == "sales" and goal["status"] == "blocked" and goal["missing"] == ["max_price"]
+    assert_blocked_goals_say_what_they_need(asked)
+
+    answered = chat.say("1500")
+    assert len(searches) == 1 and answered["agents"] == ["retriever", "formatter"]
+    assert 1 <= len(answered["products"]) <= 3
+    for shown in answered["products"]:
+        row = shelf[shown["id"]]
+        assert row["Category"] == "Gaming Mouse" and int(row["Price (THB)"]) <= 1500 and int(row["Qty In Stock"]) > 0
+    assert_facts_from_the_shelf(answered, shelf)
+    out_of_stock = [sku for sku, row in shelf.items() if row["Category"] == "Gaming Mouse"
+                    and int(row["Price (THB)"]) <= 1500 and row["Qty In Stock"] == "0"]
+    assert out_of_stock and not set(out_of_stock) & {p["id"] for p in answered["products"]}
+    assert answered["state"]["active_goal"]["status"] == "active", "the sale stays open for follow-ups"
+
+
+def test_t2_support_dependency_asks_the_model_then_gives_the_fix(chat, catalog):
+    asked = chat.say("My laptop keeps freezing.")
+    goal = asked["state"]["active_goal"]
+    assert goal["type"] == "support" and goal["status"] == "blocked" and goal["missing"] == ["model"]
+    assert asked["ask_user"].startswith("Which model is it?") and asked["agents"] == ["support", "formatter"]
+    assert_blocked_goals_say_what_they_need(asked)
+
+    fixed = chat.say("Lenovo Legion, freezes when gaming.")
+    article = next(e for e in catalog.faq if e.id == "laptop-freezes-gaming")
+    for number, step in enumerate(article.steps, 1):
+        assert f"{number}. {step}" in fixed["reply"]
+    assert fixed["state"]["active_goal"] is None and fixed["state"]["goal_stack"] == []
+
+
+def test_t3_interleaving_suspends_the_sale_for_support_and_resumes_it(chat, shelf, catalog):
+    recommended = chat.say("Recommend a laptop, budget 35k.")
+    sale = recommended["state"]["active_goal"]
+    assert sale["type"] == "sales" and sale["status"] == "active"
+    assert recommended["products"] and all(int(shelf[p["id"]]["Price (THB)"]) <= 35_000 for p in recommended["products"])
+
+    stock = chat.say("Is the one you just recommended in stock?")
+    assert stock["state"]["active_goal"]["id"] == sale["id"], "still the same sales goal"
+    assert stock["intent"]["type"] == "feature_query"
+    for shown in stock["products"]:
+        assert f"{shelf[shown['id']]['Qty In Stock']} in stock" in stock["reply"]
+    assert {p["id"] for p in stock["products"]} == {p["id"] for p in recommended["products"]}
+
+    interrupted = chat.say("My screen is frozen, what do I do?")
+    support = interrupted["state"]["active_goal"]
+    assert support["type"] == "support" and support["status"] == "blocked"
+    assert [g["id"] for g in interrupted["state"]["goal_stack"]] == [sale["id"]]
+    assert interrupted["state"]["goal_stack"][0]["status"] == "suspended"
+    assert_blocked_goals_say_what_they_need(interrupted)
+
+    fixed = chat.say("It's the Lenovo IdeaPad Gaming 3")
+    article = next(e for e in catalog.faq if e.id == "screen-frozen-not-responding")
+    assert article.steps[0] in fixed["reply"] and "Back to your shopping" in fixed["reply"]
+    assert fixed["state"]["active_goal"]["id"] == sale["id"] and fixed["state"]["active_goal"]["status"] == "active"
+    assert fixed["state"]["goal_stack"] == []
+
+    later = chat.say("compare them")
+    assert later["state"]["active_goal"]["id"] == sale["id"]
+    assert set(later["comparison"]["products"]) == {p["id"] for p in recommended["products"]}
+
+
+def test_every_goal_change_is_recorded(chat, pipeline):
+    chat.say("Recommend a laptop, budget 35k.")
+    chat.say("My screen is frozen, what do I do?")
+    chat.say("It's the Lenovo IdeaPad Gaming 3")
+    state = pipeline.store.load(chat.session_id)
+    story = [(t.goal_type, t.from_status, t.to_status) for t in state.goals.transitions]
+    assert story == [("sales", "new", "active"), ("support", "new", "active"), ("sales", "active", "suspended"),
+                     ("support", "active", "blocked"), ("support", "blocked", "done"), ("sales", "suspended", "active")]
+
+
+def test_tools_are_allowed_per_role_where_they_are_invoked(pipeline):
+    tools = pipeline.tools
+    with pytest.raises(ToolNotAllowed):
+        tools.call("retriever", "search_faq", "laptop freezes")  # sales reads the inventory, not the KB
+    with pytest.raises(ToolNotAllowed):
+        tools.call("support", "search_products", "laptop", {}, 3)
+    with pytest.raises(ToolNotAllowed):
+        tools.call("comparator", "calculate", "1+1")
+    assert tools.call("support", "calculate", "1299 * 2") == 2598
+    assert tools.call("retriever", "calculate", "(35000 - 27990) / 2") == 3505
+
+
+def test_a_help_centre_question_goes_to_the_role_allowed_to_read_it(chat):
+    data = chat.say("What is your return policy?")
+    assert data["agents"] == ["support", "formatter"] and "7 days" in data["reply"]
+
+
+def test_the_calculator_in_a_conversation(chat):
+    chat.say("Recommend a gaming mouse, budget 1500")
+    total = chat.say("what is 1190 x 2 + 690?")
+    assert total["agents"] == ["retriever", "formatter"] and "**3,070**" in total["reply"]
+    assert total["state"]["active_goal"]["type"] == "sales"
+
+
+@pytest.mark.parametrize("expression,result", [
+    ("1 + 2 * 3", 7), ("(1 + 2) * 3", 9), ("10 / 4", 2.5), ("2 ** 10", 1024), ("-5 + 3", -2),
+    ("1,299 x 2", 2598), ("7 % 3", 1), ("35000 × 0.9", 31500), ("2^3", 8),
+])
+def test_calculator_arithmetic(expression, result):
+    assert calculate(expression) == result
+
+
+@pytest.mark.parametrize("expression", [
+    "__import__('os').system('id')", "open('/etc/passwd')", "a + 1", "(1).real", "[1, 2]", "lambda: 1",
+    "9 ** 9 ** 9", "10 ** 400", "1 / 0", "1e308 * 1e308", "1" * 300, "",
+])
+def test_calculator_refuses_anything_but_bounded_arithmetic(expression):
+    with pytest.raises(CalculationError):
+        calculate(expression)
+
+
+def test_expressions_are_found_inside_sentences():
+    assert find_expression("what is 1299 x 2 + 450?") == "1299 x 2 + 450"
+    assert find_expression("budget 35k please") is None
