@@ -112,7 +112,9 @@ def about():
     """What the chat page needs to present this business: its words, examples and profile choices."""
     catalog = current_app.extensions["pipeline"].catalog
     employment = catalog.pack.profile.get("employment")
-    return jsonify(business=catalog.name, **catalog.pack.page.model_dump(),
+    booking = catalog.pack.booking
+    return jsonify(business=catalog.name, **catalog.pack.page.model_dump(), booking=booking.subject if booking else None,
+                   item=catalog.text["item"],
                    employment=[{"value": v, "label": choice} for v, choice in zip(employment.labels, employment.choices)]
                    if employment else [])
 

@@ -49,6 +49,7 @@ def compare(products: list[Product], catalog: Catalog) -> Comparison:
             values={p.id: _shown(p, row, catalog) for p in products}, best=_best(products, row),
         )
         for row in catalog.pack.display.compare
+        if any(p.value(row.attribute) is not None for p in products)  # no row of dashes
     ]
     wins = {p.id: [r.label for r in rows if p.id in r.best] for p in products}
     ranked = sorted(products, key=lambda p: (-len(wins[p.id]), rank_key(p, catalog)))

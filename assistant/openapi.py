@@ -45,6 +45,7 @@ def document(catalog: Catalog) -> dict:
     about = {"type": "object", "required": ["business", "title", "placeholder", "welcome", "examples", "employment"],
              "properties": {"business": text, "title": text, "placeholder": text, "welcome": text,
                             "examples": {"type": "array", "items": text},
+                            "booking": {"type": "string", "nullable": True}, "item": text,
                             "employment": {"type": "array", "items": {
                                 "type": "object", "required": ["value", "label"],
                                 "properties": {"value": text, "label": text}}}}}

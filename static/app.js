@@ -158,20 +158,21 @@
   // A booking as a status card: confirmed, or in progress with a field for the one-time code.
   function bookingCard(data) {
     var goal = data.state && data.state.active_goal, b = data.booking, card = el("section", "booking");
-    card.setAttribute("aria-label", "Appointment");
+    var subject = title(about.booking || "appointment");
+    card.setAttribute("aria-label", subject);
     if (b) {
       card.classList.add("confirmed");
-      card.appendChild(el("h3", null, "Appointment confirmed · " + b.id));
+      card.appendChild(el("h3", null, subject + " confirmed · " + b.id));
       [b.product_name, when(b.starts_at), b.channel === "call" ? "Call-back to " + b.phone : "Branch: " + b.branch]
         .forEach(function (line) { card.appendChild(el("div", null, line)); });
       return card;
     }
     if (!goal || goal.type !== "booking") return null;
     var s = goal.slots || {};
-    card.appendChild(el("h3", null, "Appointment in progress"));
+    card.appendChild(el("h3", null, subject + " in progress"));
     var dl = el("dl");
-    [["Card", (data.products && data.products[0] && data.products[0].name) || s.product], ["How",
-      s.channel === "call" ? "Call-back" : s.branch ? "Branch: " + s.branch : s.channel], ["Day", s.date &&
+    [[title(about.item || "item"), (data.products && data.products[0] && data.products[0].name) || s.product], ["How",
+      s.branch ? title(s.channel) + ": " + s.branch : title(s.channel)], ["Day", s.date &&
       new Date(s.date + "T12:00:00").toLocaleDateString("en-GB", { weekday: "long", day: "numeric", month: "long" })],
      ["Time", s.time], ["Name", s.name], ["Phone", s.phone]].forEach(function (row) {
       if (!row[1]) return;

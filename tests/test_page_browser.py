@@ -1,6 +1,7 @@
 """The chat page in a real browser (Debian's chromium, headless, driven by Playwright):
 the seed's conversation with cards, table, verdicts and agents; reload; phone width; booking
-with the code field; HTML injection; friendly errors. Screenshots go to test-artifacts/."""
+with the code field; HTML injection; friendly errors; the same page for the showroom and
+the shop. Screenshots go to test-artifacts/."""
 
 from __future__ import annotations
 
@@ -154,3 +155,39 @@ def test_without_the_stream_endpoint_the_page_falls_back_to_chat(page):
     page.click("#new-chat")
     say(page, "I want a platinum conventional credit card for business")
     expect(last_answer(page).locator(".pcard")).to_have_count(3)
+
+
+@pytest.mark.parametrize("domain,conversation", [
+    ("cars", ["Show me SUVs under 15 lakhs", "compare Thar and Scorpio", "book a test drive of the Thar"]),
+    ("store", ["Recommend a laptop, budget 35k", "My screen is frozen, what do I do?", "It's the Lenovo IdeaPad Gaming 3"]),
+])
+def test_the_same_page_serves_another_business(browser, tmp_path, domain, conversation):
+    app = create_app({"domain": domain, "session_db": tmp_path / "s.sqlite3", "reminder_poll_s": 0})
+    http = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=http.serve_forever, daemon=True).start()
+    about = app.test_client().get("/about").get_json()
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    try:
+        page.goto(f"http://127.0.0.1:{http.server_port}/")
+        expect(page.locator("header h1")).to_have_text(about["title"])
+        expect(page.locator("#profile")).to_be_hidden()  # neither business asks about employment
+        expect(page.locator(".msg.bot").first).to_contain_text(re.sub(r"\*\*", "", about["welcome"])[:20])
+        say(page, conversation[0])
+        cards = last_answer(page).locator(".pcard")
+        expect(cards.first).to_be_visible()
+        expect(cards.first.locator(".fee")).to_contain_text("₹" if domain == "cars" else "฿")
+        say(page, conversation[1])
+        if domain == "cars":
+            expect(last_answer(page).locator("table[aria-label='Product comparison'] td.best").first).to_be_visible()
+            say(page, conversation[2])
+            expect(last_answer(page).locator(".booking h3")).to_have_text("Test drive in progress")
+        else:
+            expect(last_answer(page)).to_contain_text("Which model is it?")
+            say(page, conversation[2])
+            expect(last_answer(page).locator("ol li").first).to_contain_text("Win+Ctrl+Shift+B")
+            expect(last_answer(page)).to_contain_text("Back to your shopping")
+        page.screenshot(path=str(ARTIFACTS / f"desktop-{domain}.png"), full_page=True)
+    finally:
+        context.close()
+        http.shutdown()
