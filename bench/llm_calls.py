@@ -76,15 +76,15 @@ def naive(pipeline) -> ScriptedLLM:
     llm = ScriptedLLM(default=tool_user)
     state = SessionState(session_id="naive")
     work = TurnWork(query="", intent=Intent(type="product_info"), state=state, selection=[],
-                    catalog=pipeline.catalog, index=pipeline.index, max_products=5, faq_min_similarity=0.45)
-    tools = make_tools(work)
+                    catalog=pipeline.catalog, index=pipeline.index, tools=pipeline.tools, max_products=5,
+                    faq_min_similarity=0.45)
     for query in SEED_CONVERSATION:
         agents, tasks = [], []
         for name in SEED_CONVERSATION_AGENTS:
             spec = definitions()[name]
             agent = Agent(role=spec["role"], goal=spec["goal"].format(business=pipeline.catalog.name,
                           filters="as the customer said", currency="BDT"), backstory=spec["backstory"],
-                          tools=[tools[t] for t in spec["tools"]], llm=llm, allow_delegation=False, max_iter=3)
+                          tools=list(make_tools(work, name).values()), llm=llm, allow_delegation=False, max_iter=3)
             tasks.append(Task(description=f"The customer wrote: {query}\nDo your part of answering them.",
                               expected_output="Your findings for the customer.", agent=agent, context=list(tasks)))
             agents.append(agent)
