@@ -15,8 +15,10 @@ import csv
 import datetime as dt
 import json
 import re
+import string
 from pathlib import Path
 from typing import Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
@@ -194,6 +196,8 @@ class Search(Strict):
     carry: list[str] = []  # filters a returning customer's new session starts from
 
 
+TEMPLATE_FILTERS = ("raw", "first", "lower", "title", "semicolons")
+TEXT_VALUES = {"no_match": ("what",), "relax": ("filter",), "welcome_back_filter": ("value",)}  # beyond the four
 TEXT_KEYS = (
     "item", "items", "greeting", "thanks", "unknown", "refusal", "faq_not_found", "nothing_to_cancel",
     "cancelled", "cancelled_booking", "list_hint_one", "list_hint_many", "only_one", "no_match", "relax",
@@ -202,13 +206,21 @@ TEXT_KEYS = (
 
 
 class Business(Strict):
-    name: str
+    name: str = Field(min_length=1)
     currency_symbol: str
     currency_words: list[str] = []  # "tk", "taka", "bdt"
     timezone: str
     support_contact: str
     country_code: str = Field(pattern=r"^\+[1-9]\d{0,2}$")
     national_number_digits: int = Field(ge=4, le=13)
+
+    @model_validator(mode="after")
+    def _known_timezone(self) -> "Business":
+        try:
+            ZoneInfo(self.timezone)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"timezone '{self.timezone}' is not an IANA time zone such as Asia/Dhaka") from None
+        return self
 
 
 class Source(Strict):
@@ -275,7 +287,45 @@ class Pack(Strict):
         missing = [k for k in TEXT_KEYS if k not in self.texts]
         if missing:
             raise ValueError(f"texts needs {missing}")
+        self._check_texts()
+        self._check_templates()
+        self._check_tools()
         return self
+
+    def _check_texts(self) -> None:
+        """Every placeholder a text uses is one the engine fills for it."""
+        for key, text in self.texts.items():
+            allowed = {"business", "support", "item", "items", *TEXT_VALUES.get(key, ())}
+            for _, name, _, _ in string.Formatter().parse(text):
+                if name is not None and name not in allowed:
+                    raise ValueError(f"texts.{key} uses {{{name}}}; it may use {sorted(allowed)}")
+
+    def _check_templates(self) -> None:
+        """Display templates name only declared attributes ("{annual_fee}", "{benefits|first}")."""
+        shown = self.display
+        templates = [("display.head", shown.head), ("display.tail", shown.tail)]
+        templates += [("display.facts", t) for t in shown.facts]
+        templates += [("display.headline", shown.headline.show)] if shown.headline else []
+        templates += [("display.compare", r.show) for r in shown.compare if r.show]
+        templates += [(f"display.topics.{topic}", line.show) for topic, lines in shown.topics.items() for line in lines]
+        for where, template in templates:
+            for piece in ([template] if isinstance(template, str) else template or []):
+                for name, how in re.findall(r"\{(\w+)(?:\|(\w+))?\}", piece):
+                    if name != "name" and name not in self.attributes:
+                        raise ValueError(f"{where} uses {{{name}}}, which is not in attributes")
+                    if how and how not in TEMPLATE_FILTERS:
+                        raise ValueError(f"{where} uses |{how}; known: {sorted(TEMPLATE_FILTERS)}")
+
+    def _check_tools(self) -> None:
+        """The tools each part of the conversation needs are allowed to some agent."""
+        needs = [("retriever", "search_products"), ("comparator", "compare_products")]
+        needs += [("eligibility", "check_eligibility")] if self.eligibility else []
+        needs += [("support", "search_faq")] if self.support else []
+        for agent, tool in needs:
+            if tool not in self.tools.get(agent, []):
+                raise ValueError(f"tools.{agent} needs {tool}")
+        if not any("search_faq" in tools for tools in self.tools.values()):
+            raise ValueError("some agent in tools needs search_faq to answer help questions")
 
     def filter_attributes(self) -> dict[str, tuple[str, Attribute]]:
         """filter name -> (attribute name, attribute)."""

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from assistant.domain import Catalog
 
 _NUMBER = re.compile(
-    r"(?P<currency>৳|\btk\.?|\bbdt|\btaka)?\s*"
+    r"(?P<currency>[৳₹฿$€£]|\b(?:tk|rs|bdt|taka|inr|baht|thb)\b\.?)?\s*"
     r"(?P<number>\d{1,3}(?:,\d{2,3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
     r"\s*(?P<unit>%|percent\b|k\b|lakhs?\b|lacs?\b|crores?\b)?",
     re.IGNORECASE,
