@@ -196,6 +196,11 @@ class Search(Strict):
     carry: list[str] = []  # filters a returning customer's new session starts from
 
 
+# What the engine understands: the intents a goal can group, and the cue sections of vocabulary.intents.
+INTENTS = ("product_info", "comparison", "eligibility_check", "feature_query", "faq", "support", "calculate",
+           "greeting", "booking", "cancel", "unknown")
+CUES = ("greeting", "thanks", "comparison", "eligibility", "want", "cheapest", "booking", "cancel", "faq", "support",
+        "calculate")
 TEMPLATE_FILTERS = ("raw", "first", "lower", "title", "semicolons")
 TEXT_VALUES = {"no_match": ("what",), "relax": ("filter",), "welcome_back_filter": ("value",)}  # beyond the four
 TEXT_KEYS = (
@@ -287,6 +292,9 @@ class Pack(Strict):
         missing = [k for k in TEXT_KEYS if k not in self.texts]
         if missing:
             raise ValueError(f"texts needs {missing}")
+        unknown = [i for kind in self.goals.values() for i in kind.intents if i not in INTENTS]
+        if unknown:
+            raise ValueError(f"goals name intents {unknown}; known: {list(INTENTS)}")
         self._check_texts()
         self._check_templates()
         self._check_tools()
@@ -511,6 +519,9 @@ def _check_vocabulary(vocabulary: Vocabulary, pack: Pack) -> None:
             ok = value in attribute.values if attribute.values else _is_number(value)
             if not ok:
                 raise ValueError(f"filters.{name}: '{value}' is not a value of '{name}'")
+    unknown_cues = [cue for cue in vocabulary.intents if cue not in CUES]
+    if unknown_cues:
+        raise ValueError(f"intents has {unknown_cues}; the engine reads {list(CUES)}")
     for topic in vocabulary.features:
         if topic not in pack.display.topics:
             raise ValueError(f"features.{topic} has no display.topics.{topic} in pack.yaml")
