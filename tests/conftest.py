@@ -24,8 +24,9 @@ def app_for(tmp_path, domain: str = "bank", **settings):
 
 
 @pytest.fixture
-def app(tmp_path):
-    return app_for(tmp_path)
+def app(request, tmp_path):
+    """The bank's app, or the pack a test module names in its DOMAIN."""
+    return app_for(tmp_path, getattr(request.module, "DOMAIN", "bank"))
 
 
 @pytest.fixture
@@ -75,6 +76,11 @@ class Conversation:
         assert data["session_id"] == self.session_id
         assert data["agents"][-1] == "formatter"
         return data
+
+
+@pytest.fixture
+def chat(client):
+    return Conversation(client)
 
 
 @pytest.fixture

@@ -6,17 +6,9 @@ from __future__ import annotations
 import pytest
 
 from assistant.filters import FilterRules
-from conftest import Conversation, app_for
 
 
-@pytest.fixture
-def app(tmp_path):
-    return app_for(tmp_path, "cars")
-
-
-@pytest.fixture
-def chat(client):
-    return Conversation(client)
+DOMAIN = "cars"  # the app fixture (conftest.py) serves this pack
 
 
 def test_the_showroom_has_forty_cars_of_one_maker_and_its_rivals(catalog):

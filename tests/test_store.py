@@ -10,19 +10,11 @@ import pytest
 
 from assistant.calculator import CalculationError, calculate, find_expression
 from assistant.tool_gateway import ToolNotAllowed
-from conftest import Conversation, app_for
 
 INVENTORY = Path(__file__).resolve().parent.parent / "data" / "store" / "inventory.csv"
 
 
-@pytest.fixture
-def app(tmp_path):
-    return app_for(tmp_path, "store")
-
-
-@pytest.fixture
-def chat(client):
-    return Conversation(client)
+DOMAIN = "store"  # the app fixture (conftest.py) serves this pack
 
 
 @pytest.fixture(scope="module")
