@@ -94,7 +94,7 @@ class CrewPipeline:
         active = state.goals.active
         awaiting = active.missing[0] if active and active.missing and state.pending == "clarify_product" else None
         intent = self.understanding.detect(request.query, in_context, state.pending, awaiting)
-        if crew and not intent.sure and not self._collecting(active):  # slot answers are read by the Booking or Support agent
+        if crew and not intent.sure and not self._collecting(active):  # slot answers go to Booking or Support
             intent = crew.understand(request.query, intent)
         if state.pending == "clarify_product":
             intent.resume(state.wishes)

@@ -31,7 +31,7 @@ def _words(text: str) -> set[str]:
     return set(re.findall(r"[a-z]{3,}", text.lower()))
 
 
-def texts_of_faq(catalog: Catalog) -> list[str]:
+def _faq_texts(catalog: Catalog) -> list[str]:
     return [" ".join([e.question, e.answer, *e.steps, *e.keywords, e.category]) for e in catalog.faq]
 
 class CatalogIndex:
@@ -55,7 +55,7 @@ class CatalogIndex:
         )
         self._faq_by_id = {e.id: e for e in catalog.faq}
         self._known_words = _words(" ".join(
-            [*texts_of_faq(catalog), *(p.search_text() for p in catalog.products),
+            [*_faq_texts(catalog), *(p.search_text() for p in catalog.products),
              *(phrase for section in (*catalog.vocabulary.filters.values(), catalog.vocabulary.intents,
                                       catalog.vocabulary.features, catalog.vocabulary.employment)
                for phrases in section.values() for phrase in phrases)]))
