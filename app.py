@@ -5,6 +5,7 @@ Run `python app.py` for the offline assistant on http://127.0.0.1:5000 (no LLM, 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from assistant.config import Settings  # sets the crewai telemetry switches first
@@ -13,14 +14,16 @@ from flask import Flask
 from flask_cors import CORS
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from assistant import api, errors, logs, telemetry
+from assistant import api, concierge_api, errors, logs, telemetry
 from assistant.booking import BookingDesk
 from assistant.bookings import BookingStore
+from assistant.concierge import Concierge, load_members
 from assistant.domain import load_catalog
 from assistant.embeddings import default_embedder
 from assistant.notify import build_notifier
 from assistant.preferences import PreferenceStore
 from assistant.reminders import ReminderScheduler, ReminderStore
+from assistant.restaurant_services import RestaurantServices
 from assistant.retrieval import CatalogIndex
 from assistant.periodic import Periodic
 from assistant.ratelimit import RateLimiter
@@ -60,7 +63,10 @@ def create_app(config: dict | None = None) -> Flask:
         for chore in ("reminders", "session_purge"):
             app.extensions[chore].start()
 
+    if catalog.pack.concierge:  # the restaurant concierge's POST /assistant
+        app.extensions["concierge"] = _concierge(catalog, settings, bookings_db, notifier, reminders, store)
     app.register_blueprint(api.bp)
+    app.register_blueprint(concierge_api.bp)
     errors.register(app)
     telemetry.register(app)
 
@@ -69,6 +75,14 @@ def create_app(config: dict | None = None) -> Flask:
         return app.send_static_file("index.html")
 
     return app
+
+
+def _concierge(catalog, settings: Settings, bookings_db: Path, notifier, reminders, store) -> Concierge:
+    """The concierge and its services, on the pack's calendar and members and the app's stores."""
+    setup = catalog.pack.concierge
+    calendar = json.loads((settings.pack_dir / setup.calendar).read_text(encoding="utf-8"))
+    services = RestaurantServices(catalog, calendar, bookings_db, notifier, reminders)
+    return Concierge(catalog, services, bookings_db, store, load_members(settings.pack_dir / setup.members))
 
 
 def _crew_mode(settings: Settings, catalog):

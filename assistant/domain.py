@@ -24,7 +24,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 FilterValue = str | int | float | list[str]  # one value, an amount, or any of several values
-ID_PATTERN = r"^[a-z0-9][a-z0-9-]{1,63}$"
+ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{1,63}$"
 NAME_PATTERN = r"^[a-z][a-z0-9_]{0,39}$"
 Weekday = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
 WEEKDAYS: tuple[Weekday, ...] = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")  # date.weekday() order
@@ -179,6 +179,17 @@ class Support(Strict):
     device_filter: str | None = None  # the filter that names the device ("category"), to narrow articles
 
 
+class ConciergeSetup(Strict):
+    """The restaurant concierge (POST /assistant): its calendar, its members, its default channel."""
+
+    calendar: str  # restaurant id -> weekday -> fully booked "HH:MM" slots (the simulated availability)
+    members: str  # registered users: user_id, name, phone
+    default_channel: Literal["sms", "whatsapp"] = "sms"
+
+
+CONCIERGE_ATTRIBUTES = ("city", "locality", "address", "cuisines", "rating", "opens", "closes", "tables")
+
+
 class GoalKind(Strict):
     priority: int = 2  # higher interrupts lower
     intents: list[str] = Field(min_length=1)
@@ -262,6 +273,7 @@ class Pack(Strict):
     eligibility: Eligibility | None = None
     booking: Booking | None = None
     support: Support | None = None
+    concierge: ConciergeSetup | None = None
     goals: dict[str, GoalKind] = {}
     tools: dict[AgentName, list[ToolName]]  # which tools each agent may call
     texts: dict[str, str]
@@ -292,6 +304,9 @@ class Pack(Strict):
         missing = [k for k in TEXT_KEYS if k not in self.texts]
         if missing:
             raise ValueError(f"texts needs {missing}")
+        lacking = [a for a in CONCIERGE_ATTRIBUTES if self.concierge and a not in self.attributes]
+        if lacking:
+            raise ValueError(f"the concierge needs the attributes {lacking}")
         unknown = [i for kind in self.goals.values() for i in kind.intents if i not in INTENTS]
         if unknown:
             raise ValueError(f"goals name intents {unknown}; known: {list(INTENTS)}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from assistant.concierge_api import AssistantRequest
 from assistant.domain import Catalog
 from assistant.schemas import CUSTOMER_ID, ChatRequest, ChatResponse
 
@@ -42,6 +43,11 @@ def document(catalog: Catalog) -> dict:
                  "schema": {"type": "string", "pattern": f"^{CUSTOMER_ID.pattern}$"}}]
     status = {"type": "object", "properties": {"status": {"type": "string"}}, "required": ["status"]}
     text = {"type": "string"}
+    concierge_schemas, concierge_request = _component(AssistantRequest)
+    request_schemas.update(concierge_schemas)
+    concierge_answer = {"type": "object", "properties": {
+        key: {"type": "object"} for key in ("restaurant", "reservation", "notification", "reminder")} | {
+        "ask_user": text, "error": text, "details": text, "message": text}}
     about = {"type": "object", "required": ["business", "title", "placeholder", "welcome", "examples", "employment"],
              "properties": {"business": text, "title": text, "placeholder": text, "welcome": text,
                             "examples": {"type": "array", "items": text},
@@ -78,6 +84,11 @@ def document(catalog: Catalog) -> dict:
                            "responses": {"204": {"description": "Forgotten"}, **_errors(400)}},
             },
             "/health": {"get": {"summary": "Liveness", "responses": {"200": _json(status, "Alive")}}},
+            "/assistant": {"post": {
+                "summary": "The restaurant concierge: one instruction in; a booked table, a message and a reminder out",
+                "requestBody": {"required": True, "content": {"application/json": {"schema": concierge_request}}},
+                "responses": {"200": _json(concierge_answer, "The booking, a question (ask_user), or {error, details}"),
+                              **_errors(400, 404, 409, 413, 429)}}},
             "/about": {"get": {"summary": "The business this assistant serves, for the chat page",
                                "responses": {"200": _json(about, "Its title, words, examples and profile choices")}}},
             "/ready": {"get": {"summary": "Readiness: store and index reachable",

@@ -49,6 +49,14 @@ SCENARIOS = {
         "unanswerable": "Can you walk my dog tomorrow?",
         "booking": None,  # the shop books nothing
     },
+    "restaurants": {
+        "search": "North Indian restaurants in Mumbai",
+        "filters": {"cuisine": "north_indian", "city": "mumbai"},
+        "change": ("show me Delhi instead", "city", "delhi"),
+        "faq": ("How do I cancel my reservation?", "cancel-or-change-booking"),
+        "unanswerable": "Can you walk my dog tomorrow?",
+        "booking": None,  # tables are booked through POST /assistant (test_concierge.py)
+    },
 }
 PACKS = sorted(SCENARIOS)
 MONDAY_MORNING = dt.datetime(2026, 11, 23, 9, 30)

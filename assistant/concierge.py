@@ -1,0 +1,340 @@
+"""The restaurant concierge (seed 001): one instruction in, a booked table, a message and a reminder out.
+
+A plan per user_id runs the seed's steps in order: search, reserve, confirm by message, and
+schedule the reminder if one was asked for. What is missing is asked for, one question at a
+time (`ask_user`), and the next instruction from that user continues the same plan. Failures
+take the seed's fallbacks: no restaurant found suggests other localities; a fully booked slot
+takes the earliest alternate and says so; a failed message is retried once; a reminder in the
+past asks for a valid time. Plans live in SQLite and are locked per user, so concurrent
+requests never mix users' state.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from pydantic import BaseModel
+
+from assistant.domain import Catalog
+from assistant.restaurant_services import INDIAN, RestaurantServices, in_locality, is_open, serves
+from assistant.sqlite_db import SharedSQLite
+from assistant.store import SessionStore
+from assistant.understanding import PhraseMatcher, normalise
+from assistant.when import parse_when
+
+ASKED_IN_ORDER = ("city", "locality", "cuisine", "date", "time", "guests")
+SEARCH = ("city", "locality", "cuisine", "date", "time", "restaurant_id")
+QUESTIONS = {
+    "city": "Which city should I book in?",
+    "locality": "Which area of {city} would you like?",
+    "cuisine": "Which cuisine would you like (for example North Indian, South Indian or Bengali)?",
+    "date": "Which day should I book the table for?",
+    "time": "At what time?",
+    "guests": "For how many people?",
+    "contact": "What name and mobile number should I book the table under?",
+    "reminder": "When should I remind you (for example at 7:30 pm)?",
+}
+_DEVANAGARI = str.maketrans("०१२३४५६७८९", "0123456789")
+_HINDI = {  # Hindi words that carry the booking, as the Hinglish the date parser and rules read
+    "आज": "aaj", "कल": "kal", "परसों": "parso", "सुबह": "subah", "दोपहर": "dopahar", "शाम": "shaam",
+    "रात": "raat", "बजे": "baje", "टेबल": "table", "लोगों": "people", "लोग": "people", "व्यक्ति": "people",
+    "बुक": "book", "याद": "remind", "घंटा": "hour", "घंटे": "hour", "पहले": "before",
+}
+_NUMBERS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+    "eleven": 11, "twelve": 12, "ek": 1, "do": 2, "teen": 3, "char": 4, "chaar": 4, "paanch": 5, "panch": 5,
+    "chhe": 6, "saat": 7, "aath": 8, "nau": 9, "das": 10, "couple": 2,
+}
+_COUNT = r"(\d{1,2}|" + "|".join(_NUMBERS) + r")"
+_GUESTS = re.compile(rf"\b(?:table|booking|reservation)\s+for\s+{_COUNT}\b|\b{_COUNT}\s+(?:people|persons|guests|pax"
+                     rf"|adults|of us|log)\b|\bparty of\s+{_COUNT}\b|\bfor\s+{_COUNT}\b(?!\s*(?:pm|am|baje|:|\.))")
+_LEAD = re.compile(r"\b(an?|\d{1,3}|" + "|".join(_NUMBERS) + r")\s*(hours?|hrs?|minutes?|mins?|hour)\s+(?:before|pehle|earlier)")
+_PHONE = re.compile(r"(?<![\d+])(?:\+91[\s-]?|0)?([6-9]\d{4}[\s-]?\d{5})(?!\d)")
+_NAME = re.compile(r"\b(?:[Mm]y name is|[Nn]ame is|under the name|in the name of|naam|I'm|I am|[Tt]his is)\s+"
+                   r"([A-Z][a-zA-Z.'-]*(?:\s+[A-Z][a-zA-Z.'-]*){0,3})")
+
+
+class Plan(BaseModel):
+    """One user's request in progress: what is known, what each step returned, what was asked."""
+
+    slots: dict[str, Any] = {}
+    restaurant: dict | None = None
+    reservation: dict | None = None
+    notification: dict | None = None
+    reminder: dict | None = None
+    notes: list[str] = []
+    asking: str | None = None
+    done: bool = False
+
+
+class Concierge:
+    def __init__(self, catalog: Catalog, services: RestaurantServices, plans_db, locks: SessionStore,
+                 members: dict[str, dict], clock: Callable[[], dt.datetime] | None = None):
+        self.catalog = catalog
+        self.services = services
+        self.locks = locks
+        self.members = members
+        self.zone = ZoneInfo(catalog.business.timezone)
+        self.clock = clock or (lambda: dt.datetime.now(self.zone))
+        self._plans = SharedSQLite(plans_db, "CREATE TABLE IF NOT EXISTS concierge_plans"
+                                             " (user_id TEXT PRIMARY KEY, body TEXT NOT NULL)")
+        vocabulary = catalog.vocabulary.filters
+        self.cities = PhraseMatcher(vocabulary.get("city", {}))
+        self.cuisines = PhraseMatcher({**vocabulary.get("cuisine", {}), INDIAN: ["indian", "desi", "bharatiya"]})
+        localities = {r.value("locality") for r in catalog.products}
+        self.localities = PhraseMatcher({place: _locality_names(place) for place in localities})
+
+    def handle(self, user_id: str, instruction: str) -> dict[str, Any]:
+        with self.locks.lock(f"concierge:{user_id}"):
+            row = self._plans.one("SELECT body FROM concierge_plans WHERE user_id=?", (user_id,))
+            plan = Plan.model_validate_json(row[0]) if row else Plan()
+            now = self.clock().astimezone(self.zone)
+            said = self.read(instruction, now, plan)
+            if plan.done or _new_request(instruction, said):  # who the customer is carries over
+                plan = Plan(slots={key: plan.slots[key] for key in ("name", "phone") if plan.slots.get(key)})
+            answer = self._advance(plan, user_id, said, now)
+            self._plans.write("INSERT OR REPLACE INTO concierge_plans VALUES (?, ?)", (user_id, plan.model_dump_json()))
+            return answer
+
+    def _advance(self, plan: Plan, user_id: str, said: dict[str, Any], now: dt.datetime) -> dict[str, Any]:
+        """Take in what the instruction said, then run the plan's next steps as far as they go:
+        the answer, a question, or an error. A changed search detail means searching again."""
+        if plan.reservation is None and any(plan.slots.get(k) not in (None, v) for k, v in said.items() if k in SEARCH):
+            plan.restaurant = None
+        plan.slots.update(said)
+        known = self.members.get(user_id, {})
+        for field in ("name", "phone"):
+            plan.slots[field] = plan.slots.get(field) or known.get(field)
+        missing = [slot for slot in ASKED_IN_ORDER if not plan.slots.get(slot)]
+        if missing:
+            return self._ask(plan, missing[0])
+        if plan.slots["date"] < now.date().isoformat():
+            plan.slots["date"] = None
+            return self._ask(plan, "date", "That date has already passed.")
+        if plan.restaurant is None:
+            found = self._search(plan, now)
+            if "ask_user" in found or "error" in found:
+                return found
+        if not (plan.slots.get("name") and plan.slots.get("phone")):
+            return self._ask(plan, "contact")
+        if plan.reservation is None:
+            failed = self._reserve(plan)
+            if failed:
+                return failed
+        if plan.notification is None:
+            failed = self._notify(plan)
+            if failed:
+                return failed
+        if plan.slots.get("remind") and plan.reminder is None:
+            asked = self._remind(plan, user_id, now)
+            if asked:
+                return asked
+        plan.done, plan.asking = True, None
+        return self._result(plan)
+
+    def read(self, instruction: str, now: dt.datetime, plan: Plan) -> dict[str, Any]:
+        """The details an instruction gives; the reminder's clause is read apart from the booking's."""
+        text = " ".join(_HINDI.get(word, word) for word in instruction.translate(_DEVANAGARI).split())
+        cut = re.search(r"\bremind", text, re.IGNORECASE)
+        booking, reminder = (text[:cut.start()], text[cut.start():]) if cut else (text, "")
+        clean = normalise(booking)
+        found: dict[str, Any] = {}
+        city = self.cities.exact(clean)
+        if city:
+            found["city"] = city[0]
+        place = self.localities.exact(clean)
+        if place:
+            found["locality"] = _said_locality(clean, place[0])
+            found.setdefault("city", self._city_of(place[0]))
+        cuisine = self.cuisines.exact(clean)
+        if cuisine:
+            found["cuisine"] = cuisine[0]
+        named = [r for r in self.catalog.products if normalise(r.name) in clean]
+        if named:  # a restaurant by name settles where, and what it serves
+            chosen = named[0]
+            found.update(restaurant_id=chosen.id, city=chosen.value("city"), locality=chosen.value("locality"),
+                         cuisine=chosen.value("cuisines")[0])
+        when = parse_when(booking, now)
+        if when.date:
+            found["date"] = when.date.isoformat()
+        if when.time:
+            found["time"] = when.time.strftime("%H:%M")
+        guests = _GUESTS.search(clean)
+        if guests:
+            count = next(g for g in guests.groups() if g)
+            found["guests"] = int(count) if count.isdigit() else _NUMBERS[count]
+        if plan.asking == "guests" and "guests" not in found and re.fullmatch(r"\d{1,2}", clean):
+            found["guests"] = int(clean)
+        channel = re.search(r"\b(whatsapp|sms|text message)\b", clean)
+        if channel:
+            found["channel"] = "whatsapp" if channel[1] == "whatsapp" else "sms"
+        phone = _PHONE.search(instruction)
+        if phone:
+            found["phone"] = "+91" + re.sub(r"[\s-]", "", phone[1])
+        name = _NAME.search(instruction)
+        if name:
+            found["name"] = name[1].strip().title()
+        if reminder or plan.asking == "reminder":
+            found.update(self._read_reminder(reminder or instruction, now, plan))
+        return found
+
+    def _read_reminder(self, text: str, now: dt.datetime, plan: Plan) -> dict[str, Any]:
+        """"an hour before", "30 minutes before", or a time ("at 7 pm"), on the reservation's day."""
+        clean = normalise(text)
+        lead = _LEAD.search(clean)
+        if lead:
+            amount = 1 if lead[1] in ("a", "an") else int(lead[1]) if lead[1].isdigit() else _NUMBERS[lead[1]]
+            minutes = amount * (60 if lead[2].startswith(("h", "hr")) else 1)
+            return {"remind": True, "remind_before_min": minutes, "remind_time": None}
+        when = parse_when(text, now)
+        if when.time:  # on the reservation's day unless the customer names another
+            return {"remind": True, "remind_time": f"{when.time:%H:%M}", "remind_before_min": None,
+                    "remind_date": when.date.isoformat() if when.date else None}
+        return {"remind": True}
+
+    def _city_of(self, locality: str) -> str | None:
+        return next((r.value("city") for r in self.catalog.products if r.value("locality") == locality), None)
+
+    def _ask(self, plan: Plan, slot: str, why: str = "") -> dict[str, Any]:
+        plan.asking = slot
+        city = self.catalog.pack.attributes["city"].words(plan.slots.get("city") or "")
+        question = QUESTIONS[slot].format(city=city)
+        return {"ask_user": f"{why} {question}".strip()}
+
+    def _search(self, plan: Plan, now: dt.datetime) -> dict[str, Any]:
+        slots = plan.slots
+        found = self.services.search_restaurant(slots["city"], slots["locality"], slots["cuisine"], slots["date"],
+                                                slots["time"], now.date())
+        if "error" in found:
+            return {"error": "search_failed", "details": found["details"]}
+        choices = found["restaurants"]
+        if slots.get("restaurant_id"):  # the one the customer named, booked out or not
+            choices = [r for r in choices if r["id"] == slots["restaurant_id"]] or choices
+        else:  # the best rated that is free at that time, before one that would need another time
+            choices = sorted(choices, key=lambda r: "available_slots" in r)
+        if not choices:  # the seed's fallback: another area, else another cuisine, else another time
+            return self._suggest(plan)
+        plan.restaurant = {key: choices[0][key] for key in ("id", "name", "address", "rating")}
+        return {}
+
+    def _reserve(self, plan: Plan) -> dict[str, Any] | None:
+        slots = plan.slots
+        booked = self.services.reserve_table(plan.restaurant["id"], slots["date"], slots["time"], slots["guests"],
+                                             slots["name"], slots["phone"])
+        if booked.get("status") == "no_availability" and booked.get("alternate_slots"):
+            earliest = min(booked["alternate_slots"])
+            plan.notes.append(f"{slots['time']} was fully booked, so I took the earliest alternate, {earliest}.")
+            slots["time"] = earliest
+            booked = self.services.reserve_table(plan.restaurant["id"], slots["date"], earliest, slots["guests"],
+                                                 slots["name"], slots["phone"])
+        if booked.get("status") != "confirmed":
+            plan.done = True
+            return {"error": "reservation_failed",
+                    "details": booked.get("error_message") or booked.get("details") or "no table could be booked"}
+        plan.reservation = {"reservation_id": booked["reservation_id"], "date": slots["date"], "time": slots["time"],
+                            "table_number": booked["table_number"], "status": "confirmed"}
+        return None
+
+    def _notify(self, plan: Plan) -> dict[str, Any] | None:
+        slots, restaurant = plan.slots, plan.restaurant
+        channel = slots.get("channel") or self.catalog.pack.concierge.default_channel
+        text = (f"Your table for {slots['guests']} at {restaurant['name']}, {restaurant['address']}, is confirmed for "
+                f"{_day(slots['date'])} at {slots['time']} (table {plan.reservation['table_number']}, "
+                f"reservation {plan.reservation['reservation_id']}).")
+        for _ in range(2):  # the gateway may be briefly down: one retry
+            sent = self.services.send_message(slots["phone"], text, channel)
+            if sent.get("status") == "sent":
+                plan.notification = {"message_id": sent["message_id"], "status": "sent"}
+                return None
+        plan.done = True
+        return {"error": "notification_failed",
+                "details": f"The table is booked ({plan.reservation['reservation_id']}), but the {channel} "
+                           f"confirmation could not be sent: {sent.get('error_message', 'gateway unavailable')}."}
+
+    def _remind(self, plan: Plan, user_id: str, now: dt.datetime) -> dict[str, Any] | None:
+        slots = plan.slots
+        starts = dt.datetime.combine(dt.date.fromisoformat(slots["date"]), dt.time.fromisoformat(slots["time"]),
+                                     tzinfo=self.zone)
+        if slots.get("remind_time"):
+            day = dt.date.fromisoformat(slots.get("remind_date") or slots["date"])
+            at = dt.datetime.combine(day, dt.time.fromisoformat(slots["remind_time"]), tzinfo=self.zone)
+        else:
+            at = starts - dt.timedelta(minutes=slots.get("remind_before_min") or 60)
+        text = f"Reminder: your table at {plan.restaurant['name']} is at {slots['time']} today."
+        scheduled = self.services.schedule_reminder(user_id, at, text, slots["phone"],
+                                                    plan.reservation["reservation_id"], now)
+        if scheduled.get("status") != "scheduled":
+            slots["remind_time"] = slots["remind_date"] = slots["remind_before_min"] = None
+            return self._ask(plan, "reminder", f"Your table is booked, but a reminder at {at:%H:%M} on "
+                                               f"{_day(at.date().isoformat())} would be in the past.")
+        plan.reminder = {key: scheduled[key] for key in ("reminder_id", "scheduled_for", "status")}
+        return None
+
+    def _result(self, plan: Plan) -> dict[str, Any]:
+        result = {"restaurant": plan.restaurant, "reservation": plan.reservation, "notification": plan.notification}
+        if plan.reminder:
+            result["reminder"] = plan.reminder
+        done = (f"Booked a table for {plan.slots['guests']} at {plan.restaurant['name']} on "
+                f"{_day(plan.reservation['date'])} at {plan.reservation['time']}.")
+        result["message"] = " ".join([*plan.notes, done])
+        return result
+
+    def _suggest(self, plan: Plan) -> dict[str, Any]:
+        """Nothing matched: what would, from the catalog, and the one question that gets there."""
+        slots = plan.slots
+        locality, cuisine, time = slots["locality"], self._cuisine_words(slots["cuisine"]), slots["time"]
+        open_then = [r for r in self.catalog.products if r.value("city") == slots["city"] and is_open(r, time)]
+        why = f"I couldn't find {cuisine} restaurants in {locality} open at {time}"
+        elsewhere = sorted({r.value("locality") for r in open_then
+                            if serves(r, slots["cuisine"]) and not in_locality(r, locality)})[:3]
+        if elsewhere:
+            slots["locality"] = None
+            return self._ask(plan, "locality", f"{why}; {', '.join(elsewhere)} "
+                                               f"{'has' if len(elsewhere) == 1 else 'have'} some.")
+        words = self.catalog.pack.attributes["cuisines"].words
+        served = sorted({words(c) for r in open_then if in_locality(r, locality) for c in r.value("cuisines")})[:5]
+        if served:
+            slots["cuisine"] = None
+            return self._ask(plan, "cuisine", f"{why}; there you can have {', '.join(served)}.")
+        slots["time"] = None
+        city = self.catalog.pack.attributes["city"].words(slots["city"])
+        return self._ask(plan, "time", f"I couldn't find {cuisine} restaurants open at {time} anywhere in {city}.")
+
+    def _cuisine_words(self, cuisine: str) -> str:
+        return "Indian" if cuisine == INDIAN else self.catalog.pack.attributes["cuisines"].words(cuisine)
+
+
+def _new_request(instruction: str, said: dict[str, Any]) -> bool:
+    """"Book ... in Bandra on Saturday" starts over; "Colaba" or "at 9 pm" answers the question asked."""
+    return bool(re.search(r"\b(book|reserve|reservation)\b", instruction, re.IGNORECASE)) and \
+        len([k for k in SEARCH if said.get(k)]) >= 2
+
+
+def _locality_names(place: str) -> list[str]:
+    """A locality and the name people use for its whole area ("Bandra" for Bandra West)."""
+    names = [place]
+    words = place.split()
+    if len(words) == 2 and words[1].lower() in ("west", "east", "north", "south") and len(words[0]) >= 4:
+        names.append(words[0])
+    return names
+
+
+def _said_locality(clean: str, place: str) -> str:
+    """The area as the customer narrowed it: "Bandra" covers Bandra West and Bandra East."""
+    return place if normalise(place) in clean else place.split()[0]
+
+
+def _day(iso: str) -> str:
+    day = dt.date.fromisoformat(iso)
+    return f"{day:%A} {day.day} {day:%B}"
+
+
+def load_members(path: Path) -> dict[str, dict]:
+    """Registered users' names and phones, so a known user's instruction needs neither."""
+    return {m["user_id"]: m for m in json.loads(path.read_text(encoding="utf-8"))}

@@ -1,0 +1,212 @@
+"""POST /assistant, the restaurant concierge (seed 001): the seed's instruction and JSON shape, the
+clarifying questions that continue the same plan, and the fallbacks of its section 4.6 tests:
+no restaurant found, a fully booked slot (409), a message gateway that is down, a reminder in
+the past. Also Hindi, bad input, and 20 users at once."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import sqlite3
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from assistant.notify import NotifyError
+from conftest import app_for
+
+DOMAIN = "restaurants"
+DATA = Path(__file__).resolve().parent.parent / "data" / "restaurants"
+KOLKATA = ZoneInfo("Asia/Kolkata")
+MONDAY = dt.datetime(2026, 11, 23, 10, 0, tzinfo=KOLKATA)
+SEED_INSTRUCTION = ("Book a table for four at an Indian restaurant in Bandra, Mumbai, next Saturday at 8 PM, "
+                    "then send a WhatsApp confirmation, and remind me an hour before.")
+
+
+class Clock:
+    def __init__(self, now: dt.datetime):
+        self.now = now
+
+    def __call__(self) -> dt.datetime:
+        return self.now
+
+
+@pytest.fixture
+def clock(app):
+    clock = Clock(MONDAY)
+    app.extensions["concierge"].clock = clock
+    return clock
+
+
+@pytest.fixture
+def ask(client, clock):
+    def post(instruction: str, user_id: str = "user_ind001") -> dict:
+        response = client.post("/assistant", json={"user_id": user_id, "instruction": instruction})
+        assert response.status_code == 200, response.get_json()
+        return response.get_json()
+    return post
+
+
+@pytest.fixture
+def outbox(tmp_path):
+    def read() -> list[dict]:
+        path = tmp_path / "outbox.jsonl"
+        return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+    return read
+
+
+def test_the_seed_instruction_gets_the_seed_json(ask, catalog, outbox, tmp_path):
+    result = ask(SEED_INSTRUCTION)
+    assert set(result) == {"restaurant", "reservation", "notification", "reminder", "message"}
+    assert set(result["restaurant"]) == {"id", "name", "address", "rating"}
+    assert set(result["reservation"]) == {"reservation_id", "date", "time", "table_number", "status"}
+    assert set(result["notification"]) == {"message_id", "status"}
+    assert set(result["reminder"]) == {"reminder_id", "scheduled_for", "status"}
+
+    restaurant = catalog.product(result["restaurant"]["id"])
+    assert restaurant.value("city") == "mumbai" and restaurant.value("locality").startswith("Bandra")
+    assert set(restaurant.value("cuisines")) - {"chinese", "italian", "continental", "cafe"}, "an Indian restaurant"
+    assert result["restaurant"]["rating"] == restaurant.value("rating")
+    assert result["reservation"] | {"reservation_id": None, "table_number": None} == {
+        "reservation_id": None, "table_number": None, "date": "2026-11-28", "time": "20:00", "status": "confirmed"}
+    assert result["notification"]["status"] == "sent" and result["notification"]["message_id"].startswith("msg_")
+    assert result["reminder"]["scheduled_for"] == "2026-11-28T19:00" and result["reminder"]["status"] == "scheduled"
+
+    sent = outbox()[-1]
+    assert sent["kind"] == "whatsapp" and sent["to"] == "+919820012345"
+    assert restaurant.name in sent["text"] and result["reservation"]["reservation_id"] in sent["text"]
+    with sqlite3.connect(tmp_path / "bookings.sqlite3") as db:
+        due = db.execute("SELECT due_at FROM reminders WHERE id=?", (result["reminder"]["reminder_id"],)).fetchone()[0]
+        guests = db.execute("SELECT guests FROM reservations WHERE id=?",
+                            (result["reservation"]["reservation_id"],)).fetchone()[0]
+    assert dt.datetime.fromisoformat(due) == dt.datetime(2026, 11, 28, 19, 0, tzinfo=KOLKATA) and guests == 4
+
+
+def test_missing_details_are_asked_one_at_a_time_and_the_plan_continues(ask):
+    assert ask("I want to book a table", "u-new") == {"ask_user": "Which city should I book in?"}
+    assert ask("Pune", "u-new") == {"ask_user": "Which area of Pune would you like?"}
+    assert "cuisine" in ask("Koregaon Park", "u-new")["ask_user"]
+    assert ask("maharashtrian please", "u-new")["ask_user"] == "Which day should I book the table for?"
+    assert ask("tomorrow", "u-new")["ask_user"] == "At what time?"
+    assert ask("8 pm", "u-new")["ask_user"] == "For how many people?"
+    assert "name and mobile number" in ask("3 people", "u-new")["ask_user"]
+    done = ask("My name is Meera Joshi, 98220 11223", "u-new")
+    assert done["reservation"]["date"] == "2026-11-24" and done["reservation"]["time"] == "20:00"
+    assert "reminder" not in done, "no reminder was asked for"
+    again = ask("Book a table for 2 in Koregaon Park, Pune on Friday at 1 pm, maharashtrian", "u-new")
+    assert again["reservation"]["date"] == "2026-11-27", "a known customer is not asked again"
+
+
+def test_hindi_instruction(ask):
+    asked = ask("मुझे कल शाम 8 बजे का टेबल बुक करना है", "u-hindi")
+    assert asked == {"ask_user": "Which city should I book in?"}
+    for answer in ("Mumbai", "Colaba", "coastal", "do log", "naam Arjun Rao, 9819012345"):
+        result = ask(answer, "u-hindi")
+    assert result["reservation"]["date"] == "2026-11-24" and result["reservation"]["time"] == "20:00"
+
+
+def test_empty_search_suggests_what_exists_and_continues(ask, catalog):
+    asked = ask("Book a table for 2 at a Bengali restaurant in Colaba, Mumbai tomorrow at 8 pm")
+    bengali_in_mumbai = {r.value("locality") for r in catalog.products
+                         if r.value("city") == "mumbai" and "bengali" in r.value("cuisines")}
+    assert asked["ask_user"].startswith("I couldn't find Bengali restaurants in Colaba open at 20:00")
+    if bengali_in_mumbai:
+        assert all(place in asked["ask_user"] for place in sorted(bengali_in_mumbai)[:3])
+    else:  # then it offers the cuisines Colaba has
+        assert "Which cuisine" in asked["ask_user"]
+    follow_up = "coastal" if not bengali_in_mumbai else sorted(bengali_in_mumbai)[0]
+    assert ask(follow_up)["reservation"]["status"] == "confirmed"
+
+
+def test_a_fully_booked_slot_takes_the_earliest_alternate_and_says_so(ask, catalog):
+    full = json.loads((DATA / "calendar.json").read_text())
+    restaurant_id, days = next((rid, d) for rid, d in full.items() if d.get("sat"))
+    name, slot = catalog.product(restaurant_id).name, days["sat"][0]
+    hour, minute = slot.split(":")
+    result = ask(f"Book {name} for 2 on Saturday at {int(hour) % 12 or 12}:{minute} pm")
+    assert result["restaurant"]["id"] == restaurant_id
+    assert result["reservation"]["time"] != slot and slot + " was fully booked" in result["message"]
+    assert result["reservation"]["time"] < slot, "the earliest alternate is the one before"
+
+
+def test_every_table_taken_is_a_conflict_too(ask, app):
+    services = app.extensions["concierge"].services
+    restaurant = app.extensions["pipeline"].catalog.product("res_10002")
+    for n in range(restaurant.value("tables")):
+        assert services.reserve_table("res_10002", "2026-11-25", "13:00", 2, f"Guest {n}", "+919800000000")["status"] == "confirmed"
+    refused = services.reserve_table("res_10002", "2026-11-25", "13:00", 2, "Late", "+919800000000")
+    assert refused["status"] == "no_availability" and refused["alternate_slots"] == ["12:30", "13:30"]
+    result = ask(f"Book {restaurant.name} for 2 on Wednesday at 1 pm")
+    assert result["reservation"]["time"] == "12:30" and "13:00 was fully booked" in result["message"]
+
+
+class FlakyGateway:
+    """The SMS/WhatsApp gateway (a service we don't run): down for the first `failures` sends."""
+
+    def __init__(self, failures: int):
+        self.failures, self.sent = failures, []
+
+    def send(self, to: str, text: str, kind: str) -> None:
+        if self.failures:
+            self.failures -= 1
+            raise NotifyError("503 gateway unavailable")
+        self.sent.append((to, kind))
+
+
+def test_a_gateway_down_once_is_retried(ask, app):
+    gateway = FlakyGateway(failures=1)
+    app.extensions["concierge"].services.notifier = gateway
+    result = ask(SEED_INSTRUCTION)
+    assert result["notification"]["status"] == "sent" and gateway.sent == [("+919820012345", "whatsapp")]
+
+
+def test_a_gateway_that_stays_down_is_an_error_naming_the_booking(ask, app):
+    app.extensions["concierge"].services.notifier = FlakyGateway(failures=2)
+    result = ask(SEED_INSTRUCTION)
+    assert set(result) == {"error", "details"} and result["error"] == "notification_failed"
+    assert "rev_" in result["details"], "the customer learns the table is booked"
+
+
+def test_a_reminder_in_the_past_asks_for_a_valid_time(ask, clock):
+    clock.now = dt.datetime(2026, 11, 23, 19, 30, tzinfo=KOLKATA)
+    asked = ask("Book a table for 2 at an Indian restaurant in Bandra, Mumbai today at 8 pm and remind me an hour before")
+    assert "would be in the past" in asked["ask_user"] and "19:00" in asked["ask_user"]
+    done = ask("remind me at 7:45 pm")
+    assert done["reminder"]["scheduled_for"] == "2026-11-23T19:45" and done["reservation"]["time"] == "20:00"
+
+
+@pytest.mark.parametrize("body,field", [
+    ({"instruction": "book a table"}, "user_id"),
+    ({"user_id": "", "instruction": "book a table"}, "user_id"),
+    ({"user_id": "u" * 65, "instruction": "book a table"}, "user_id"),
+    ({"user_id": "u1", "instruction": "x" * 1001}, "instruction"),
+    ({"user_id": "u1", "instruction": "   "}, "instruction"),
+    ({"user_id": "u1", "instruction": "book", "extra": 1}, "extra"),
+    ({"user_id": 7, "instruction": "book"}, "user_id"),
+])
+def test_bad_input_is_a_clear_400_and_changes_nothing(client, tmp_path, body, field):
+    response = client.post("/assistant", json=body)
+    assert response.status_code == 400 and field in response.get_json()["message"]
+    with sqlite3.connect(tmp_path / "bookings.sqlite3") as db:
+        assert db.execute("SELECT COUNT(*) FROM concierge_plans").fetchone()[0] == 0
+
+
+def test_twenty_users_at_once_keep_their_own_plans(ask, tmp_path):
+    def book(n: int) -> tuple[int, dict]:
+        return n, ask(f"Book a table for {n % 6 + 1} people at an Indian restaurant in Bandra, Mumbai on Thursday "
+                      f"at 1 pm, my name is Guest Number, 98{n:08d}", f"user-{n}")
+    with ThreadPoolExecutor(max_workers=20) as pool:
+        results = list(pool.map(book, range(20)))
+    assert all("reservation" in result for _, result in results), results
+    with sqlite3.connect(tmp_path / "bookings.sqlite3") as db:
+        guests = dict(db.execute("SELECT id, guests FROM reservations").fetchall())
+    assert {guests[result["reservation"]["reservation_id"]] for n, result in results} == set(range(1, 7))
+    for n, result in results:
+        assert guests[result["reservation"]["reservation_id"]] == n % 6 + 1, "no user got another's booking"
+
+
+def test_other_businesses_have_no_concierge(tmp_path):
+    response = app_for(tmp_path, "bank").test_client().post("/assistant", json={"user_id": "u", "instruction": "hi"})
+    assert response.status_code == 404 and response.get_json()["error"] == "no_concierge"
