@@ -59,7 +59,7 @@ _DAY_MONTH = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s*(?:of\s+)?" + _MONTH)
 _MONTH_DAY = re.compile(r"\b" + _MONTH + r"\s*(\d{1,2})(?:st|nd|rd|th)?\b")
 _NUMERIC = re.compile(  # day first, as written in Bangladesh; not "24/7", nor ranges of amounts or durations
     r"(?<![\d/.-])(?!24/7\b)(\d{1,2})[/-](\d{1,2})(?:[/-](\d{2}|\d{4}))?(?![\d/.-])"
-    r"(?!\s*(?:k|lakh|lac|crore|tk|taka|%|days?|din|weeks?|months?|years?)(?![a-z]))"
+    r"(?!\s*(?:k|lakh|lac|crore|tk|taka|%|days?|din|weeks?|months?|years?|people|persons|guests|pax|log|seats)(?![a-z]))"
 )
 _CLOCK = re.compile(  # "ta" also counts things ("2 ta card"): an hour only where no other word follows
     r"(?<![\d:.])(\d{1,2})(?:[:.](\d{2}))?\s*"
@@ -122,6 +122,8 @@ def _time(clocks: list[re.Match], part: re.Match | None) -> dt.time | None:
         hour = 0
     elif word not in ("am", "pm") and 1 <= hour <= 11 and (afternoon if part else hour <= 7):
         hour += 12
+    elif word not in ("am", "pm") and hour == 12 and part and part.lastgroup == "evening":
+        hour = 0  # "raat 12 baje" is midnight
     return dt.time(hour, minute)
 
 

@@ -176,3 +176,11 @@ def test_random_text_never_raises():
         phrase = " ".join(rng.choice(words) for _ in range(rng.randint(0, 8)))
         for text in (noise, phrase, phrase.replace(" ", "")):
             assert isinstance(parse_when(text, NOW), WhenParts)
+
+
+def test_head_counts_and_midnight():
+    """'a table for 1-2 people' is no date; 'raat 12 baje' is midnight, not noon."""
+    assert parse_when("a table for 1-2 people tomorrow", NOW).date == (NOW + dt.timedelta(days=1)).date()
+    assert parse_when("2/3 people at 8 pm", NOW).date is None
+    assert parse_when("raat 12 baje", NOW).time == dt.time(0, 0)
+    assert parse_when("dopahar 12 baje", NOW).time == dt.time(12, 0)
