@@ -8,6 +8,7 @@ os.environ["CREWAI_DISABLE_TELEMETRY"] = "true"
 os.environ["CREWAI_TRACING_ENABLED"] = "false"
 os.environ["CREWAI_TESTING"] = "true"
 
+import datetime as dt  # noqa: E402
 import uuid  # noqa: E402
 
 import pytest  # noqa: E402
@@ -56,6 +57,16 @@ def searches(pipeline, monkeypatch):
 
     monkeypatch.setattr(pipeline.index, "search_products", counting)
     return calls
+
+
+class Clock:
+    """A settable 'now' for the booking desk and the concierge, so dates in tests never drift."""
+
+    def __init__(self, now: dt.datetime):
+        self.now = now
+
+    def __call__(self) -> dt.datetime:
+        return self.now
 
 
 class Conversation:

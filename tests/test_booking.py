@@ -15,18 +15,10 @@ import pytest
 
 from app import create_app
 from assistant.notify import OutboxNotifier
-from conftest import Conversation
+from conftest import Clock, Conversation
 
 DHAKA = ZoneInfo("Asia/Dhaka")
 NOW = dt.datetime(2026, 11, 23, 9, 30, tzinfo=DHAKA)  # a Monday morning
-
-
-class Clock:
-    def __init__(self, now: dt.datetime):
-        self.now = now
-
-    def __call__(self) -> dt.datetime:
-        return self.now
 
 
 @pytest.fixture

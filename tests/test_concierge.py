@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from assistant.notify import NotifyError
-from conftest import app_for
+from conftest import Clock, app_for
 
 DOMAIN = "restaurants"
 DATA = Path(__file__).resolve().parent.parent / "data" / "restaurants"
@@ -23,14 +23,6 @@ KOLKATA = ZoneInfo("Asia/Kolkata")
 MONDAY = dt.datetime(2026, 11, 23, 10, 0, tzinfo=KOLKATA)
 SEED_INSTRUCTION = ("Book a table for four at an Indian restaurant in Bandra, Mumbai, next Saturday at 8 PM, "
                     "then send a WhatsApp confirmation, and remind me an hour before.")
-
-
-class Clock:
-    def __init__(self, now: dt.datetime):
-        self.now = now
-
-    def __call__(self) -> dt.datetime:
-        return self.now
 
 
 @pytest.fixture
