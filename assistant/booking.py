@@ -105,11 +105,7 @@ class BookingDesk:
             patch.update(channel=channel if channel in at_branch else at_branch[0], branch=branch)
         elif channel:
             patch["channel"] = channel
-        when = parse_when(text, now)
-        if when.date:
-            patch["date"] = when.date.isoformat()
-        if when.time:
-            patch["time"] = when.time.strftime("%H:%M")
+        patch.update(parse_when(text, now).slots())
         phone_text = _PHONE.search(text)
         if phone_text:
             phone = self.phone(phone_text.group(0))

@@ -160,11 +160,7 @@ class Concierge:
             chosen = named[0]
             found.update(restaurant_id=chosen.id, city=chosen.value("city"), locality=chosen.value("locality"),
                          cuisine=chosen.value("cuisines")[0])
-        when = parse_when(booking, now)
-        if when.date:
-            found["date"] = when.date.isoformat()
-        if when.time:
-            found["time"] = when.time.strftime("%H:%M")
+        found.update(parse_when(booking, now).slots())
         guests = _GUESTS.search(clean)
         if guests:
             count = next(g for g in guests.groups() if g)

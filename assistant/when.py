@@ -21,6 +21,12 @@ class WhenParts:
     date: dt.date | None = None
     time: dt.time | None = None
 
+    def slots(self) -> dict[str, str]:
+        """What was said, as bookings store it: {"date": "YYYY-MM-DD", "time": "HH:MM"}."""
+        said = {"date": self.date.isoformat() if self.date else None,
+                "time": self.time.strftime("%H:%M") if self.time else None}
+        return {key: value for key, value in said.items() if value}
+
 
 def _words(groups: dict[str, str]) -> re.Pattern:
     """One pattern over whole words; the named group that matched tells which key it was."""
