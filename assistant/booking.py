@@ -21,12 +21,11 @@ from assistant.bookings import CODE_LIKE, Booking, BookingStore, new_booking_id
 from assistant.domain import WEEKDAYS, Catalog, Product
 from assistant.filters import FilterRules
 from assistant.goals import Goal
-from assistant.notify import Notifier, mask_phone
+from assistant.notify import PHONE_LIKE, Notifier, e164, mask_phone
 from assistant.reminders import ReminderStore
 from assistant.when import parse_when
 
 SLOT_ORDER = ("product", "channel", "branch", "date", "time", "name", "phone")
-_PHONE = re.compile(r"(?<![\d+])\+?\d[\d -]{6,17}\d(?!\d)")
 _NAME = re.compile(r"\b(?:my name is|name is|name's|this is|i am|i'm|amar nam|mera naam)\s+"
                    r"([a-z][a-z.'-]*(?:\s+[a-z][a-z.'-]*){0,3})", re.IGNORECASE)
 _NAME_ONLY = re.compile(r"^[^\W\d_][^\W\d_ .'-]*(?:[ .'-]+[^\W\d_]+){0,4}$")
@@ -106,9 +105,9 @@ class BookingDesk:
         elif channel:
             patch["channel"] = channel
         patch.update(parse_when(text, now).slots())
-        phone_text = _PHONE.search(text)
+        phone_text = PHONE_LIKE.search(text)
         if phone_text:
-            phone = self.phone(phone_text.group(0))
+            phone = e164(phone_text.group(0), self.catalog.business)
             if phone:
                 patch["phone"] = phone
             else:
@@ -130,22 +129,6 @@ class BookingDesk:
         """'I am salaried' or 'I'm looking for' is not a name."""
         said = words.lower().split()
         return any(w in self._vocabulary_words for w in said) or said[0] in _NOT_NAMES
-
-    def phone(self, raw: str) -> str | None:
-        """E.164. A local number (01712345678, 1712345678) gets the business's country code;
-        another country's number needs its + (or 00)."""
-        digits = re.sub(r"[\s-]", "", raw)
-        country = self.catalog.business.country_code
-        if digits.startswith("00"):
-            digits = "+" + digits[2:]
-        elif digits.startswith(country[1:]):
-            digits = "+" + digits
-        elif not digits.startswith("+"):
-            digits = country + digits.removeprefix("0")
-        if digits.startswith(country):
-            national = digits[len(country):]
-            return digits if len(national) == self.catalog.business.national_number_digits else None
-        return digits if 8 <= len(digits) - 1 <= 15 else None
 
     def missing(self, slots: dict) -> list[str]:
         channel = self.setup.channels.get(slots.get("channel") or "")

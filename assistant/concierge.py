@@ -22,6 +22,7 @@ from zoneinfo import ZoneInfo
 from pydantic import BaseModel
 
 from assistant.domain import Catalog
+from assistant.notify import PHONE_LIKE, e164
 from assistant.restaurant_services import INDIAN, RestaurantServices, in_locality, is_open, serves
 from assistant.sqlite_db import SharedSQLite
 from assistant.store import SessionStore
@@ -55,7 +56,6 @@ _COUNT = r"(\d{1,2}|" + "|".join(_NUMBERS) + r")"
 _GUESTS = re.compile(rf"\b(?:table|booking|reservation)\s+for\s+{_COUNT}\b|\b{_COUNT}\s+(?:people|persons|guests|pax"
                      rf"|adults|of us|log)\b|\bparty of\s+{_COUNT}\b|\bfor\s+{_COUNT}\b(?!\s*(?:pm|am|baje|:|\.))")
 _LEAD = re.compile(r"\b(an?|\d{1,3}|" + "|".join(_NUMBERS) + r")\s*(hours?|hrs?|minutes?|mins?|hour)\s+(?:before|pehle|earlier)")
-_PHONE = re.compile(r"(?<![\d+])(?:\+91[\s-]?|0)?([6-9]\d{4}[\s-]?\d{5})(?!\d)")
 _NAME = re.compile(r"\b(?:[Mm]y name is|[Nn]ame is|under the name|in the name of|naam|I'm|I am|[Tt]his is)\s+"
                    r"([A-Z][a-zA-Z.'-]*(?:\s+[A-Z][a-zA-Z.'-]*){0,3})")
 
@@ -170,9 +170,9 @@ class Concierge:
         channel = re.search(r"\b(whatsapp|sms|text message)\b", clean)
         if channel:
             found["channel"] = "whatsapp" if channel[1] == "whatsapp" else "sms"
-        phone = _PHONE.search(instruction)
-        if phone:
-            found["phone"] = "+91" + re.sub(r"[\s-]", "", phone[1])
+        phone = next(filter(None, (e164(m[0], self.catalog.business) for m in PHONE_LIKE.finditer(instruction))), None)
+        if phone:  # the first run of digits that is a phone number in the business's country
+            found["phone"] = phone
         name = _NAME.search(instruction)
         if name:
             found["name"] = name[1].strip().title()

@@ -18,8 +18,11 @@ import urllib.request
 from pathlib import Path
 from typing import Protocol
 
+from assistant.domain import Business
+
 log = logging.getLogger("assistant.notify")
 _DIGIT_RUN = re.compile(r"\d{4,}")
+PHONE_LIKE = re.compile(r"(?<![\d+])\+?\d[\d -]{6,17}\d(?!\d)")  # then e164() says whether it is one
 
 
 class NotifyError(RuntimeError):
@@ -33,6 +36,23 @@ class Notifier(Protocol):
 def mask(text: str) -> str:
     """Every run of 4+ digits (codes, phone numbers) down to its last two digits."""
     return _DIGIT_RUN.sub(lambda m: "*" * (len(m.group(0)) - 2) + m.group(0)[-2:], text)
+
+
+def e164(raw: str, business: Business) -> str | None:
+    """A phone number in E.164, or None if it is not one. A local number (01712345678,
+    1712345678) gets the business's country code; another country's number needs its + (or 00)."""
+    digits = re.sub(r"[\s-]", "", raw)
+    country = business.country_code
+    if digits.startswith("00"):
+        digits = "+" + digits[2:]
+    elif digits.startswith(country[1:]):
+        digits = "+" + digits
+    elif not digits.startswith("+"):
+        digits = country + digits.removeprefix("0")
+    if digits.startswith(country):
+        national = digits[len(country):]
+        return digits if len(national) == business.national_number_digits else None
+    return digits if 8 <= len(digits) - 1 <= 15 else None
 
 
 def mask_phone(phone: str) -> str:
