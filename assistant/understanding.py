@@ -155,7 +155,7 @@ class Understanding:
         vocabulary = catalog.vocabulary
         self.vocabulary = vocabulary
         self.money = Money(catalog.business.currency_symbol, catalog.business.currency_words)
-        self.numbers = {name: spec.filter for name, (_, spec) in catalog.pack.filter_attributes().items()
+        self.numbers = {name: _NumberFilter(spec.filter) for name, (_, spec) in catalog.pack.filter_attributes().items()
                         if spec.type == "number"}
         self.filters = {name: PhraseMatcher(section) for name, section in vocabulary.filters.items()}
         self.employment = PhraseMatcher(vocabulary.employment)
@@ -239,33 +239,18 @@ class Understanding:
         for name, spec in self.numbers.items():
             if name in filters:
                 continue
-            amount = self._number_for(clean, spec, answering=awaiting == name)
+            amount = spec.read(clean, self.money, answering=awaiting == name)
             if amount is not None:
                 filters[name] = amount
         return filters
 
-    def _number_for(self, clean: str, spec: Filter, answering: bool) -> int | float | None:
-        """An amount this filter takes: next to one of its units ("7 seater"), or anywhere with
-        one of its cues ("budget 35k", "fee under 5k"), or alone when it was just asked for."""
-        if spec.units:
-            units = "|".join(re.escape(u) for u in spec.units)
-            found = re.search(rf"(\d+(?:\.\d+)?)\s*-?\s*(?:{units})\b", clean)
-            if found:
-                return _number(found[1])
-        cued = any(re.search(rf"(?<!\w){re.escape(cue)}(?!\w)", clean) for cue in spec.cues)
-        if (cued and (not spec.needs_bound or _BOUND.search(clean))) or answering:
-            return self.money.first(clean, bare=answering) if not spec.units else _first_number(clean)
-        return None
-
     def _named(self, clean: str, filters: dict[str, FilterValue]) -> list[str]:
         """Items the message names, one per mention ("compare Thar and Scorpio"): of the items a
         name fits, the first by rank_by among those that fit the message's filters too."""
-        by_id = self.catalog.product
-        rules = self.rules
         named: list[str] = []
         for ids in self.names(clean):
-            items = [by_id(i) for i in ids]
-            fitting = [p for p in items if rules.matches(p, filters)] or items
+            items = self.catalog.products_by_id(ids)
+            fitting = [p for p in items if self.rules.matches(p, filters)] or items
             best = min(fitting, key=lambda p: rank_key(p, self.catalog)).id
             if best not in named:
                 named.append(best)
@@ -287,6 +272,26 @@ class Understanding:
         )
 
 
+class _NumberFilter:
+    """A number filter's ways of being said, compiled once: next to one of its units ("7 seater"),
+    anywhere with one of its cues ("budget 35k", "fee under 5k"), or alone when just asked for."""
+
+    def __init__(self, spec: Filter):
+        self.spec = spec
+        units = "|".join(re.escape(u) for u in spec.units)
+        self.units = re.compile(rf"(\d+(?:\.\d+)?)\s*-?\s*(?:{units})\b") if spec.units else None
+        cues = "|".join(re.escape(c) for c in spec.cues)
+        self.cues = re.compile(rf"(?<!\w)(?:{cues})(?!\w)") if spec.cues else None
+
+    def read(self, clean: str, money: Money, answering: bool) -> int | float | None:
+        if self.units and (found := self.units.search(clean)):
+            return _number(found[1])
+        cued = bool(self.cues and self.cues.search(clean))
+        if (cued and (not self.spec.needs_bound or _BOUND.search(clean))) or answering:
+            return money.first(clean, bare=answering) if not self.units else _first_number(clean)
+        return None
+
+
 def _name_matcher(catalog: Catalog) -> Callable[[str], list[list[str]]]:
     """Finds mentions of items by name, or by the values of the pack's name attributes
     ("Thar", "Scorpio" for every Scorpio-N and Scorpio Classic), in order of mention."""
@@ -294,13 +299,11 @@ def _name_matcher(catalog: Catalog) -> Callable[[str], list[list[str]]]:
     filter_words = {w for section in catalog.vocabulary.filters.values() for phrases in section.values()
                     for phrase in phrases for w in normalise(phrase).split()}
     for item in catalog.products:
-        names = [item.name, *(str(item.value(a)) for a in catalog.pack.names if item.value(a))]
-        for name in names:
-            lowered = normalise(name)
-            aliases.setdefault(lowered, set()).add(item.id)
-            first = re.split(r"[\s-]", lowered)[0]
-            if first != lowered and len(first) >= 4 and any(name == str(item.value(a)) for a in catalog.pack.names):
-                aliases.setdefault(first, set()).add(item.id)
+        aliases.setdefault(normalise(item.name), set()).add(item.id)
+        for model in (normalise(str(item.value(a))) for a in catalog.pack.names if item.value(a)):
+            first = re.split(r"[\s-]", model)[0]  # "Scorpio" for the Scorpio-N
+            for alias in {model, first} if len(first) >= 4 else {model}:
+                aliases.setdefault(alias, set()).add(item.id)
         words = normalise(item.name).split()
         for cut in range(2, len(words)) if catalog.pack.short_names else ():
             if set(words[:cut]) - filter_words:  # "Maruti Suzuki" is a brand, not a car
