@@ -260,7 +260,7 @@ class CrewPipeline:
 
     @staticmethod
     def _question(spec, name: str) -> tuple[str, list[str], str]:
-        return spec.question or f"Which {name.replace('_', ' ')}?", list(spec.choices), name
+        return spec.question, list(spec.choices), name  # start-up made sure there is one
 
     def _max_results(self) -> int:
         return min(self.settings.max_products, self.catalog.pack.search.max_results)

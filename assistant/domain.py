@@ -297,6 +297,8 @@ class Pack(Strict):
             for name in names:
                 if name not in filters:
                     raise ValueError(f"{where} names '{name}', which is not a filter")
+                if where in ("search.require", "search.clarify") and not filters[name][1].filter.question:
+                    raise ValueError(f"{where} names '{name}', whose filter has no question to ask")
         if self.support and self.support.device_filter and self.support.device_filter not in filters:
             raise ValueError(f"support.device_filter names '{self.support.device_filter}', which is not a filter")
         if self.name_pattern:

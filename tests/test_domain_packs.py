@@ -160,6 +160,7 @@ BREAKAGES = [
     ("pack.yaml", lambda pack: pack["attributes"]["annual_fee"].update(type="money"), "attributes.annual_fee.type"),
     ("pack.yaml", lambda pack: pack["tools"].update(retriever=["search_products", "send_money"]), "send_money"),
     ("pack.yaml", lambda pack: pack["search"].update(clarify=["colour"]), "search.clarify names 'colour'"),
+    ("pack.yaml", lambda pack: pack["search"].update(clarify=["tier"]), "'tier', whose filter has no question"),
     ("pack.yaml", lambda pack: pack["texts"].update(thanks="Thanks from {buisness}!"), "texts.thanks uses {buisness}"),
     ("pack.yaml", lambda pack: pack["display"]["facts"].append("fee {anual_fee}"), "display.facts uses {anual_fee}"),
     ("pack.yaml", lambda pack: pack["business"].update(timezone="Asia/Dhakka"), "'Asia/Dhakka' is not an IANA time zone"),
