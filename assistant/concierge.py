@@ -89,6 +89,7 @@ class Concierge:
         self.cuisines = PhraseMatcher({**vocabulary.get("cuisine", {}), INDIAN: ["indian", "desi", "bharatiya"]})
         localities = {r.value("locality") for r in catalog.products}
         self.localities = PhraseMatcher({place: _locality_names(place) for place in localities})
+        self.names = [(normalise(r.name), r) for r in catalog.products]
 
     def handle(self, user_id: str, instruction: str) -> dict[str, Any]:
         with self.locks.lock(f"concierge:{user_id}"):
@@ -155,7 +156,7 @@ class Concierge:
         cuisine = self.cuisines.exact(clean)
         if cuisine:
             found["cuisine"] = cuisine[0]
-        named = [r for r in self.catalog.products if normalise(r.name) in clean]
+        named = [r for said, r in self.names if said in clean]
         if named:  # a restaurant by name settles where, and what it serves
             chosen = named[0]
             found.update(restaurant_id=chosen.id, city=chosen.value("city"), locality=chosen.value("locality"),
