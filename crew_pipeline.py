@@ -18,19 +18,25 @@ from assistant.display import public_product
 from assistant.domain import Catalog, Product
 from assistant.filters import Filters
 from assistant.goals import QUICK_PRIORITY, Goal
-from assistant.offline_crew import AGENTS, TurnWork
+from assistant.offline_crew import AGENTS, HELP_INTENTS, TurnWork
 from assistant.preferences import PreferenceStore, learn, starting_state, welcome_back
 from assistant.retrieval import CatalogIndex
+from assistant.router import Router
 from assistant.schemas import ChatRequest, ChatResponse
-from assistant.tool_gateway import ToolGateway
 from assistant.state import PROFILE_FACTS, CustomerProfile, SessionState, Turn
 from assistant.store import SessionStore, VersionConflict
+from assistant.tool_gateway import ToolGateway
 from assistant.understanding import NEEDS_PRODUCTS, Intent, Understanding
 
 if TYPE_CHECKING:  # crewai is imported only when an LLM is configured
     from assistant.crew_mode import CrewMode
 
 EventSink = Callable[[str, dict], None]
+# What a message must be to set aside a goal waiting for the customer's answer.
+INTERRUPTIONS = {
+    "booking": ("faq", "feature_query", "comparison", "eligibility_check", "calculate", "support", "product_info"),
+    "support": ("booking", "comparison", "eligibility_check", "calculate"),
+}
 COMMIT_ATTEMPTS = 3
 
 
@@ -43,7 +49,7 @@ class CrewPipeline:
         self.settings = settings
         self.desk = desk
         self.preferences = preferences
-        self.understanding = Understanding(catalog)
+        self.understanding = Understanding(catalog, Router.for_pack(catalog, index.embedder))
         self.tools = ToolGateway(catalog, index)
         self.rules = index.rules
         self.crew_mode = crew_mode  # None: no LLM configured, every turn is offline
@@ -101,7 +107,7 @@ class CrewPipeline:
         state.profile = _merge_profile(state.profile, intent.profile, request.user_employment)
 
         # 2. Continue the active goal or start one; a higher-priority request suspends it.
-        goal = self._plan_goal(intent, state)
+        goal = self._plan_goal(intent, state, request.query)
 
         # 3. Reset the cached products if the filters in effect changed.
         filters, selection = self._resolve_products(intent, state)
@@ -153,10 +159,11 @@ class CrewPipeline:
             grounding=crew.grounding if crew else None,
             llm_calls=crew.calls if crew else 0,
             booking=work.booking_step.booking if work.booking_step else None,
+            help={"article": work.faq.id if work.faq else None, "suggested": [e.id for e in work.suggestions]},
             state=state.summary(),
         )
 
-    def _plan_goal(self, intent: Intent, state: SessionState) -> Goal | None:
+    def _plan_goal(self, intent: Intent, state: SessionState, text: str) -> Goal | None:
         """The goal this message serves. A booking or troubleshooting goal waiting for an answer
         takes it; a request the pack groups with the active goal (a sale's follow-ups) continues
         it; anything else starts a new goal, suspending the active one if it matters more.
@@ -166,20 +173,24 @@ class CrewPipeline:
             return active
         goal_type, kind = self.catalog.pack.goal_kind(intent.type)
         collecting = self._collecting(active)
-        if collecting:
-            if collecting == "support":  # "which model?" may be answered with a product's name
-                answering = intent.type not in ("booking", "comparison", "eligibility_check", "calculate")
-            else:
-                answering = intent.type in (collecting, "unknown", "greeting") or (
-                    intent.type == "product_info" and active.missing[:1] == ["product"])
-            if answering:
-                intent.type = collecting
-                return active
+        if collecting and active and self._answers(collecting, active, intent, text):
+            intent.type = collecting
+            return active
         if active and active.type == goal_type and kind and kind.stays_open:
             return active
         if active and intent.thanks and self._stays_open(active):
             board.finish(active, "customer said thanks")
         return board.start(goal_type, f"customer asked: {intent.type}", kind.priority if kind else QUICK_PRIORITY)
+
+    def _answers(self, collecting: str, goal: Goal, intent: Intent, text: str) -> bool:
+        """Whether a message is the answer a waiting goal asked for rather than a new request:
+        anything that fills one of a booking's details, or anything that is not clearly
+        another request ("which model?" may be answered with a product's name)."""
+        if intent.type == collecting or (collecting == "booking" and self.desk.answers(goal, text)):
+            return True
+        if intent.type == "product_info" and goal.missing[:1] == ["product"]:
+            return True
+        return intent.type not in INTERRUPTIONS[collecting]
 
     def _stays_open(self, goal: Goal) -> bool:
         kind = self.catalog.pack.goals.get(goal.type)
@@ -269,7 +280,7 @@ class CrewPipeline:
         agents = []
         searching = intent.type in NEEDS_PRODUCTS and (not state.has_products() or intent.cheapest_first)
         searching &= not (intent.type in ("feature_query", "comparison") and selection)  # about items at hand
-        if intent.type in ("faq", "unknown"):  # whichever agent the pack lets read the help centre
+        if intent.type in HELP_INTENTS:  # whichever agent the pack lets read the help centre
             agents.append(self.tools.agent_with("search_faq", "retriever"))
         elif searching:
             agents.append("retriever")

@@ -27,10 +27,16 @@ FilterValue = str | int | float | list[str]  # one value, an amount, or any of s
 ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{1,63}$"
 NAME_PATTERN = r"^[a-z][a-z0-9_]{0,39}$"
 Weekday = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+MIN_EXAMPLES = 10  # per intent: fewer cannot teach the router a way of asking
 WEEKDAYS: tuple[Weekday, ...] = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")  # date.weekday() order
 Template = str | list[str]  # a list's pieces are joined; a piece naming a missing value is left out
 AgentName = Literal["retriever", "comparator", "eligibility", "booking", "support", "formatter"]
 ToolName = Literal["search_products", "search_faq", "compare_products", "check_eligibility", "calculate"]
+# What a message can ask for; a pack's nlu.yml gives examples of the ones its business serves.
+IntentName = Literal[
+    "product_info", "comparison", "eligibility_check", "feature_query", "faq", "support", "calculate", "greeting",
+    "thanks", "booking", "cancel", "out_of_scope",
+]
 
 
 class Strict(BaseModel):
@@ -209,13 +215,14 @@ class Search(Strict):
 
 # What the engine understands: the intents a goal can group, and the cue sections of vocabulary.intents.
 INTENTS = ("product_info", "comparison", "eligibility_check", "feature_query", "faq", "support", "calculate",
-           "greeting", "booking", "cancel", "unknown")
+           "greeting", "booking", "cancel", "out_of_scope", "unknown")
 CUES = ("greeting", "thanks", "comparison", "eligibility", "want", "cheapest", "booking", "cancel", "faq", "support",
         "calculate")
 TEMPLATE_FILTERS = ("raw", "first", "lower", "title", "semicolons")
 TEXT_VALUES = {"no_match": ("what",), "relax": ("filter",), "welcome_back_filter": ("value",)}  # beyond the four
 TEXT_KEYS = (
-    "item", "items", "greeting", "thanks", "unknown", "refusal", "faq_not_found", "nothing_to_cancel",
+    "item", "items", "greeting", "thanks", "unknown", "out_of_scope", "suggestions", "refusal", "faq_not_found",
+    "nothing_to_cancel",
     "cancelled", "cancelled_booking", "list_hint_one", "list_hint_many", "only_one", "no_match", "relax",
     "eligible", "not_eligible", "need_more", "welcome_back", "welcome_back_filter", "resumed",
 )
@@ -263,6 +270,7 @@ class Pack(Strict):
     page: Page
     catalog: Source
     knowledge: str = "faq.json"
+    languages: list[str] = Field(default=["en"], min_length=1)  # codes of assistant/languages/<code>.yml
     names: list[str] = []  # attributes whose values also name an item ("Thar" for the Thar LX)
     short_names: bool = False  # an item's name cut short still names it ("Lenovo Legion" for the Legion 5 15ARP8)
     name_pattern: str | None = None  # what a product name looks like in a reply, to catch invented ones
@@ -392,6 +400,7 @@ class FaqEntry(Strict):
     answer: str
     steps: list[str] = []
     keywords: list[str] = []
+    paraphrases: list[str] = []  # the question as customers put it, in their own words and languages
     applies_to: list[str] = []  # the device filter's values it is for; empty means any
 
 
@@ -404,6 +413,19 @@ class Vocabulary(Strict):
     features: dict[str, list[str]] = {}
 
 
+class Examples(Strict):
+    """nlu.yml: example messages per intent, which the router learns from at start-up."""
+
+    intents: dict[IntentName, list[str]]
+
+    @model_validator(mode="after")
+    def _enough(self) -> "Examples":
+        few = {name: len(texts) for name, texts in self.intents.items() if len(texts) < MIN_EXAMPLES}
+        if few:
+            raise ValueError(f"each intent needs at least {MIN_EXAMPLES} examples; these have fewer: {few}")
+        return self
+
+
 class Catalog(BaseModel):
     """One business's whole data set, loaded once per app."""
 
@@ -412,6 +434,7 @@ class Catalog(BaseModel):
     products: list[Product]
     faq: list[FaqEntry]
     vocabulary: Vocabulary
+    examples: Examples
 
     @property
     def business(self) -> Business:
@@ -589,7 +612,10 @@ def load_catalog(folder: Path) -> Catalog:
     vocabulary_path = folder / "vocabulary.json"
     vocabulary = _validated(vocabulary_path, Vocabulary.model_validate, _read(vocabulary_path))
     _validated(vocabulary_path, lambda v: _check_vocabulary(v, pack), vocabulary)
+    examples_path = folder / "nlu.yml"
+    examples = _validated(examples_path, Examples.model_validate, _read(examples_path))
     try:
-        return Catalog(name=pack.business.name, pack=pack, products=products, faq=faq, vocabulary=vocabulary)
+        return Catalog(name=pack.business.name, pack=pack, products=products, faq=faq, vocabulary=vocabulary,
+                       examples=examples)
     except ValidationError as exc:
         raise DataError(f"{folder}: {exc}") from exc

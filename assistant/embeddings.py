@@ -51,6 +51,24 @@ class MiniLMEmbedder:
         self._tokenizer = Tokenizer.from_file(str(TOKENIZER_PATH))
         self._tokenizer.enable_truncation(MAX_TOKENS)
         self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # to the batch's longest
+        # A turn embeds its message for the router and again for the help centre: once is enough.
+        self.embed_one = lru_cache(maxsize=1024)(self._embed_one)
+        # Apps built in one process from the same pack (tests, reloads) embed its texts once.
+        self.embed_corpus = lru_cache(maxsize=16)(self._embed_corpus)
+
+    def _embed_corpus(self, texts: tuple[str, ...]) -> np.ndarray:
+        vectors = self.embed(list(texts))
+        vectors.setflags(write=False)
+        return vectors
+
+    def knows(self, word: str) -> bool:
+        """Whether the model reads the word whole: a real word, never a typo to correct."""
+        return self._tokenizer.token_to_id(word) is not None
+
+    def _embed_one(self, text: str) -> np.ndarray:
+        vector = self._embed_batch([text])[0]
+        vector.setflags(write=False)  # shared by every caller of the cache
+        return vector
 
     def embed(self, texts: list[str], batch_size: int = 32) -> np.ndarray:
         if not texts:

@@ -136,6 +136,10 @@ def faq_answer(entry: FaqEntry) -> str:
     return f"**{entry.question}**\n\n{entry.answer}" + (f"\n{steps}" if steps else "")
 
 
+def suggestions(entries: list[FaqEntry], catalog: Catalog) -> str:
+    return say(catalog, "suggestions") + "".join(f"\n- {entry.question}" for entry in entries)
+
+
 def cancelled(goal, catalog: Catalog) -> str:
     if goal is None:
         return say(catalog, "nothing_to_cancel")

@@ -14,13 +14,17 @@ from assistant.booking import BookingDesk, BookingStep
 from assistant.calculator import CalculationError
 from assistant.comparison import Comparison
 from assistant.domain import Catalog, FaqEntry, Product
-from assistant.goals import Goal
 from assistant.eligibility import Verdict
-from assistant.retrieval import CatalogIndex
+from assistant.goals import Goal
+from assistant.retrieval import SURE_MATCH, CatalogIndex
 from assistant.state import Pending, SessionState
 from assistant.support import SupportStep, troubleshoot
 from assistant.tool_gateway import ToolGateway
 from assistant.understanding import Intent
+
+HELP_INTENTS = ("faq", "out_of_scope", "unknown")  # answered by the help centre or handed to people
+SUGGESTIONS = 3  # articles offered beside a hand-over
+SUGGESTION_FLOOR = 0.3  # below this similarity an article is too far off even to suggest
 
 
 @dataclass
@@ -43,6 +47,7 @@ class TurnWork:
     comparison: Comparison | None = None
     verdicts: list[Verdict] | None = None
     faq: FaqEntry | None = None
+    suggestions: list[FaqEntry] = field(default_factory=list)  # nearest articles, offered when none answers
     reply: str = ""
     ask_user: str | None = None
     choices: list[str] = field(default_factory=list)
@@ -62,7 +67,7 @@ def retriever(work: TurnWork) -> None:
     if work.intent.type == "calculate":
         _calculate(work, "retriever")
         return
-    if work.intent.type in ("faq", "unknown"):
+    if work.intent.type in HELP_INTENTS:
         _look_up(work, "retriever")
         return
     if work.intent.cheapest_first:
@@ -88,7 +93,7 @@ def support(work: TurnWork) -> None:
     if work.intent.type == "calculate":
         _calculate(work, "support")
         return
-    if work.intent.type in ("faq", "unknown"):  # a question for the help centre, not a fault to fix
+    if work.intent.type in HELP_INTENTS:  # a question for the help centre, not a fault to fix
         _look_up(work, "support")
         return
     search = lambda query, device: work.tools.call("support", "search_faq", query, limit=1, device=device)  # noqa: E731
@@ -98,12 +103,16 @@ def support(work: TurnWork) -> None:
 
 
 def _look_up(work: TurnWork, agent: str) -> None:
-    """The help article that answers the question, if one is relevant enough. A message the
-    rules could not place that an article answers becomes a faq turn."""
-    hits = work.tools.call(agent, "search_faq", work.query, limit=1)
-    if hits and work.index.relevant(work.query, hits[0][1], work.faq_min_similarity):
+    """The help article that answers the question, if one is relevant enough; otherwise the
+    nearest few, to offer beside the hand-over. A message not understood that an article
+    answers becomes a faq turn; one outside the business takes only an article that is sure."""
+    hits = work.tools.call(agent, "search_faq", work.query, limit=SUGGESTIONS)
+    floor = SURE_MATCH if work.intent.type == "out_of_scope" else work.faq_min_similarity
+    if hits and work.index.relevant(work.query, hits[0][1], floor):
         work.faq = hits[0][0]
         work.intent.type = "faq"
+    else:
+        work.suggestions = [entry for entry, score in hits if score >= SUGGESTION_FLOOR]
 
 
 def _calculate(work: TurnWork, agent: str) -> None:
@@ -145,12 +154,15 @@ def formatter(work: TurnWork) -> None:
         work.products, sections = [], [work.calculation or formatting.say(catalog, "unknown")]
     elif kind == "greeting":
         work.products, sections = [], [formatting.say(catalog, "thanks" if work.intent.thanks else "greeting")]
-    elif kind in ("faq", "unknown"):
+    elif kind in HELP_INTENTS:
         work.products = []
         if work.faq:
             sections.append(formatting.faq_answer(work.faq))
-        else:
-            sections.append(formatting.say(catalog, "faq_not_found" if kind == "faq" else "unknown"))
+        else:  # a hand-over to people, with the nearest articles as quick replies
+            sections.append(formatting.say(catalog, "faq_not_found" if kind == "faq" else kind))
+            if work.suggestions:
+                sections.append(formatting.suggestions(work.suggestions, catalog))
+                work.choices = [entry.question for entry in work.suggestions]
     elif not work.selection:
         sections.append(formatting.no_match(work.state.filters, _relaxable(work), catalog))
     else:

@@ -1,4 +1,4 @@
-"""Retrieval over the catalog and FAQ: chromadb (in memory) on the local embedding model.
+"""Retrieval over the catalog (chromadb in memory, on the local embedding model) and the help centre.
 
 Filters are hard constraints (chromadb `where`), the query's meaning only ranks what
 passes them, so every product returned matches every filter the customer gave.
@@ -15,16 +15,10 @@ from chromadb.config import Settings
 from assistant.comparison import rank_key
 from assistant.domain import Catalog, FaqEntry, Product
 from assistant.embeddings import MiniLMEmbedder
+from assistant.help_search import STOP_WORDS, HelpCentre
 from assistant.filters import FilterRules, Filters
 
 SURE_MATCH = 0.75  # cosine similarity at which an article answers the question whatever its words
-COMMON_WORDS = frozenset("""
-about after again also and any are ask because been before being but can could did does doing done for from
-get got had has have having her here hers him his how into its just know let like made make many may more most
-much must need needs not now off once only other our out over own please same should some such tell than that
-the their them then there these they this those too under until very want was way were what when where which
-while who whom why will with would yes yet you your yours kya hai kaise kare karna mera meri mujhe aap ami amar
-hoga""".split())
 
 
 def _words(text: str) -> set[str]:
@@ -46,14 +40,7 @@ class CatalogIndex:
             client, "products", [p.id for p in catalog.products], [p.search_text() for p in catalog.products],
             [self.rules.metadata(p) for p in catalog.products],
         )
-        # One vector per phrasing (the question and each keyword phrase): a short paraphrase
-        # matches one phrasing far better than it matches all of them glued together.
-        phrasings = [(e.id, text) for e in catalog.faq for text in (e.question, *e.keywords)]
-        self._faq = self._collection(
-            client, "faq", [f"{fid}#{n}" for n, (fid, _) in enumerate(phrasings)],
-            [text for _, text in phrasings], [{"faq_id": fid} for fid, _ in phrasings],
-        )
-        self._faq_by_id = {e.id: e for e in catalog.faq}
+        self.help = HelpCentre(catalog.faq, embedder)
         self._known_words = _words(" ".join(
             [*_faq_texts(catalog), *(p.search_text() for p in catalog.products),
              *(phrase for section in (*catalog.vocabulary.filters.values(), catalog.vocabulary.intents,
@@ -92,7 +79,7 @@ class CatalogIndex:
 
     def ready(self) -> bool:
         """Both collections answer and hold the whole catalog."""
-        return self._products.count() == len(self.catalog.products) and self._faq.count() > 0
+        return self._products.count() == len(self.catalog.products) and len(self.help) > 0
 
     def count_products(self, filters: Filters) -> int:
         return sum(self.rules.matches(p, filters) for p in self.catalog.products)
@@ -103,17 +90,8 @@ class CatalogIndex:
         ("insurance on Mars", "documents to adopt a cat") is about something we don't cover."""
         if score < floor:
             return False
-        return score >= SURE_MATCH or not (_words(query) - self._known_words - COMMON_WORDS)
+        return score >= SURE_MATCH or not (_words(query) - self._known_words - STOP_WORDS)
 
     def search_faq(self, query: str, limit: int = 3, device: str | None = None) -> list[tuple[FaqEntry, float]]:
-        """Help articles by cosine similarity to the question, best first; with a device, only
-        the articles for it (or for any device)."""
-        result = self._faq.query(
-            query_embeddings=self.embedder.embed([query]), n_results=min(limit * 10, self._faq.count())
-        )
-        best: dict[str, float] = {}
-        for meta, distance in zip(result["metadatas"][0], result["distances"][0]):
-            entry = self._faq_by_id[meta["faq_id"]]
-            if device is None or not entry.applies_to or device in entry.applies_to:
-                best.setdefault(entry.id, 1.0 - distance)  # results come nearest first
-        return [(self._faq_by_id[fid], score) for fid, score in list(best.items())[:limit]]
+        """Help articles for the question, best first, each with its similarity in meaning."""
+        return [(hit.entry, hit.similarity) for hit in self.help.search(query, limit, device)]

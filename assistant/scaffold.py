@@ -70,11 +70,12 @@ def new_domain(name: str, data_dir: Path = DATA_DIR) -> Path:
 def next_steps(name: str, target: Path) -> str:
     domain = f"DOMAIN={name}" if target.parent.resolve() == DATA_DIR.resolve() else f"DATA_DIR={target}"
     return "\n".join([
-        f"Created {target} (pack.yaml, products.json, faq.json, vocabulary.json).",
+        f"Created {target} (pack.yaml, products.json, faq.json, vocabulary.json, nlu.yml).",
         "Next steps:",
         f"  1. Replace the TODOs in {target / 'pack.yaml'} with your business's details and words.",
-        "  2. Put your items in products.json, your help articles in faq.json, and the words your",
-        "     customers use in vocabulary.json (docs/domain-packs.md explains every field).",
+        "  2. Put your items in products.json, your help articles in faq.json, the words your",
+        "     customers use in vocabulary.json, and example messages per intent, written the way",
+        "     your customers write, in nlu.yml (docs/domain-packs.md explains every field).",
         f"  3. Run it: {domain} python3 app.py   (start-up names any file and field that is wrong)",
     ])
 

@@ -58,4 +58,5 @@ class ChatResponse(BaseModel):
     grounding: Literal["passed", "regenerated", "fallback"] | None = None
     llm_calls: int = 0
     booking: dict[str, Any] | None = None
+    help: dict[str, Any] | None = None  # {"article": the help article answered, "suggested": ids offered instead}
     state: dict[str, Any]

@@ -9,6 +9,7 @@ customers type ("80k", "1.5 lakh", "৳50,000", "50 hajar taka").
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable
 from difflib import get_close_matches
 from functools import cached_property, lru_cache
@@ -20,11 +21,13 @@ from assistant.calculator import find_expression
 from assistant.comparison import rank_key
 from assistant.domain import Catalog, Filter, FilterValue
 from assistant.filters import FilterRules
+from assistant.help_search import STOP_WORDS
+from assistant.router import Routed, Router
 from assistant.state import PROFILE_FACTS, CustomerProfile, Pending, Wish
 
 IntentType = Literal[
     "product_info", "comparison", "eligibility_check", "feature_query", "faq", "support", "calculate", "greeting",
-    "booking", "cancel", "unknown",
+    "booking", "cancel", "out_of_scope", "unknown",
 ]
 NEEDS_PRODUCTS: tuple[IntentType, ...] = ("product_info", "comparison", "eligibility_check", "feature_query")
 
@@ -39,6 +42,11 @@ _AGE = re.compile(
     r"(?:\bage(?:d)?\s*(?:is\s*)?(\d{2})\b|\b(\d{2})\s*(?:years?|yrs?|y/?o|bochor|saal|sal)\b"
     r"|\bi\s*(?:am|'m)\s*(\d{2})\b(?!\s*(?:k|lakh|taka|tk|%)))"
 )
+CONFIDENT = 0.5  # the router's probability from which its intent is taken as it is
+PLAUSIBLE = 0.15  # below CONFIDENT, a vocabulary phrase may choose an intent the router finds at least this likely
+_CUE_INTENTS = {"cancel": "cancel", "comparison": "comparison", "eligibility": "eligibility_check",
+                "booking": "booking", "support": "support", "faq": "faq", "thanks": "thanks", "greeting": "greeting",
+                "want": "product_info", "cheapest": "product_info"}
 _FUZZY_MIN_LENGTH = 5
 _FUZZY_CUTOFF = 0.84
 
@@ -56,6 +64,7 @@ class Intent(BaseModel):
     cheapest_first: bool = False
     thanks: bool = False  # a "greeting" that closes rather than opens
     profile: CustomerProfile = CustomerProfile()
+    confidence: float = 1.0  # the router's probability for `type`
     sure: bool = True
 
     def wishes(self) -> list[Wish]:
@@ -108,6 +117,12 @@ class PhraseMatcher:
                 found.setdefault(value, start)
         return sorted(found, key=found.get)
 
+    def without(self, text: str) -> str:
+        """The text with every phrase of the section blanked out."""
+        for pattern in self._patterns.values():
+            text = pattern.sub(" ", text)
+        return text
+
     def fuzzy(self, words: list[str]) -> list[str]:
         """Values whose single-word phrases are within a typo of some word ("platnum")."""
         return [value for word in words if len(word) >= _FUZZY_MIN_LENGTH and (value := self._closest(word))]
@@ -150,8 +165,9 @@ class Money:
 class Understanding:
     """Turns a message (and what is pending in the session) into an `Intent`."""
 
-    def __init__(self, catalog: Catalog):
+    def __init__(self, catalog: Catalog, router: Router):
         self.catalog = catalog
+        self.router = router
         vocabulary = catalog.vocabulary
         self.vocabulary = vocabulary
         self.money = Money(catalog.business.currency_symbol, catalog.business.currency_words)
@@ -187,46 +203,95 @@ class Understanding:
         wants_comparison = "comparison" in cues
         wants_eligibility = "eligibility" in cues and self.catalog.pack.eligibility is not None
 
-        expression = find_expression(text) if "calculate" in cues and self.calculates else None
-        if "cancel" in cues:
-            kind = "cancel"
-        elif expression:
-            kind = "calculate"
-        elif wants_comparison:
-            kind = "comparison"
-        elif wants_eligibility:
-            kind = "eligibility_check"
-        elif pending in PROFILE_FACTS and profile.model_dump(exclude_none=True):
-            kind, wants_eligibility = "eligibility_check", True
-        elif "booking" in cues and self.catalog.pack.booking:
-            kind = "booking"
-        elif "support" in cues and self.catalog.pack.support:
-            kind = "support"
-        elif "faq" in cues:
-            kind = "faq"
-        elif topics and (has_products or filters or named):
-            kind = "feature_query"
-        elif topics:
-            kind = "faq"
-        elif filters or named or cues & {"want", "cheapest"}:
-            kind = "product_info"
-        elif cues & {"greeting", "thanks"} or not clean:
-            kind = "greeting"
+        expression = find_expression(text) if self.calculates else None
+        answers = pending == "clarify_product" and bool(filters)  # "platinum", "1500" after "Which tier?"
+        kind, confidence = self._kind(text, clean, cues, expression, pending, profile, answers,
+                                      searching=bool(filters or named))
+        if kind == "thanks":
+            kind, thanks = "greeting", True
         else:
-            kind = "unknown"
+            thanks = False
+        about_items = has_products or bool(filters) or bool(named)
+        if kind == "feature_query" and not about_items:
+            kind = "faq"  # "what is the late fee?" with nothing at hand is for the help centre
+        elif kind in ("faq", "out_of_scope", "unknown") and topics and (has_products or named):
+            kind = "feature_query"  # a fact the items at hand hold, answered from their data
+        if kind in ("comparison", "eligibility_check"):  # "compare them and check if I'm eligible"
+            wants_comparison |= kind == "comparison"
+            wants_eligibility |= kind == "eligibility_check"
+            kind = "comparison" if wants_comparison else kind
+        elif kind not in NEEDS_PRODUCTS:  # "compare" in a help question is no request to compare
+            wants_comparison = wants_eligibility = False
+        if kind != "calculate":
+            expression = None
         return Intent(
             type=kind,
             filters=filters,
             named=named,
             expression=expression,
             wants_comparison=wants_comparison,
-            wants_eligibility=wants_eligibility or kind == "eligibility_check",
+            wants_eligibility=wants_eligibility and self.catalog.pack.eligibility is not None,
             feature_topics=topics,
-            cheapest_first="cheapest" in cues,
-            thanks=kind == "greeting" and "thanks" in cues,
+            cheapest_first="cheapest" in cues and kind in NEEDS_PRODUCTS,
+            thanks=thanks,
             profile=profile,
+            confidence=confidence,
             sure=kind != "unknown",
         )
+
+    def _kind(self, text: str, clean: str, cues: set[str], expression: str | None, pending: Pending | None,
+              profile: CustomerProfile, answers: bool, searching: bool) -> tuple[str, float]:
+        """The intent, and how sure of it we are. What the conversation is waiting for comes
+        first (an answer to a profile or clarifying question, a sum to work out); then the router, trained on
+        the pack's examples. When the router is unsure, a phrase of the pack's vocabulary may
+        settle it among the router's likely intents; otherwise the message is not understood."""
+        if not clean:
+            return "greeting", 1.0
+        if pending in PROFILE_FACTS and profile.model_dump(exclude_none=True):
+            return "eligibility_check", 1.0
+        if answers:
+            return "product_info", 1.0
+        spelled = self._spelled(clean)
+        if searching and self._only_catalog_words(spelled):  # "amex gold", "islamic or conventional"
+            return "product_info", 1.0
+        routed = self.router.route(spelled)
+        if expression and ("calculate" in cues or routed.intent == "calculate"):
+            return "calculate", 1.0
+        if searching and routed.intent == "out_of_scope":  # it names what we sell: not out of scope
+            routed = Routed(routed.ranked[1:])
+        if routed.confidence >= CONFIDENT:
+            return self._served(routed.intent), routed.confidence
+        for cue in _CUE_INTENTS:
+            if cue in cues and routed.probability(_CUE_INTENTS[cue]) >= PLAUSIBLE:
+                return self._served(_CUE_INTENTS[cue]), routed.probability(_CUE_INTENTS[cue])
+        likely = [intent for intent, _ in routed.ranked[:3]]
+        if searching and "product_info" in likely:  # the catalog's own words: most likely a search
+            return "product_info", routed.probability("product_info")
+        return "unknown", routed.confidence
+
+    def _served(self, intent: str) -> str:
+        """An intent the pack serves; a request for something it lacks is a help question."""
+        pack = self.catalog.pack
+        lacking = {"eligibility_check": pack.eligibility, "booking": pack.booking, "support": pack.support}
+        return "faq" if intent in lacking and lacking[intent] is None else intent
+
+    @cached_property
+    def _speller(self) -> Speller:
+        texts = [t for ts in self.catalog.examples.intents.values() for t in ts]
+        return Speller([w for t in [*texts, *self._known_words] for w in re.findall(r"[a-z]+", t.lower())],
+                       self.router.embedder.knows)
+
+    def _only_catalog_words(self, text: str) -> bool:
+        """Whether the message says nothing but filter values, item words and little words."""
+        for matcher in self.filters.values():
+            text = matcher.without(text)
+        filler = STOP_WORDS | {w for key in ("item", "items") for w in self.catalog.text[key].lower().split()}
+        return not set(re.findall(r"[a-z]+", text)) - filler
+
+    def _spelled(self, clean: str) -> str:
+        """The message with typos of the pack's words corrected ("credit crad"), for the router:
+        one misspelt word can move a short message's embedding to another intent."""
+        return re.sub(r"[a-z]{4,}", lambda m: self._speller.correct(m.group(0)), clean)
 
     def _filters(self, clean: str, words: list[str], awaiting: str | None) -> dict[str, FilterValue]:
         filters: dict[str, FilterValue] = {}
@@ -270,6 +335,44 @@ class Understanding:
             monthly_income=income,
             age=age if age is not None and 16 <= age <= 100 else None,
         )
+
+
+class Speller:
+    """Corrects a word one typo away (a letter missing, extra, wrong, or two swapped) from a
+    word of the pack, preferring the commonest; a word of the language ("wait") stays as it is. Known words' one-letter deletions are indexed once,
+    so a lookup is a few dictionary hits rather than a scan of the lexicon."""
+
+    def __init__(self, words: list[str], is_word: Callable[[str], bool]):
+        self._frequency = Counter(words)
+        self._is_word = is_word
+        self._by_deletion: dict[str, set[str]] = {}
+        for word in self._frequency:
+            for variant in _deletions(word) | {word}:
+                self._by_deletion.setdefault(variant, set()).add(word)
+        self.correct = lru_cache(maxsize=4096)(self._correct)
+
+    def _correct(self, word: str) -> str:
+        if word in self._frequency or self._is_word(word):
+            return word
+        candidates = {c for v in _deletions(word) | {word} for c in self._by_deletion.get(v, ())
+                      if _one_typo(word, c)}
+        return max(sorted(candidates), key=self._frequency.__getitem__, default=word)
+
+
+def _deletions(word: str) -> set[str]:
+    return {word[:i] + word[i + 1:] for i in range(len(word))}
+
+
+def _one_typo(a: str, b: str) -> bool:
+    """One insertion, deletion, substitution or swap of neighbours apart."""
+    if abs(len(a) - len(b)) > 1 or a == b:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1
+                                   and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]])
+    short, long_ = sorted((a, b), key=len)
+    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
 
 
 class _NumberFilter:

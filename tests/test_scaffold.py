@@ -29,7 +29,8 @@ def pack(tmp_path_factory) -> Path:
 
 
 def test_the_scaffolded_pack_loads_and_marks_what_to_fill_in(pack):
-    assert sorted(p.name for p in pack.iterdir()) == ["faq.json", "pack.yaml", "products.json", "vocabulary.json"]
+    assert sorted(p.name for p in pack.iterdir()) == [
+        "faq.json", "nlu.yml", "pack.yaml", "products.json", "vocabulary.json"]
     catalog = load_catalog(pack)
     assert catalog.name == "Acme Plans"
     assert len(catalog.products) == 3 and len(catalog.faq) == 3

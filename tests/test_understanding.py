@@ -1,4 +1,4 @@
-"""Rule-based understanding: intents, filters, typos, amounts, Hinglish and Banglish."""
+"""Understanding: the routed intent, and the rules' filters, typos, amounts, Hinglish and Banglish."""
 
 from __future__ import annotations
 
@@ -12,9 +12,11 @@ def understand(request):
     from pathlib import Path
 
     from assistant.domain import load_catalog
+    from assistant.embeddings import default_embedder
+    from assistant.router import Router
 
     catalog = load_catalog(Path(__file__).resolve().parent.parent / "data" / "bank")
-    understanding = Understanding(catalog)
+    understanding = Understanding(catalog, Router.for_pack(catalog, default_embedder()))
     return lambda text, has_products=False, pending=None: understanding.detect(text, has_products, pending)
 
 
