@@ -21,9 +21,9 @@ from assistant.bookings import CODE_LIKE, Booking, BookingStore, new_booking_id
 from assistant.domain import WEEKDAYS, Catalog, Product
 from assistant.filters import FilterRules
 from assistant.goals import Goal
+from assistant.language import load_languages
 from assistant.notify import PHONE_LIKE, Notifier, e164, mask_phone
 from assistant.reminders import ReminderStore
-from assistant.when import parse_when
 
 SLOT_ORDER = ("product", "channel", "branch", "date", "time", "name", "phone")
 _NAME = re.compile(r"\b(?:my name is|name is|name's|this is|i am|i'm|amar nam|mera naam)\s+"
@@ -53,6 +53,7 @@ class BookingDesk:
         self.catalog = catalog
         self.setup = catalog.pack.booking  # None: this business books nothing, the desk is never asked
         self.rules = FilterRules(catalog)
+        self.languages = load_languages(catalog.pack.languages)
         self.channels = {
             name: re.compile(r"(?<!\w)(?:" + "|".join(re.escape(w.lower()) for w in channel.words) + r")(?!\w)")
             for name, channel in (self.setup.channels.items() if self.setup else ())
@@ -87,6 +88,13 @@ class BookingDesk:
             return BookingStep(text=" ".join(problems), question="Please type the 6-digit code we sent you.")
         return self._send_code(goal, now)
 
+    def answers(self, goal: Goal, text: str) -> bool:
+        """Whether the message gives a detail a booking takes in a form nothing else has (a date,
+        a phone, a branch…); any words at all could be a name, so a bare name does not count."""
+        slots = {**goal.slots, "name": goal.slots.get("name") or "?"}
+        patch, problems = self.read(text, {}, [], slots, self.clock().astimezone(self.zone))
+        return bool(patch or problems)
+
     def read(self, text: str, filters: dict, cached: list[Product], slots: dict, now: dt.datetime,
              named: list[Product] = ()) -> tuple[dict, list[str]]:
         """The slots this message fills (or corrects), and what it got wrong."""
@@ -104,7 +112,7 @@ class BookingDesk:
             patch.update(channel=channel if channel in at_branch else at_branch[0], branch=branch)
         elif channel:
             patch["channel"] = channel
-        patch.update(parse_when(text, now).slots())
+        patch.update(self.languages.parse_when(text, now).slots())
         phone_text = PHONE_LIKE.search(text)
         if phone_text:
             phone = e164(phone_text.group(0), self.catalog.business)

@@ -22,12 +22,12 @@ from zoneinfo import ZoneInfo
 from pydantic import BaseModel
 
 from assistant.domain import Catalog
+from assistant.language import load_languages
 from assistant.notify import PHONE_LIKE, e164
 from assistant.restaurant_services import INDIAN, RestaurantServices, in_locality, is_open, serves
 from assistant.sqlite_db import SharedSQLite
 from assistant.store import SessionStore
 from assistant.understanding import PhraseMatcher, normalise
-from assistant.when import parse_when
 
 ASKED_IN_ORDER = ("city", "locality", "cuisine", "date", "time", "guests")
 SEARCH = ("city", "locality", "cuisine", "date", "time", "restaurant_id")
@@ -41,21 +41,11 @@ QUESTIONS = {
     "contact": "What name and mobile number should I book the table under?",
     "reminder": "When should I remind you (for example at 7:30 pm)?",
 }
-_DEVANAGARI = str.maketrans("०१२३४५६७८९", "0123456789")
-_HINDI = {  # Hindi words that carry the booking, as the Hinglish the date parser and rules read
-    "आज": "aaj", "कल": "kal", "परसों": "parso", "सुबह": "subah", "दोपहर": "dopahar", "शाम": "shaam",
-    "रात": "raat", "बजे": "baje", "टेबल": "table", "लोगों": "people", "लोग": "people", "व्यक्ति": "people",
-    "बुक": "book", "याद": "remind", "घंटा": "hour", "घंटे": "hour", "पहले": "before",
+_HINDI = {  # Hindi words of the concierge's own rules, as the Hinglish they read (dates and numbers
+    # are read in Hindi as they are, see assistant/languages/hi.yml)
+    "टेबल": "table", "बुक": "book", "याद": "remind", "घंटा": "hour", "घंटे": "hour", "पहले": "before",
 }
-_NUMBERS = {
-    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
-    "eleven": 11, "twelve": 12, "ek": 1, "do": 2, "teen": 3, "char": 4, "chaar": 4, "paanch": 5, "panch": 5,
-    "chhe": 6, "saat": 7, "aath": 8, "nau": 9, "das": 10, "couple": 2,
-}
-_COUNT = r"(\d{1,2}|" + "|".join(_NUMBERS) + r")"
-_GUESTS = re.compile(rf"\b(?:table|booking|reservation)\s+for\s+{_COUNT}\b|\b{_COUNT}\s+(?:people|persons|guests|pax"
-                     rf"|adults|of us|log)\b|\bparty of\s+{_COUNT}\b|\bfor\s+{_COUNT}\b(?!\s*(?:pm|am|baje|:|\.))")
-_LEAD = re.compile(r"\b(an?|\d{1,3}|" + "|".join(_NUMBERS) + r")\s*(hours?|hrs?|minutes?|mins?|hour)\s+(?:before|pehle|earlier)")
+_LEAD = re.compile(r"\b(\d{1,3}|[^\W\d_]+)\s*(hours?|hrs?|minutes?|mins?)\s+(?:before|pehle|earlier)")
 _NAME = re.compile(r"\b(?:[Mm]y name is|[Nn]ame is|under the name|in the name of|naam|I'm|I am|[Tt]his is)\s+"
                    r"([A-Z][a-zA-Z.'-]*(?:\s+[A-Z][a-zA-Z.'-]*){0,3})")
 
@@ -82,6 +72,7 @@ class Concierge:
         self.members = members
         self.zone = ZoneInfo(catalog.business.timezone)
         self.clock = clock or (lambda: dt.datetime.now(self.zone))
+        self.languages = load_languages(catalog.pack.languages)
         self._plans = SharedSQLite(plans_db, "CREATE TABLE IF NOT EXISTS concierge_plans"
                                              " (user_id TEXT PRIMARY KEY, body TEXT NOT NULL)")
         vocabulary = catalog.vocabulary.filters
@@ -141,7 +132,7 @@ class Concierge:
 
     def read(self, instruction: str, now: dt.datetime, plan: Plan) -> dict[str, Any]:
         """The details an instruction gives; the reminder's clause is read apart from the booking's."""
-        text = " ".join(_HINDI.get(word, word) for word in instruction.translate(_DEVANAGARI).split())
+        text = " ".join(_HINDI.get(word, word) for word in self.languages.digits(instruction).split())
         cut = re.search(r"\bremind", text, re.IGNORECASE)
         booking, reminder = (text[:cut.start()], text[cut.start():]) if cut else (text, "")
         clean = normalise(booking)
@@ -161,11 +152,10 @@ class Concierge:
             chosen = named[0]
             found.update(restaurant_id=chosen.id, city=chosen.value("city"), locality=chosen.value("locality"),
                          cuisine=chosen.value("cuisines")[0])
-        found.update(parse_when(booking, now).slots())
-        guests = _GUESTS.search(clean)
+        found.update(self.languages.parse_when(booking, now).slots())
+        guests = self.languages.find_count(booking)
         if guests:
-            count = next(g for g in guests.groups() if g)
-            found["guests"] = int(count) if count.isdigit() else _NUMBERS[count]
+            found["guests"] = int(guests.value)
         if plan.asking == "guests" and "guests" not in found and re.fullmatch(r"\d{1,2}", clean):
             found["guests"] = int(clean)
         channel = re.search(r"\b(whatsapp|sms|text message)\b", clean)
@@ -185,11 +175,11 @@ class Concierge:
         """"an hour before", "30 minutes before", or a time ("at 7 pm"), on the reservation's day."""
         clean = normalise(text)
         lead = _LEAD.search(clean)
-        if lead:
-            amount = 1 if lead[1] in ("a", "an") else int(lead[1]) if lead[1].isdigit() else _NUMBERS[lead[1]]
+        amount = (1 if lead[1] in ("a", "an") else self.languages.number(lead[1])) if lead else None
+        if lead and amount:
             minutes = amount * (60 if lead[2].startswith(("h", "hr")) else 1)
             return {"remind": True, "remind_before_min": minutes, "remind_time": None}
-        when = parse_when(text, now)
+        when = self.languages.parse_when(text, now)
         if when.time:  # on the reservation's day unless the customer names another
             return {"remind": True, "remind_time": f"{when.time:%H:%M}", "remind_before_min": None,
                     "remind_date": when.date.isoformat() if when.date else None}

@@ -5,7 +5,7 @@
 Runs in process: each dialogue is followed by a DialogueTracker, exactly as
 `python3 -m assistant.nlu` does for lines carrying a dialogue_id. Scores intent accuracy and
 slot precision / recall / F1 against the gold `new_slots`, with the gold values normalised by
-the same rules the product uses (assistant.nlu.normalise) and TODAY fixed to 2019-03-01, a
+the same rules the product uses (assistant.language) and TODAY fixed to 2019-03-01, a
 Friday (the date SGD's Restaurants_2 schema gives as the default reservation date).
 Values compare case-insensitively with punctuation stripped.
 
@@ -34,10 +34,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from assistant.nlu import DialogueTracker, Kind, SchemaUnderstanding  # noqa: E402
-from assistant.nlu.normalise import find_count, find_date, find_time  # noqa: E402
 
 TODAY = dt.date(2019, 3, 1)  # a Friday
-DATA = Path("/work/shared/data/sgd-restaurants-dev")
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "sgd-restaurants-dev"
 CATALOG_SLOTS = ("location", "restaurant_name", "category")
 
 
@@ -55,7 +54,9 @@ def catalog_values(turns: list[dict]) -> dict[str, list[str]]:
 def canonical(understanding: SchemaUnderstanding, slot: str, value: str) -> str:
     """A gold value in the product's form: times HH:MM, dates ISO, counts digits; then compared loosely."""
     kind = understanding.slots[slot].kind if slot in understanding.slots else Kind.TEXT
-    finder = {Kind.TIME: find_time, Kind.DATE: lambda text: find_date(text, TODAY), Kind.COUNT: find_count}.get(kind)
+    languages = understanding.languages
+    finder = {Kind.TIME: languages.find_time, Kind.DATE: lambda text: languages.find_date(text, TODAY),
+              Kind.COUNT: languages.find_count}.get(kind)
     found = finder(value) if finder and value != "dontcare" else None
     if kind is Kind.COUNT and not found and value.isdigit():
         return value

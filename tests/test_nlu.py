@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 
 from assistant.nlu import DONTCARE, NO_INTENT, DialogueTracker, Kind, SchemaUnderstanding
-from assistant.nlu.normalise import find_count, find_date, find_time
+from assistant.language import shipped
 
 TODAY = dt.date(2026, 11, 20)  # a Friday
 ROOT = Path(__file__).resolve().parent.parent
+LANGUAGES = shipped()
 
 DINING = {
     "service_name": "Dining_1",
@@ -151,12 +152,12 @@ def test_a_yes_to_the_systems_proposal_takes_up_its_intent(dining):
     ("around eight o'clock tonight", "20:00"),
 ])
 def test_times_are_24_hour(text, expected):
-    found = find_time(text)
+    found = LANGUAGES.find_time(text)
     assert found is not None and found.value == expected
 
 
 def test_a_bare_number_is_no_time():
-    assert find_time("we are 4 and want paneer") is None
+    assert LANGUAGES.find_time("we are 4 and want paneer") is None
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -176,7 +177,7 @@ def test_a_bare_number_is_no_time():
     ("25/12", "2026-12-25"),
 ])
 def test_dates_are_iso_relative_to_today(text, expected):
-    found = find_date(text, TODAY)
+    found = LANGUAGES.find_date(text, TODAY)
     assert found is not None and found.value == expected
 
 
@@ -185,7 +186,7 @@ def test_dates_are_iso_relative_to_today(text, expected):
     ("for three at 8 pm", "3"),
 ])
 def test_counts_are_digits(text, expected):
-    found = find_count(text)
+    found = LANGUAGES.find_count(text)
     assert found is not None and found.value == expected
 
 

@@ -9,7 +9,9 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from assistant.when import WhenParts, parse_when
+from assistant.language import WhenParts, shipped
+
+parse_when = shipped().parse_when
 
 DHAKA = ZoneInfo("Asia/Dhaka")
 NOW = dt.datetime(2026, 11, 23, 9, 30, tzinfo=DHAKA)

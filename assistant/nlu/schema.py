@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
-from assistant.nlu.normalise import Found, blank, find_count, find_date, find_time
+from assistant.language import Found, Languages, blank, shipped
 
 DONTCARE = "dontcare"  # SGD's value for "any will do"
 NO_INTENT = "NONE"  # SGD's intent for a turn that asks for nothing (closing the conversation)
@@ -191,13 +191,17 @@ class Reading:
 class SchemaUnderstanding:
     """Reads user turns for one SGD service: `read(user, system, today)` -> intent and slots."""
 
-    def __init__(self, service: str, slots: list[Slot], intents: list[Intent]) -> None:
+    def __init__(self, service: str, slots: list[Slot], intents: list[Intent],
+                 languages: Languages | None = None) -> None:
+        """`languages`: those the users write in; all the engine ships by default."""
         self.service = service
         self.slots = {slot.name: slot for slot in slots}
         self.intents = {intent.name: intent for intent in intents}
+        self.languages = languages or shipped()
 
     @classmethod
-    def from_schema(cls, schema: Mapping, values: Mapping[str, Iterable[str]] | None = None) -> SchemaUnderstanding:
+    def from_schema(cls, schema: Mapping, values: Mapping[str, Iterable[str]] | None = None,
+                    languages: Languages | None = None) -> SchemaUnderstanding:
         """Build from a parsed SGD schema and, optionally, known values per free-text slot."""
         values = values or {}
         slots = [Slot.from_schema(raw, values.get(raw["name"], ())) for raw in schema["slots"]]
@@ -214,7 +218,7 @@ class SchemaUnderstanding:
                 cues |= family
             reads = set(raw.get("required_slots", ())) | set(raw.get("optional_slots", {}) or ())
             intents.append(Intent(raw["name"], transactional, frozenset(cues), frozenset(reads)))
-        return cls(schema.get("service_name", ""), slots, intents)
+        return cls(schema.get("service_name", ""), slots, intents, languages)
 
     # ------------------------------------------------------------ one turn
 
@@ -281,7 +285,9 @@ class SchemaUnderstanding:
             return reading
         rest = text
         rest = self._known_values(rest, reading)
-        for kind, finder in ((Kind.TIME, find_time), (Kind.DATE, lambda t: find_date(t, today)), (Kind.COUNT, find_count)):
+        finders = ((Kind.TIME, self.languages.find_time), (Kind.DATE, lambda t: self.languages.find_date(t, today)),
+                   (Kind.COUNT, self.languages.find_count))
+        for kind, finder in finders:
             targets = [slot for slot in self.slots.values() if slot.kind is kind]
             found = finder(rest) if targets else None
             if found and (not targets[0].possible_values or found.value in targets[0].possible_values):

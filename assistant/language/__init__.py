@@ -1,0 +1,104 @@
+"""Language knowledge: declared per language as data (assistant/languages/<code>.yml), read here only.
+
+A pack names the languages its customers write in pack.yaml (`languages: [en, bn]`); English is
+always loaded too, as customers everywhere mix it in. `load_languages` reads and checks those
+files into one `Languages`, which turns native digits and spoken amounts into digits and reads
+dates, times and head counts with the words of all of them. Callers with no pack at hand use
+`shipped()`, every language the engine ships.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError
+
+from assistant.language.lexicon import Language
+from assistant.language.numbers import Numbers
+from assistant.language.when import Found, When, WhenParts, blank
+
+__all__ = ["FOLDER", "Found", "Language", "Languages", "WhenParts", "blank", "load_languages", "shipped"]
+
+FOLDER = Path(__file__).resolve().parent.parent / "languages"
+ALWAYS = "en"
+_CODE = re.compile(r"^[a-z]{2,3}$")
+
+
+class Languages(BaseModel):
+    """The languages one business's customers write in, merged: a word means the same in all."""
+
+    model_config = ConfigDict(frozen=True)
+
+    codes: tuple[str, ...]
+    languages: tuple[Language, ...]
+    _numbers: Numbers = PrivateAttr()
+    _when: When = PrivateAttr()
+
+    def model_post_init(self, context: Any) -> None:
+        self._numbers = Numbers(self.languages)
+        self._when = When(self.languages, self._numbers)
+
+    def digits(self, text: str) -> str:
+        """Native digits (০-৯, ०-९, ๐-๙) as ASCII ones; the text keeps its length."""
+        return self._numbers.digits(text)
+
+    def amounts(self, text: str) -> str:
+        """Spelled-out or scaled amounts as plain digits ("two lakh fifty thousand" -> "250000",
+        "সাড়ে তিন হাজার" -> "3500", "80k" -> "80000"); a lone number word is left as it is."""
+        return self._numbers.amounts(text)
+
+    def number(self, said: str) -> int | None:
+        """A whole number written in digits or as one number word ("7", "seven", "saat")."""
+        value = self._numbers.value(said.strip())
+        return int(value) if value is not None and value == int(value) else None
+
+    def parse_when(self, text: str, now: dt.datetime) -> WhenParts:
+        """The date and/or time a message mentions, relative to `now` (in the business's zone)."""
+        return self._when.parse(text, now)
+
+    def find_time(self, text: str) -> Found | None:
+        """The last time of day the text names, as HH:MM, and where."""
+        return self._when.time(text)
+
+    def find_date(self, text: str, today: dt.date) -> Found | None:
+        """The last date the text names, as YYYY-MM-DD relative to `today`, and where."""
+        return self._when.date(text, today)
+
+    def find_count(self, text: str) -> Found | None:
+        """How many people (or seats, tickets) the text asks for, as digits, and where."""
+        return self._when.count(text)
+
+
+def load_languages(codes: Iterable[str], folder: Path = FOLDER) -> Languages:
+    """The languages with these codes, English included. ValueError names an unknown code, or the
+    file and field that are wrong."""
+    return _load(tuple(dict.fromkeys([ALWAYS, *codes])), folder)
+
+
+def shipped() -> Languages:
+    """Every language shipped with the engine, for callers with no pack at hand."""
+    return load_languages(sorted(path.stem for path in FOLDER.glob("*.yml")))
+
+
+@cache
+def _load(codes: tuple[str, ...], folder: Path) -> Languages:
+    languages = []
+    for code in codes:
+        path = folder / f"{code}.yml"
+        if not _CODE.match(code) or not path.is_file():
+            known = ", ".join(sorted(p.stem for p in folder.glob("*.yml")))
+            raise ValueError(f"unknown language {code!r}: no {code}.yml in {folder} (known: {known})")
+        try:
+            languages.append(Language.model_validate(yaml.safe_load(path.read_text(encoding="utf-8"))))
+        except (yaml.YAMLError, ValidationError) as exc:
+            raise ValueError(f"{path}: {exc}") from exc
+    try:
+        return Languages(codes=codes, languages=tuple(languages))
+    except ValueError as exc:  # a word that means two things across the files
+        raise ValueError(f"languages {', '.join(codes)}: {exc}") from exc

@@ -1,0 +1,166 @@
+"""What a language file may say, and its words merged across languages into lookups and patterns.
+
+Each language is one file, assistant/languages/<code>.yml: values first, then the words for them
+(`1: [ek, এক]`), native script and the romanisation customers type side by side. The engine
+knows no word of any language itself; it reads them all from these files.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from decimal import Decimal
+from typing import Annotated, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+
+from assistant.domain import Weekday
+
+Part = Literal["morning", "noon", "midday", "afternoon", "evening"]
+Word = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+Words = list[Word]
+V = TypeVar("V", bound=Hashable)
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Fractions(_Strict):
+    """Parts of a number said as words, by how much they add."""
+
+    whole: dict[Decimal, Words] = {}  # a number on its own: dedh is 1.5
+    before: dict[Decimal, Words] = {}  # added to the number after: sade teen is 3.5, sawa lakh 1.25 lakh
+    after: dict[Decimal, Words] = {}  # added to the number (or scale) before: "two and a half", สองพันครึ่ง
+    clock: dict[Decimal, Words] = {}  # like `before`, but ahead of an hour only: "half past 7"
+
+
+class Halves(_Strict):
+    am: Words = []
+    pm: Words = []
+
+
+class Language(_Strict):
+    """One language file. Words are matched whole (unless the language runs them together) and
+    regardless of case; a phrase's spaces match any run of spaces."""
+
+    name: str
+    spaced: bool = True  # words stand apart; Thai runs them together, so its words are found anywhere
+    digits: str = Field("", pattern=r"^(?:.{10})?$")  # its own digits, zero first
+
+    numbers: dict[Annotated[int, Field(ge=0)], Words] = {}  # units, teens, tens: "fifty five" is 50 + 5
+    clashes: Words = []  # number or fraction words that are everyday words too (Hindi "do" is English
+    # "do"): read as numbers only where a scale, an hour word or people follow
+    scales: dict[Annotated[int, Field(gt=1)], Words] = {}  # hundred, thousand, lakh, crore, หมื่น
+    abbreviations: dict[Annotated[int, Field(gt=1)], Words] = {}  # scales written after digits only: 80k, 2 cr
+    one: Words = []  # one, before a scale only: "a lakh"
+    joiners: Words = []  # between a scale and what follows it: "two lakh and fifty thousand"
+    fractions: Fractions = Fractions()
+
+    counts: dict[Annotated[int, Field(gt=0)], Words] = {}  # words that are head counts only: "a couple"
+    people: Words = []  # after a head count: "4 people", "do log"
+    groups: Words = []  # before a head count: "party of", "for"
+    alone: Words = []  # a head count of one: "just me"
+    units: Words = []  # after an amount or a length of time ("3 days", "50 taka"): no date, hour or head count
+
+    days: dict[Annotated[int, Field(ge=0)], Words] = {}  # days from today ("kal" is tomorrow: nobody books yesterday)
+    weekdays: dict[Weekday, Words] = {}
+    months: dict[Annotated[int, Field(ge=1, le=12)], Words] = {}
+    this: Words = []  # by a weekday: this Saturday, today included
+    next: Words = []  # by a weekday: next Saturday, after today; with `week`, the calendar week after this one
+    week: Words = []
+    month: Words = []  # "the 3rd of next month"
+    the: Words = []  # before a day of the month: "the 3rd"
+    of: Words = []  # "25th of December"
+    ordinals: Words = []  # after a day of the month: 3rd
+
+    parts: dict[Part, Words] = {}  # parts of the day (the hours they stand for are the engine's)
+    halves: Halves = Halves()  # am and pm
+    hours: Words = []  # after an hour: "5 baje", "5 o'clock"
+    counters: Words = []  # after an hour or a count of things: "5 ta" is an hour, "2 ta card" two cards,
+    postpositions: Words = []  # so a counter is an hour only where no word follows but one of these ("5 ta te")
+    links: Words = []  # between an hour and a part of the day: "6 in the evening", "evening at 6"
+    times: dict[Annotated[str, Field(pattern=r"^(?:[01]\d|2[0-3]):[0-5]\d$")], Words] = {}  # noon, midnight
+
+    @field_validator("digits")
+    @classmethod
+    def _digits_differ(cls, digits: str) -> str:
+        if len(set(digits)) != len(digits):
+            raise ValueError("the ten digits must all differ")
+        return digits
+
+
+# ---------------------------------------------------------------- words merged into patterns
+
+def _class_of(category: str) -> str:
+    """A regex character class body of the Basic Multilingual Plane's characters in a Unicode category."""
+    codes = [code for code in range(0x80, 0x10000) if unicodedata.category(chr(code)).startswith(category)]
+    ranges: list[list[int]] = []
+    for code in codes:
+        if ranges and ranges[-1][1] == code - 1:
+            ranges[-1][1] = code
+        else:
+            ranges.append([code, code])
+    return "".join(f"\\u{low:04x}-\\u{high:04x}" for low, high in ranges)
+
+
+# Vowel signs and other combining marks sit inside words, but regex's \w leaves them out.
+_MARK = f"[{_class_of('M')}]"
+LETTER = rf"(?:[^\W\d_]|{_MARK})"  # digits may touch a word: "80k", "5pm"
+_START = rf"(?<![^\W\d_])(?<!{_MARK})"
+END = rf"(?!{LETTER})"
+NOTHING = "(?!)"  # the pattern of no words: never matches
+
+
+def key(said: str) -> str:
+    """How a word or a stretch of text is looked up: case and runs of spaces don't count."""
+    return " ".join(said.casefold().split())
+
+
+def _forms(word: str) -> set[str]:
+    """The ways one word may be encoded (Bengali য় and Devanagari ज़ come composed or not)."""
+    return {key(unicodedata.normalize(form, word)) for form in ("NFC", "NFD")} | {key(word)}
+
+
+def _phrase(word: str) -> str:
+    return r"\s+".join(re.escape(piece) for piece in word.split())
+
+
+class Table(Generic[V]):
+    """One kind of word of every loaded language: a regex matching any of them, and their values."""
+
+    def __init__(self, entries: Iterable[tuple[str, V, bool]], kind: str):
+        self.values: dict[str, V] = {}
+        spaced: set[str] = set()
+        joined: set[str] = set()
+        for word, value, is_spaced in entries:
+            for form in _forms(word):
+                if self.values.setdefault(form, value) != value:
+                    raise ValueError(f"{kind}: {word!r} is both {self.values[form]} and {value}")
+                (spaced if is_spaced else joined).add(form)
+        alternatives = [f"{_START}(?:{_any(spaced)}){END}" if spaced else "", f"(?:{_any(joined)})" if joined else ""]
+        self.pattern = "(?:" + "|".join(a for a in alternatives if a) + ")" if spaced or joined else NOTHING
+
+    @classmethod
+    def of(cls, languages: Iterable[Language], kind: str,
+           words: Callable[[Language], Mapping[V, list[str]]]) -> Table[V]:
+        """Values and their words, as a language file gives them."""
+        return cls(((word, value, lang.spaced) for lang in languages for value, said in words(lang).items()
+                    for word in said), kind)
+
+    @classmethod
+    def words(cls, languages: Iterable[Language], kind: str, words: Callable[[Language], list[str]]) -> Table[str]:
+        """Words that only need finding; each stands for itself."""
+        return Table(((key(word), key(word), lang.spaced) for lang in languages for word in words(lang)), kind)
+
+    def get(self, said: str) -> V | None:
+        return self.values.get(key(said))
+
+    def __contains__(self, said: str) -> bool:
+        return key(said) in self.values
+
+
+def _any(words: set[str]) -> str:
+    """Longest first, so "day after tomorrow" wins over "tomorrow" and สามสิบ over สาม."""
+    return "|".join(_phrase(word) for word in sorted(words, key=lambda word: (-len(word), word)))

@@ -1,0 +1,200 @@
+"""Numbers as customers write them: native digits, number words, scales and fractions.
+
+"two lakh fifty thousand", "dedh lakh", "সাড়ে তিন হাজার" and "สามหมื่น" are amounts that the
+rest of the engine reads only as digits, so `amounts` rewrites them. A spoken amount is read
+left to right as groups, each a number times a scale, larger scales first ("two lakh" then
+"fifty thousand"); a scale larger than the groups before it multiplies them ("two hundred
+thousand"). Only a stretch with a scale or a fraction is rewritten: a lone "one" or "two" is
+left for the words around it to explain ("the first one", "these two").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+
+from assistant.language.lexicon import Language, Table, key
+
+DIGITS = r"(?<!\d)(?<!\d[.,])\d+(?:[.,]\d+)*"  # 2, 2.5, 1,50,000; "Rs.2.5" too
+
+
+class Numbers:
+    """The number words of the loaded languages, and what they add up to."""
+
+    def __init__(self, languages: Sequence[Language]):
+        self._ascii = str.maketrans({native: str(value) for lang in languages
+                                     for value, native in enumerate(lang.digits)})
+        self.clashes = {key(word) for lang in languages for word in lang.clashes}
+        self.words = Table.of(languages, "numbers", lambda lang: lang.numbers)
+        self.scales = Table.of(languages, "scales", lambda lang: lang.scales)
+        self.abbreviations = Table.of(languages, "abbreviations", lambda lang: lang.abbreviations)
+        self.whole = Table.of(languages, "fractions.whole", lambda lang: lang.fractions.whole)
+        self.before = Table.of(languages, "fractions.before", lambda lang: lang.fractions.before)
+        self.after = Table.of(languages, "fractions.after", lambda lang: lang.fractions.after)
+        self.clock = Table.of(languages, "fractions.clock", lambda lang: lang.fractions.clock)
+        self.one = Table.words(languages, "one", lambda lang: lang.one)
+        joiners = Table.words(languages, "joiners", lambda lang: lang.joiners)
+        self._tables: dict[str, Table] = {"after": self.after, "before": self.before, "whole": self.whole,
+                                          "scale": self.scales, "abbreviation": self.abbreviations,
+                                          "number": self.words}
+        kinds = {"digits": DIGITS, "after": self.after.pattern, "before": self.before.pattern,
+                 "whole": self.whole.pattern, "scale": self.scales.pattern, "abbreviation": self.abbreviations.pattern,
+                 "number": self.words.pattern, "one": self.one.pattern, "joiner": joiners.pattern}
+        self._token = re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern in kinds.items()), re.IGNORECASE)
+
+    def digits(self, text: str) -> str:
+        """Native digits (০-৯, ०-९, ๐-๙) as ASCII ones; nothing else changes, not even the length."""
+        return text.translate(self._ascii)
+
+    def value(self, said: str) -> Decimal | None:
+        """A number written in digits or as one number word."""
+        if said.isdecimal():
+            return Decimal(self.digits(said))
+        found = self.words.get(said)
+        return None if found is None else Decimal(found)
+
+    def amounts(self, text: str) -> str:
+        """Spelled-out and scaled amounts as plain digits: "dedh lakh" -> "150000", "80k" -> "80000"."""
+        text = self.digits(text)
+        pieces, at = [], 0
+        for start, end, amount in self._spoken(text):
+            pieces += [text[at:start], _plain(amount)]
+            at = end
+        return "".join(pieces) + text[at:]
+
+    def _spoken(self, text: str) -> Iterator[tuple[int, int, Decimal]]:
+        """Where the amounts worth rewriting are, and what they come to."""
+        tokens = list(self._token.finditer(text))
+        first = 0
+        while first < len(tokens):
+            reading = _Amount()
+            taken: list[tuple[int, Decimal, bool, bool]] = []  # complete so far: (token, value, worth it, scaled)
+            for index in range(first, len(tokens)):
+                token = tokens[index]
+                kind, value, clash = self._meaning(token)
+                apart = index > first and text[tokens[index - 1].end():token.start()].strip()
+                if apart or not reading.take(kind, value, clash):
+                    if not apart and kind in ("scale", "abbreviation") and taken and not taken[-1][3]:
+                        # "one lakh two lakh": the number before the refused scale starts the next amount
+                        taken = [t for t in taken if t[3]] or taken
+                    break
+                if reading.complete and reading.said is not None:
+                    taken.append((index, reading.said, reading.worth_rewriting, reading.current is None))
+            if not taken:
+                first += 1
+                continue
+            last, said, worth, _ = taken[-1]
+            if worth:
+                yield tokens[first].start(), tokens[last].end(), said
+            first = last + 1
+
+    def _meaning(self, token: re.Match) -> tuple[str, Decimal, bool]:
+        """A token's kind, its value, and whether it is a clash word (a number only near a scale)."""
+        kind, said = str(token.lastgroup), token.group()
+        if kind == "digits":
+            try:
+                return kind, Decimal(said.replace(",", "")), False
+            except InvalidOperation:
+                return "unreadable", Decimal(0), False
+        value = self._tables[kind].get(said) if kind in self._tables else 1
+        return kind, Decimal(value if value is not None else 0), key(said) in self.clashes
+
+
+@dataclass
+class _Amount:
+    """One spoken amount read token by token. `said` is its value as of its last complete token."""
+
+    groups: list[tuple[Decimal, Decimal]] = field(default_factory=list)  # (value, scale), scales falling
+    current: Decimal | None = None  # the number said since the last scale
+    tens: bool = False  # `current` is a tens word that a unit may complete ("fifty five")
+    from_digits: bool = False  # `current` was written in digits, so an abbreviation may follow ("80k")
+    pending: Decimal | None = None  # a fraction said before its number ("sade" of "sade teen")
+    article: bool = False  # "a" waits for its scale ("a lakh")
+    joined: bool = False  # a joiner ("and") waits for the number after it
+    complete: bool = False
+    said: Decimal | None = None
+    worth_rewriting: bool = False  # a scale or a fraction was read
+
+    def take(self, kind: str, value: Decimal, clash: bool) -> bool:
+        """Read one more token; False when it does not continue this amount."""
+        self.complete = False
+        if kind in ("number", "digits", "whole"):
+            ok = self._number(kind, value)
+            if ok and kind == "whole" and not clash:
+                self.worth_rewriting = True
+        elif kind in ("before", "one", "joiner"):
+            ok = self._prefix(kind, value)
+        elif kind == "after":
+            ok = self._after(value)
+        elif kind in ("scale", "abbreviation"):
+            ok = (kind == "scale" or self.from_digits) and self._scale(value)
+        else:
+            ok = False
+        waiting = self.pending is not None or self.article or self.joined
+        if ok and not waiting and (self.current is not None or self.groups):
+            self.complete = True
+            self.said = sum((group for group, _ in self.groups), self.current or Decimal(0))
+        return ok
+
+    def _number(self, kind: str, value: Decimal) -> bool:
+        if self.article:
+            return False
+        if self.current is not None:  # only a unit after a tens word continues a number: "fifty five"
+            if not (kind == "number" and self.tens and self.pending is None and 0 < value < 10):
+                return False
+            self.current, self.tens = self.current + value, False
+            return True
+        if self.pending is not None:
+            value, self.pending, self.worth_rewriting = value + self.pending, None, True
+        self.current, self.joined = value, False
+        self.tens = kind == "number" and value % 10 == 0 and 10 <= value < 100
+        self.from_digits = kind == "digits"
+        return True
+
+    def _prefix(self, kind: str, value: Decimal) -> bool:
+        if self.pending is not None or self.current is not None or self.article:
+            return False
+        if kind == "joiner":  # only right after a scale
+            if not self.groups or self.joined:
+                return False
+            self.joined = True
+        elif kind == "before":
+            self.pending = value
+        else:
+            self.article = True
+        return True
+
+    def _after(self, value: Decimal) -> bool:
+        if self.pending is not None or self.joined or self.article:
+            return False
+        if self.current is not None:  # "two and a half"
+            self.current, self.tens = self.current + value, False
+        elif self.groups:  # สองพันครึ่ง: two thousand and half a thousand
+            self.current = value * self.groups[-1][1]
+        else:
+            return False
+        self.worth_rewriting = True
+        return True
+
+    def _scale(self, scale: Decimal) -> bool:
+        number = self.current
+        if number is None and (self.pending is not None or self.article):  # "sawa lakh", "a lakh"
+            number = Decimal(1) + (self.pending or Decimal(0))
+        smaller = [group for group, of in self.groups if of < scale]
+        number = (number or Decimal(0)) + sum(smaller, Decimal(0))
+        kept = [(group, of) for group, of in self.groups if of >= scale]
+        if number == 0 or self.joined or (kept and kept[-1][1] == scale):
+            return False  # a scale alone, or the same scale twice ("one lakh two lakh" is two amounts)
+        self.groups = [*kept, (number * scale, scale)]
+        self.current, self.pending, self.article, self.tens, self.from_digits = None, None, False, False, False
+        self.worth_rewriting = True
+        return True
+
+
+def _plain(amount: Decimal) -> str:
+    """An amount as digits without a needless decimal point: 150000, 1.5."""
+    if amount == amount.to_integral_value():
+        return str(int(amount))
+    return format(amount.normalize(), "f")

@@ -1,0 +1,315 @@
+"""Dates, times and head counts as customers type them, in every loaded language.
+
+"tomorrow evening", "next Saturday 11am", "kal shaam 5 baje", "half past 7 in the evening",
+"shonibare 11 tay", "the 3rd", "a table for four". Times come out as "HH:MM" (24 h), dates as
+"YYYY-MM-DD" relative to a given today, head counts as digits, each with the span it was read
+from, so callers can blank it out before looking for other things (a "7" in "7 in the evening"
+is no party size). When a message says several, the last wins, so a correction ("not 5, make it
+6 pm") reads as meant.
+
+A bare number is never a time (phone numbers, codes and amounts are full of them): an hour
+needs am/pm, a colon, an hour word (o'clock, baje, tay), a clock fraction ("half past") or a part
+of the day next to it ("evening 6"). Without am/pm, a part of the day anywhere in the message
+decides between morning and afternoon; with none, an hour word means the afternoon for 1-7
+("5 baje" is 17:00) and the morning for 8-11.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from operator import attrgetter
+from typing import NamedTuple
+
+from assistant.domain import WEEKDAYS
+from assistant.language.lexicon import END, LETTER, Language, Part, Table
+from assistant.language.numbers import Numbers
+
+# The hour a part of the day stands for alone, and whether it makes 1-11 afternoon hours.
+PART_HOURS: dict[Part, tuple[int, bool]] = {"morning": (10, False), "noon": (12, True), "midday": (13, True),
+                                            "afternoon": (15, True), "evening": (17, True)}
+_HOUR = r"(?<![\d:.,])\d{1,2}(?!\d)"
+
+
+class Found(NamedTuple):
+    """A normalised value and where in the text it was said."""
+
+    value: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class WhenParts:
+    """What a message says about when; either part is None where it says nothing."""
+
+    date: dt.date | None = None
+    time: dt.time | None = None
+
+    def slots(self) -> dict[str, str]:
+        """What was said, as bookings store it: {"date": "YYYY-MM-DD", "time": "HH:MM"}."""
+        said = {"date": self.date.isoformat() if self.date else None,
+                "time": self.time.strftime("%H:%M") if self.time else None}
+        return {key: value for key, value in said.items() if value}
+
+
+def blank(text: str, *spans: Found | None) -> str:
+    """The text with each found span replaced by spaces (offsets kept), so later finders skip it."""
+    for found in spans:
+        if found and found.end > found.start:
+            text = text[:found.start] + " " * (found.end - found.start) + text[found.end:]
+    return text
+
+
+class _Clock(NamedTuple):
+    found: Found  # the time and all it was read from, parts of the day included
+    core: Found  # the hour and its words only: "tonight" in "tonight 8 pm" still says which day
+
+
+class When:
+    """Reads dates, times and head counts with the words of the given languages."""
+
+    def __init__(self, languages: Sequence[Language], numbers: Numbers):
+        self.numbers = numbers
+        self.parts = Table.of(languages, "parts", lambda lang: lang.parts)
+        self.am = Table.words(languages, "halves.am", lambda lang: lang.halves.am)
+        self.pm = Table.words(languages, "halves.pm", lambda lang: lang.halves.pm)
+        self.times = Table.of(languages, "times", lambda lang: lang.times)
+        self.days = Table.of(languages, "days", lambda lang: lang.days)
+        self.weekdays = Table.of(languages, "weekdays", lambda lang: lang.weekdays)
+        self.months = Table.of(languages, "months", lambda lang: lang.months)
+        self.next = Table.words(languages, "next", lambda lang: lang.next)
+        self.counts = Table.of(languages, "counts", lambda lang: lang.counts)
+        self.words = {name: Table.words(languages, name, attrgetter(name)).pattern
+                      for name in ("hours", "counters", "postpositions", "links", "people", "groups", "alone", "units",
+                                   "this", "week", "month", "the", "of", "ordinals")}
+        quantity = "|".join((self.words["people"], self.words["units"], numbers.scales.pattern,
+                             numbers.abbreviations.pattern, self.words["counters"]))
+        self._quantity = re.compile(rf"\s*(?:{quantity})", re.IGNORECASE)  # "evening 2 people" has no hour
+        self._part = re.compile(self.parts.pattern, re.IGNORECASE)
+        self._named_time = re.compile(self.times.pattern, re.IGNORECASE)
+        self._clock = self._clock_pattern()
+        self._dates = self._date_patterns(quantity)
+        self._counts, self._alone = self._count_patterns(), re.compile(self.words["alone"], re.IGNORECASE)
+
+    def _clock_pattern(self) -> re.Pattern:
+        """An hour said with whatever makes it one: "sade 5 baje", "evening 6:15", "half past 7 in the evening"."""
+        words, numbers, parts = self.words, self.numbers, self.parts.pattern
+        counter = rf"{words['counters']}(?!\s+(?!{words['postpositions']}{END}){LETTER})"
+        said_hour = (rf"(?:(?P<frac>{numbers.before.pattern}|{numbers.clock.pattern})\s*)?"
+                     rf"(?:(?P<hour>{_HOUR}|{numbers.words.pattern})(?:(?P<sep>[:.])(?P<minute>\d{{2}})(?!\d))?"
+                     rf"|(?P<whole>{numbers.whole.pattern}))")
+        return re.compile(
+            rf"(?:(?P<p1>{parts})\s*(?:{words['links']}\s*)?)?(?P<core>{said_hour}"
+            rf"(?:\s*(?P<mark>{self.am.pattern}|{self.pm.pattern}|{words['hours']}|{counter}))?)"
+            rf"(?:\s*(?:{words['links']}\s*)?(?P<p2>{parts}))?", re.IGNORECASE)
+
+    def _date_patterns(self, quantity: str) -> list[tuple[str, re.Pattern]]:
+        """Each way of naming a date, by kind; earlier kinds win where two overlap."""
+        words, nxt, this = self.words, self.next.pattern, self.words["this"]
+        day, month = r"(?<![\d.,:/])(?P<day>\d{1,2})(?!\d)", rf"(?P<month>{self.months.pattern})\.?"
+        ordinal = rf"(?:{words['ordinals']})"
+        return [(kind, re.compile(pattern, re.IGNORECASE)) for kind, pattern in (
+            ("iso", r"(?<![\d/.-])(?P<year>\d{4})-(?P<month>\d{1,2})-(?P<day>\d{1,2})(?![\d/.-])"),
+            ("day month", rf"{day}{ordinal}?\s*(?:{words['of']}\s+)?{month}"),
+            ("month day", rf"{month}\s*(?:{words['the']}\s+)?{day}{ordinal}?{END}"),
+            ("of month", (rf"(?:(?P<the>{words['the']})\s+)?{day}{ordinal}{END}(?P<of_month>\s+{words['of']}\s+"
+                          rf"(?:(?P<next>{nxt})|{this}|{words['the']})\s+{words['month']})?")),
+            ("weekday", (rf"(?:(?P<before>{this}|{nxt})(?:\s*(?P<week_before>{words['week']}))?\s*)?"
+                         rf"(?P<weekday>{self.weekdays.pattern})(?:\s*(?P<after>{this}|{nxt})"
+                         rf"(?:\s*(?P<week_after>{words['week']}))?)?")),
+            ("relative", self.days.pattern),
+            # day first, as written in South Asia; not "24/7", nor ranges of amounts, durations or people
+            ("numeric", (r"(?<![\d/.-])(?!24/7(?!\d))(?P<day>\d{1,2})[/-](?P<month>\d{1,2})"
+                         rf"(?:[/-](?P<year>\d{{2}}|\d{{4}}))?(?![\d/.-])(?!\s*(?:{quantity}))")),
+        )]
+
+    def _count_patterns(self) -> list[tuple[re.Pattern, bool]]:
+        """Head counts next to people ("4 log") or after a group word ("party of 4", "for 4"), and
+        whether a clash word may be the count there (only next to people: "do log", not "for do")."""
+        words = self.words
+        anyone = rf"(?<![\d.,:/])\d{{1,2}}(?!\d)|{self.numbers.words.pattern}|{self.counts.pattern}"
+        return [(re.compile(pattern, re.IGNORECASE), clash_ok) for pattern, clash_ok in (
+            (rf"(?P<n>{anyone})\s*(?:{words['people']})", True),
+            ((rf"(?:{words['groups']})\s+(?P<n>{anyone})(?!\s*(?:[:.]\d|{self.am.pattern}|{self.pm.pattern}"
+              rf"|{words['hours']}|{words['units']}))"), False),
+        )]
+
+    # ------------------------------------------------------------ times
+
+    def time(self, text: str) -> Found | None:
+        """The last time of day the text names, as HH:MM; a part of the day alone is no time."""
+        clocks = self._clocks(self.numbers.digits(text))
+        return clocks[-1].found if clocks else None
+
+    def _clocks(self, text: str) -> list[_Clock]:
+        """Every time of day the text names, in order."""
+        latest = [m.group() for m in self._part.finditer(text)]
+        clocks: list[_Clock] = []
+        for m in self._clock.finditer(text):
+            value = self._clock_time(m, text, latest[-1] if latest else None)
+            if value:
+                clocks.append(_Clock(Found(value, m.start(), m.end()), Found(value, m.start("core"), m.end("core"))))
+        taken = [(c.found.start, c.found.end) for c in clocks]
+        for m in self._named_time.finditer(text):
+            named = self.times.get(m.group())
+            if named and not any(m.start() < end and start < m.end() for start, end in taken):
+                clocks.append(_Clock(Found(named, m.start(), m.end()), Found(named, m.start(), m.end())))
+        return sorted(clocks, key=lambda clock: clock.found.start)
+
+    def _is_clock(self, m: re.Match, text: str) -> bool:
+        """Whether a number read as an hour was said as one: with am/pm or an hour word, after a
+        clock fraction, as HH:MM, or next to a part of the day (but not "evening 2 people")."""
+        hour_word, frac = m["hour"], m["frac"]
+        by_digits = hour_word is not None and hour_word.isdecimal()
+        clash = hour_word is not None and not by_digits and hour_word.casefold() in self.numbers.clashes
+        beside_part = (m["p1"] or m["p2"]) and not clash
+        return bool(m["mark"] or (frac and frac in self.numbers.clock) or (m["sep"] == ":" and by_digits)
+                    or (beside_part and (m["p2"] or not self._quantity.match(text, m.end()))))
+
+    def _clock_time(self, m: re.Match, text: str, latest_part: str | None) -> str | None:
+        """HH:MM for one clock reading, or None where it is no time after all."""
+        if not self._is_clock(m, text):
+            return None
+        hour_word, mark, frac = m["hour"], m["mark"], m["frac"]
+        by_digits = hour_word is not None and hour_word.isdecimal()
+        beside_part = m["p1"] or m["p2"]
+        said = self.numbers.value(hour_word) if hour_word else self.numbers.whole.get(m["whole"])
+        if said is None:
+            return None
+        shift = (self.numbers.before.get(frac) or self.numbers.clock.get(frac) or 0) if frac else 0
+        value = Decimal(said) + Decimal(shift)
+        hour = int(value)
+        minute = int((value - hour) * 60) + int(m["minute"] or 0)
+        if hour == 0 and shift < 0:  # "quarter to 1" is 12:45
+            hour = 12
+        part_word = beside_part or latest_part
+        part = self.parts.get(part_word) if part_word else None
+        if mark and (mark in self.am or mark in self.pm):
+            if not 1 <= int(said) <= 12:
+                return None
+            hour = hour % 12 + (12 if mark in self.pm else 0)
+        elif part:
+            afternoon = PART_HOURS[part][1]
+            if afternoon and 1 <= hour <= 11:
+                hour += 12
+            elif part == "evening" and hour == 12:
+                hour = 0  # "raat 12 baje" is midnight
+        elif not (m["sep"] == ":" and by_digits and not mark) and 1 <= hour <= 7:
+            hour += 12  # "5 baje", "5 o'clock": a visit or a meal, not five in the morning
+        if hour > 23 or minute > 59:
+            return None
+        return f"{hour:02d}:{minute:02d}"
+
+    # ------------------------------------------------------------ dates
+
+    def date(self, text: str, today: dt.date) -> Found | None:
+        """The last date the text names, as YYYY-MM-DD, relative to `today`."""
+        text = self.numbers.digits(text)
+        # Times are blanked out first, so "Dec 3 pm" or "5-6 pm" is no date.
+        text = blank(text, *(clock.core for clock in self._clocks(text)))
+        hits: list[Found] = []
+        taken: list[tuple[int, int]] = []
+        for kind, pattern in self._dates:
+            for m in pattern.finditer(text):
+                if any(m.start() < end and start < m.end() for start, end in taken):
+                    continue
+                day = self._date(kind, m, today)
+                if day:
+                    hits.append(Found(day.isoformat(), m.start(), m.end()))
+                    taken.append((m.start(), m.end()))
+        return max(hits, key=lambda found: found.start) if hits else None
+
+    def _date(self, kind: str, m: re.Match, today: dt.date) -> dt.date | None:
+        if kind == "iso":
+            return _valid(int(m["year"]), int(m["month"]), int(m["day"]))
+        if kind in ("day month", "month day"):
+            return _next(today, int(self.months.get(m["month"].rstrip(".")) or 0), int(m["day"]))
+        if kind == "of month":
+            return self._day_of_month(m, today)
+        if kind == "weekday":
+            return self._weekday(m, today)
+        if kind == "relative":
+            days = self.days.get(m.group())
+            return None if days is None else today + dt.timedelta(days=days)
+        day, month, year = int(m["day"]), int(m["month"]), m["year"]
+        if year:  # "25/12/26" is 2026
+            return _valid(int(year) + (2000 if len(year) == 2 else 0), month, day)
+        return _next(today, month, day)
+
+    def _day_of_month(self, m: re.Match, today: dt.date) -> dt.date | None:
+        """"The 3rd", "27th of this month", "the 5th of next month": this month's unless it has passed."""
+        if not (m["the"] or m["of_month"]):  # "3rd" alone may be a floor or a gear
+            return None
+        day, next_month = int(m["day"]), bool(m["next"])
+        candidate = _day_of_month(today, day, months_ahead=1 if next_month else 0)
+        if candidate and (candidate >= today or next_month):
+            return candidate
+        return _day_of_month(today, day, months_ahead=1)
+
+    def _weekday(self, m: re.Match, today: dt.date) -> dt.date | None:
+        """The first such day after today; with "this", today counts; "next week" means the calendar week after."""
+        weekday = self.weekdays.get(m["weekday"])
+        if weekday is None:
+            return None
+        target = WEEKDAYS.index(weekday)
+        if m["week_before"] or m["week_after"]:
+            modifier = m["before"] if m["week_before"] else m["after"]
+            week_start = today - dt.timedelta(days=today.weekday())
+            return week_start + dt.timedelta(days=target + (7 if modifier in self.next else 0))
+        ahead = (target - today.weekday()) % 7
+        this = any(said and said not in self.next for said in (m["before"], m["after"]))
+        return today + dt.timedelta(days=ahead or (0 if this else 7))
+
+    # ------------------------------------------------------------ head counts
+
+    def count(self, text: str) -> Found | None:
+        """How many people (or seats, tickets) the text asks for, as digits; the last mention wins."""
+        text = self.numbers.digits(text)
+        hits = []
+        for pattern, clash_ok in self._counts:
+            for m in pattern.finditer(text):
+                if not clash_ok and m["n"].casefold() in self.numbers.clashes:
+                    continue
+                said = self.numbers.value(m["n"]) or self.counts.get(m["n"])
+                if said:
+                    hits.append(Found(str(int(said)), m.start(), m.end()))
+        hits += [Found("1", m.start(), m.end()) for m in self._alone.finditer(text)]
+        return max(hits, key=lambda found: found.start) if hits else None
+
+    # ------------------------------------------------------------ both
+
+    def parse(self, text: str, now: dt.datetime) -> WhenParts:
+        """The date and/or time a message mentions, relative to `now` (in the business's zone);
+        a part of the day alone stands for its usual hour ("tomorrow evening" is 17:00)."""
+        text = self.numbers.digits(text)
+        day, clock = self.date(text, now.date()), self.time(text)
+        if clock:
+            time: dt.time | None = dt.time.fromisoformat(clock.value)
+        else:
+            parts = [self.parts.get(m.group()) for m in self._part.finditer(text)]
+            time = dt.time(PART_HOURS[parts[-1]][0]) if parts and parts[-1] else None
+        return WhenParts(date=dt.date.fromisoformat(day.value) if day else None, time=time)
+
+
+def _valid(year: int, month: int, day: int) -> dt.date | None:
+    try:
+        return dt.date(year, month, day)
+    except ValueError:
+        return None
+
+
+def _next(today: dt.date, month: int, day: int) -> dt.date | None:
+    """A day and month without a year: its next occurrence, today included."""
+    this_year = _valid(today.year, month, day)
+    if this_year is None or this_year >= today:
+        return this_year
+    return _valid(today.year + 1, month, day)
+
+
+def _day_of_month(today: dt.date, day: int, months_ahead: int) -> dt.date | None:
+    month_index = today.month - 1 + months_ahead
+    return _valid(today.year + month_index // 12, month_index % 12 + 1, day)

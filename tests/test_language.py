@@ -1,0 +1,208 @@
+"""Language knowledge as data (assistant/languages/*.yml) and the one module that reads it."""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+import shutil
+import string
+from pathlib import Path
+
+import pytest
+import yaml
+
+from assistant.language import FOLDER, WhenParts, load_languages, shipped
+
+ROOT = Path(__file__).resolve().parent.parent
+LANGUAGES = shipped()
+NOW = dt.datetime(2026, 11, 23, 9, 30)  # a Monday
+TUE, SAT = dt.date(2026, 11, 24), dt.date(2026, 11, 28)
+
+
+# ---------------------------------------------------------------- amounts
+
+@pytest.mark.parametrize("text, expected", [
+    # English, and the lakh and crore of South Asian English
+    ("two lakh fifty thousand", "250000"),
+    ("1.5 lakh", "150000"),
+    ("80k", "80000"),
+    ("I earn 80k a month", "I earn 80000 a month"),
+    ("5 crore", "50000000"),
+    ("2 cr", "20000000"),
+    ("a lakh", "100000"),
+    ("a hundred", "100"),
+    ("two hundred thousand", "200000"),
+    ("fifty five thousand", "55000"),
+    ("two and a half lakh", "250000"),
+    ("two lakh and fifty thousand", "250000"),
+    ("3 million", "3000000"),
+    ("one lakh two lakh", "100000 200000"),
+    # currency and punctuation around the amount stay
+    ("৳2 lakh", "৳200000"),
+    ("Rs 2.5 lakh", "Rs 250000"),
+    ("Rs.2.5 lakh", "Rs.250000"),
+    ("budget 1.5 lakh, not more", "budget 150000, not more"),
+    # Hinglish and Hindi
+    ("dedh lakh", "150000"),
+    ("ek lakh", "100000"),
+    ("dhai lakh", "250000"),
+    ("sawa lakh", "125000"),
+    ("paune do lakh", "175000"),
+    ("sade teen hazaar", "3500"),
+    ("do lakh pachas hazaar", "250000"),
+    ("ek hazaar crore", "10000000000"),
+    ("डेढ़ लाख", "150000"),
+    ("५ लाख", "500000"),
+    # Banglish and Bangla
+    ("15 hajar", "15000"),
+    ("der lakh", "150000"),
+    ("tin lakh", "300000"),
+    ("সাড়ে তিন হাজার", "3500"),
+    ("দেড় লাখ", "150000"),
+    ("৫ লাখ টাকা", "500000 টাকা"),
+    ("পঞ্চাশ হাজার", "50000"),
+    # Thai, which runs its words together
+    ("สามหมื่น", "30000"),
+    ("งบสามหมื่นบาท", "งบ30000บาท"),
+    ("สองหมื่นห้าพัน", "25000"),
+    ("หนึ่งแสน", "100000"),
+    ("สองพันครึ่ง", "2500"),
+    ("๕ ล้าน", "5000000"),
+])
+def test_amounts_in_words_become_digits(text, expected):
+    assert LANGUAGES.amounts(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "the first one", "these two", "one of them", "show me two cards", "I want one", "ek card chai", "do", "tin",
+    "der", "1,50,000", "5 people", "10 a m", "80km", "twenty k", "lakh", "I'm 5", "สามารถ", "",
+])
+def test_numbers_without_a_scale_or_fraction_are_left_alone(text):
+    assert LANGUAGES.amounts(text) == text
+
+
+def test_a_range_keeps_its_first_number_for_the_rest_of_the_engine():
+    assert LANGUAGES.amounts("5-10 lakh") == "5-1000000"
+
+
+def test_random_text_never_raises():
+    rng = random.Random(11)
+    words = ["two", "lakh", "and", "a", "half", "k", "5", "1.5", "dedh", "sade", "hajar", "สาม", "หมื่น", "ครึ่ง",
+             "৳", ",", "crore", "hundred", "thousand"]
+    alphabet = string.printable + "০১২৩৪৫৬৭৮৯๑๒"
+    for _ in range(2000):
+        noise = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
+        phrase = " ".join(rng.choice(words) for _ in range(rng.randint(0, 8)))
+        for text in (noise, phrase, phrase.replace(" ", "")):
+            assert isinstance(LANGUAGES.amounts(text), str)
+
+
+# ---------------------------------------------------------------- digits and number words
+
+@pytest.mark.parametrize("text, expected", [
+    ("০১৭১২৩৪৫৬৭৮", "01712345678"), ("৳৫০,০০০", "৳50,000"), ("कल ८ बजे", "कल 8 बजे"), ("๑๒๓ บาท", "123 บาท"),
+    ("no native digits 42", "no native digits 42"),
+])
+def test_native_digits_become_ascii_and_the_length_stays(text, expected):
+    assert LANGUAGES.digits(text) == expected
+    assert len(LANGUAGES.digits(text)) == len(text)
+
+
+@pytest.mark.parametrize("said, expected", [("7", 7), ("seven", 7), ("saat", 7), ("সাত", 7), ("เจ็ด", 7),
+                                            ("Twelve", 12), ("table", None), ("", None)])
+def test_a_number_in_digits_or_one_word(said, expected):
+    assert LANGUAGES.number(said) == expected
+
+
+# ---------------------------------------------------------------- dates, times and head counts
+
+@pytest.mark.parametrize("text, date, time", [
+    ("मुझे कल शाम 8 बजे का टेबल बुक करना है", TUE, dt.time(20)),
+    ("कल ८ बजे", TUE, dt.time(8)),
+    ("কাল সন্ধ্যা ৭টায়", TUE, dt.time(19)),
+    ("শনিবার দুপুর ১টা", SAT, dt.time(13)),
+    ("পরশু সকাল ১০টায়", dt.date(2026, 11, 25), dt.time(10)),
+    ("พรุ่งนี้บ่ายสามโมง", TUE, dt.time(15)),
+    ("วันเสาร์นี้ 18:30", SAT, dt.time(18, 30)),
+    ("25 ธันวาคม", dt.date(2026, 12, 25), None),
+    ("sade 5 baje", None, dt.time(17, 30)),
+    ("paune 9 baje subah", None, dt.time(8, 45)),
+    ("dedh baje", None, dt.time(13, 30)),
+    ("paanch baje", None, dt.time(17)),
+    ("5 ta baje", None, dt.time(17)),
+    ("agle somvaar", dt.date(2026, 11, 30), None),
+    ("next week thursday", dt.date(2026, 12, 3), None),
+    ("tonight 8 pm", NOW.date(), dt.time(20)),
+])
+def test_dates_and_times_in_every_language(text, date, time):
+    assert LANGUAGES.parse_when(text, NOW) == WhenParts(date, time)
+
+
+@pytest.mark.parametrize("text", ["what to do today", "morning do you have tables", "2 ta card chai", "3rd floor"])
+def test_a_clash_word_or_a_count_of_things_is_no_hour(text):
+    assert LANGUAGES.find_time(text) is None
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("do log", "2"), ("char logon ke liye", "4"), ("4 jon", "4"), ("৪ জন", "4"), ("สองคน", "2"),
+    ("a couple of people", "2"), ("party of six", "6"), ("just me", "1"),
+])
+def test_head_counts_in_every_language(text, expected):
+    found = LANGUAGES.find_count(text)
+    assert found is not None and found.value == expected
+
+
+@pytest.mark.parametrize("text", ["for do", "for 2 nights", "table for 8 pm"])
+def test_what_is_no_head_count(text):
+    assert LANGUAGES.find_count(text) is None
+
+
+def test_a_pack_reads_only_its_own_languages_and_english():
+    bangla = load_languages(["bn"])
+    assert bangla.codes == ("en", "bn")
+    assert bangla.parse_when("shonibar 11 ta", NOW) == WhenParts(SAT, dt.time(11))
+    assert bangla.parse_when("shanivaar", NOW) == WhenParts()  # Hindi
+    assert bangla.amounts("sawa lakh") == "sawa lakh"  # Hindi; Banglish says "soa lakh"
+    assert load_languages([]).codes == ("en",)
+
+
+def test_every_pack_declares_languages_that_load():
+    for pack in sorted(ROOT.glob("data/*/pack.yaml")) + [ROOT / "assistant/pack_template/pack.yaml"]:
+        codes = yaml.safe_load(pack.read_text(encoding="utf-8")).get("languages", ["en"])
+        assert load_languages(codes).codes[0] == "en", pack
+
+
+# ---------------------------------------------------------------- errors
+
+def test_an_unknown_language_is_named():
+    with pytest.raises(ValueError, match=r"unknown language 'xx'.*known: bn, en, hi, th"):
+        load_languages(["xx"])
+    with pytest.raises(ValueError, match="unknown language '../en'"):
+        load_languages(["../en"])
+
+
+def _folder_with(tmp_path: Path, name: str, text: str) -> Path:
+    shutil.copy(FOLDER / "en.yml", tmp_path / "en.yml")
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+@pytest.mark.parametrize("text, complaint", [
+    ("name: Broken\nnumbers: {one: [ek]}\n", r"numbers\.one"),  # a value must be a number
+    ("name: Broken\nnumbres: {1: [ek]}\n", "numbres"),  # no such field
+    ("name: Broken\ndigits: '0123'\n", "digits"),  # ten digits or none
+    ("name: Broken\ntimes: {'25:00': [late]}\n", "times"),
+    ("name: Broken\nweekdays: {someday: [x]}\n", "weekdays"),
+    ("name: [unclosed\n", "xx.yml"),  # not YAML at all
+])
+def test_a_malformed_file_is_named_with_its_bad_field(tmp_path, text, complaint):
+    folder = _folder_with(tmp_path, "xx.yml", text)
+    with pytest.raises(ValueError, match=complaint) as raised:
+        load_languages(["xx"], folder)
+    assert "xx.yml" in str(raised.value)
+
+
+def test_a_word_with_two_meanings_across_languages_is_refused(tmp_path):
+    folder = _folder_with(tmp_path, "xx.yml", "name: Clashing\nnumbers: {3: [two]}\n")
+    with pytest.raises(ValueError, match="numbers: 'two' is both 2 and 3"):
+        load_languages(["xx"], folder)
