@@ -8,8 +8,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from assistant.config import Settings  # sets the crewai telemetry switches first
-
 from flask import Flask
 from flask_cors import CORS
 from werkzeug.middleware.proxy_fix import ProxyFix
@@ -18,15 +16,16 @@ from assistant import api, concierge_api, errors, logs, telemetry
 from assistant.booking import BookingDesk
 from assistant.bookings import BookingStore
 from assistant.concierge import Concierge, load_members
+from assistant.config import Settings  # sets the crewai telemetry switches first
 from assistant.domain import load_catalog
 from assistant.embeddings import default_embedder
 from assistant.notify import build_notifier
+from assistant.periodic import Periodic
 from assistant.preferences import PreferenceStore
+from assistant.ratelimit import RateLimiter
 from assistant.reminders import ReminderScheduler, ReminderStore
 from assistant.restaurant_services import RestaurantServices
 from assistant.retrieval import CatalogIndex
-from assistant.periodic import Periodic
-from assistant.ratelimit import RateLimiter
 from assistant.store import open_store
 from crew_pipeline import CrewPipeline
 
@@ -41,7 +40,8 @@ def create_app(config: dict | None = None) -> Flask:
     app = Flask(__name__, static_folder="static", static_url_path="/static")
     app.config["MAX_CONTENT_LENGTH"] = settings.max_request_bytes
     if settings.proxy_count:  # behind a load balancer the client's address is in X-Forwarded-For
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxy_count, x_proto=settings.proxy_count)
+        # Flask's documented way to wrap its WSGI app, which its types see as replacing a method
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxy_count, x_proto=settings.proxy_count)  # type: ignore[method-assign]
     CORS(app, origins=settings.cors_origins)
 
     catalog = load_catalog(settings.pack_dir)

@@ -22,11 +22,11 @@ from assistant.offline_crew import AGENTS, HELP_INTENTS, TurnWork
 from assistant.preferences import PreferenceStore, learn, starting_state, welcome_back
 from assistant.retrieval import CatalogIndex
 from assistant.router import Router
-from assistant.schemas import ChatRequest, ChatResponse
+from assistant.schemas import ChatRequest, ChatResponse, HelpResult
 from assistant.state import PROFILE_FACTS, CustomerProfile, SessionState, Turn
 from assistant.store import SessionStore, VersionConflict
 from assistant.tool_gateway import ToolGateway
-from assistant.understanding import NEEDS_PRODUCTS, Intent, Understanding
+from assistant.understanding import NEEDS_PRODUCTS, Intent, IntentType, Understanding
 
 if TYPE_CHECKING:  # crewai is imported only when an LLM is configured
     from assistant.crew_mode import CrewMode
@@ -127,7 +127,8 @@ class CrewPipeline:
         )
         if question:
             (work.ask_user, work.choices, missing), work.pending = question, "clarify_product"
-            goal.missing = [missing]
+            if goal is not None:
+                goal.missing = [missing]
         for name in [*agents, "formatter"]:
             emit("agent", {"name": name, "status": "started"})
             AGENTS[name](work)
@@ -141,7 +142,7 @@ class CrewPipeline:
         if welcome:
             work.reply = f"{welcome}\n\n{work.reply}"
         self._update_state(state, work, [*agents, "formatter"], request.query)
-        if known is not None:
+        if known is not None and request.customer_id:
             learned = learn(known, state, request.query, self.catalog)
             if learned is not known:
                 self.preferences.save(request.customer_id, learned)
@@ -159,7 +160,8 @@ class CrewPipeline:
             grounding=crew.grounding if crew else None,
             llm_calls=crew.calls if crew else 0,
             booking=work.booking_step.booking if work.booking_step else None,
-            help={"article": work.faq.id if work.faq else None, "suggested": [e.id for e in work.suggestions]},
+            help=HelpResult(article=work.faq.id if work.faq else None, suggested=[e.id for e in work.suggestions],
+                            handover=work.handover),
             state=state.summary(),
         )
 
@@ -196,13 +198,14 @@ class CrewPipeline:
         kind = self.catalog.pack.goals.get(goal.type)
         return bool(kind and kind.stays_open)
 
-    def _collecting(self, goal: Goal | None) -> str | None:
+    def _collecting(self, goal: Goal | None) -> IntentType | None:
         """"booking" or "support" when the goal is one of those waiting for the customer's answer."""
         if goal is None or goal.status != "blocked":
             return None
         kind = self.catalog.pack.goals.get(goal.type)
         intents = kind.intents if kind else [goal.type]
-        return next((i for i in ("booking", "support") if i in intents), None)
+        collected: tuple[IntentType, ...] = ("booking", "support")
+        return next((i for i in collected if i in intents), None)
 
     def _settle_goal(self, goal: Goal | None, work: TurnWork, state: SessionState) -> None:
         board = state.goals
@@ -277,7 +280,7 @@ class CrewPipeline:
         return min(self.settings.max_products, self.catalog.pack.search.max_results)
 
     def _select_agents(self, intent: Intent, state: SessionState, selection: list[Product]) -> list[str]:
-        agents = []
+        agents: list[str] = []
         searching = intent.type in NEEDS_PRODUCTS and (not state.has_products() or intent.cheapest_first)
         searching &= not (intent.type in ("feature_query", "comparison") and selection)  # about items at hand
         if intent.type in HELP_INTENTS:  # whichever agent the pack lets read the help centre

@@ -6,11 +6,11 @@ from functools import lru_cache
 from pathlib import Path
 
 import yaml
-
-import assistant.config  # noqa: F401  (sets the crewai telemetry switches before the import)
 from crewai import Agent
 from crewai.llms.base_llm import BaseLLM
 from crewai.tools import BaseTool
+
+import assistant.config  # noqa: F401  (sets the crewai telemetry switches before the import)
 
 AGENT_NAMES = ("retriever", "comparator", "eligibility", "booking", "support", "formatter")
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 
-import assistant.config  # noqa: F401  (sets the crewai telemetry switches before the import)
 from crewai.tools import BaseTool, tool
 
+import assistant.config  # noqa: F401  (sets the crewai telemetry switches before the import)
 from assistant.calculator import CalculationError
 from assistant.offline_crew import TurnWork
 

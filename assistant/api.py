@@ -113,10 +113,9 @@ def about():
     catalog = current_app.extensions["pipeline"].catalog
     employment = catalog.pack.profile.get("employment")
     booking = catalog.pack.booking
+    choices = zip(employment.labels, employment.choices, strict=True) if employment else []
     return jsonify(business=catalog.name, **catalog.pack.page.model_dump(), booking=booking.subject if booking else None,
-                   item=catalog.text["item"],
-                   employment=[{"value": v, "label": choice} for v, choice in zip(employment.labels, employment.choices)]
-                   if employment else [])
+                   item=catalog.text["item"], employment=[{"value": v, "label": choice} for v, choice in choices])
 
 
 @bp.get("/customers/<customer_id>/preferences")

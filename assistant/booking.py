@@ -12,20 +12,21 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from zoneinfo import ZoneInfo
 
 from assistant.bookings import CODE_LIKE, Booking, BookingStore, new_booking_id
-from assistant.domain import WEEKDAYS, Catalog, Product
+from assistant.domain import WEEKDAYS, BookingSlot, Catalog, Product
+from assistant.domain import Booking as BookingSetup
 from assistant.filters import FilterRules
 from assistant.goals import Goal
 from assistant.language import load_languages
 from assistant.notify import PHONE_LIKE, Notifier, e164, mask_phone
 from assistant.reminders import ReminderStore
 
-SLOT_ORDER = ("product", "channel", "branch", "date", "time", "name", "phone")
+SLOT_ORDER: tuple[BookingSlot, ...] = ("product", "channel", "branch", "date", "time", "name", "phone")
 _NAME = re.compile(r"\b(?:my name is|name is|name's|this is|i am|i'm|amar nam|mera naam)\s+"
                    r"([a-z][a-z.'-]*(?:\s+[a-z][a-z.'-]*){0,3})", re.IGNORECASE)
 _NAME_ONLY = re.compile(r"^[^\W\d_][^\W\d_ .'-]*(?:[ .'-]+[^\W\d_]+){0,4}$")
@@ -51,12 +52,12 @@ class BookingDesk:
     def __init__(self, catalog: Catalog, bookings: BookingStore, reminders: ReminderStore, notifier: Notifier,
                  clock: Callable[[], dt.datetime] | None = None):
         self.catalog = catalog
-        self.setup = catalog.pack.booking  # None: this business books nothing, the desk is never asked
+        self._setup = catalog.pack.booking  # None: this business books nothing, the desk is never asked
         self.rules = FilterRules(catalog)
         self.languages = load_languages(catalog.pack.languages)
         self.channels = {
             name: re.compile(r"(?<!\w)(?:" + "|".join(re.escape(w.lower()) for w in channel.words) + r")(?!\w)")
-            for name, channel in (self.setup.channels.items() if self.setup else ())
+            for name, channel in (self._setup.channels.items() if self._setup else ())
         }
         self.bookings = bookings
         self.reminders = reminders
@@ -64,8 +65,13 @@ class BookingDesk:
         self.zone = ZoneInfo(catalog.business.timezone)
         self.clock = clock or (lambda: dt.datetime.now(self.zone))
 
+    @property
+    def setup(self) -> BookingSetup:
+        assert self._setup is not None, "only a pack with booking starts a booking goal"
+        return self._setup
+
     def step(self, goal: Goal, text: str, filters: dict, cached: list[Product], session_id: str,
-             named: list[Product] = ()) -> BookingStep:
+             named: Sequence[Product] = ()) -> BookingStep:
         """`named`: the items the message names ("a test drive of the Thar")."""
         now = self.clock().astimezone(self.zone)
         slots = goal.slots
@@ -79,7 +85,7 @@ class BookingDesk:
         problems += self._check_when(slots, now)
         missing = self.missing(slots)
         if missing:
-            goal.missing = missing
+            goal.missing = list(missing)
             question, choices = self.question(missing[0], filters, cached)
             return BookingStep(text=" ".join([*problems, self.summary(slots)]).strip(), question=question,
                                choices=choices)
@@ -96,7 +102,7 @@ class BookingDesk:
         return bool(patch or problems)
 
     def read(self, text: str, filters: dict, cached: list[Product], slots: dict, now: dt.datetime,
-             named: list[Product] = ()) -> tuple[dict, list[str]]:
+             named: Sequence[Product] = ()) -> tuple[dict, list[str]]:
         """The slots this message fills (or corrects), and what it got wrong."""
         patch: dict = {}
         problems: list[str] = []
@@ -138,7 +144,7 @@ class BookingDesk:
         said = words.lower().split()
         return any(w in self._vocabulary_words for w in said) or said[0] in _NOT_NAMES
 
-    def missing(self, slots: dict) -> list[str]:
+    def missing(self, slots: dict) -> list[BookingSlot]:
         channel = self.setup.channels.get(slots.get("channel") or "")
         if not slots.get("channel") and len(self.setup.channels) == 1:  # one way to meet: nothing to ask
             slots["channel"] = next(iter(self.setup.channels))
@@ -146,7 +152,7 @@ class BookingDesk:
         needed = [s for s in SLOT_ORDER if s != "branch" or (channel and channel.at_branch)]
         return [s for s in needed if not slots.get(s)]
 
-    def question(self, slot: str, filters: dict, cached: list[Product]) -> tuple[str, list[str]]:
+    def question(self, slot: BookingSlot, filters: dict, cached: list[Product]) -> tuple[str, list[str]]:
         question = self.setup.questions[slot]
         if slot == "product":
             options = self._candidates(filters, cached) or cached
@@ -161,7 +167,7 @@ class BookingDesk:
         """The appointment so far, so the customer sees every detail we understood."""
         parts = []
         if slots.get("product"):
-            parts.append(f"**{self.catalog.product(slots['product']).name}**")
+            parts.append(f"**{self._chosen(slots).name}**")
         channel = self.setup.channels.get(slots.get("channel") or "")
         if channel:
             unplaced = channel.at_branch and not slots.get("branch")
@@ -184,6 +190,11 @@ class BookingDesk:
             return None
         candidates = self._candidates(filters, cached)
         return candidates[0] if len(candidates) == 1 else None
+
+    def _chosen(self, slots: dict) -> Product:
+        product = self.catalog.product(slots["product"])
+        assert product is not None, "the product slot only ever holds a catalog item's id"
+        return product
 
     def _candidates(self, filters: dict, cached: list[Product]) -> list[Product]:
         """Products the filters point at: among those already discussed first, else the catalog."""
@@ -243,7 +254,7 @@ class BookingDesk:
 
     def _book(self, goal: Goal, now: dt.datetime, session_id: str) -> BookingStep:
         slots = goal.slots
-        product = self.catalog.product(slots["product"])
+        product = self._chosen(slots)
         channel = self.setup.channels[slots["channel"]]
         booking = Booking(
             id=new_booking_id(), session_id=session_id, product_id=product.id, product_name=product.name,

@@ -62,6 +62,11 @@ class Plan(BaseModel):
     asking: str | None = None
     done: bool = False
 
+    def booked(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The restaurant and the reservation, which every step after reserving needs."""
+        assert self.restaurant is not None and self.reservation is not None, "a step ran before the table was reserved"
+        return self.restaurant, self.reservation
+
 
 class Concierge:
     def __init__(self, catalog: Catalog, services: RestaurantServices, plans_db, locks: SessionStore,
@@ -73,6 +78,8 @@ class Concierge:
         self.zone = ZoneInfo(catalog.business.timezone)
         self.clock = clock or (lambda: dt.datetime.now(self.zone))
         self.languages = load_languages(catalog.pack.languages)
+        assert catalog.pack.concierge is not None, "a concierge is made only for a pack that declares one"
+        self.setup = catalog.pack.concierge
         self._plans = SharedSQLite(plans_db, "CREATE TABLE IF NOT EXISTS concierge_plans"
                                              " (user_id TEXT PRIMARY KEY, body TEXT NOT NULL)")
         vocabulary = catalog.vocabulary.filters
@@ -211,14 +218,15 @@ class Concierge:
         return {}
 
     def _reserve(self, plan: Plan) -> dict[str, Any] | None:
-        slots = plan.slots
-        booked = self.services.reserve_table(plan.restaurant["id"], slots["date"], slots["time"], slots["guests"],
+        slots, restaurant = plan.slots, plan.restaurant
+        assert restaurant is not None, "the search chooses the restaurant before reserving"
+        booked = self.services.reserve_table(restaurant["id"], slots["date"], slots["time"], slots["guests"],
                                              slots["name"], slots["phone"])
         if booked.get("status") == "no_availability" and booked.get("alternate_slots"):
             earliest = min(booked["alternate_slots"])
             plan.notes.append(f"{slots['time']} was fully booked, so I took the earliest alternate, {earliest}.")
             slots["time"] = earliest
-            booked = self.services.reserve_table(plan.restaurant["id"], slots["date"], earliest, slots["guests"],
+            booked = self.services.reserve_table(restaurant["id"], slots["date"], earliest, slots["guests"],
                                                  slots["name"], slots["phone"])
         if booked.get("status") != "confirmed":
             plan.done = True
@@ -229,11 +237,11 @@ class Concierge:
         return None
 
     def _notify(self, plan: Plan) -> dict[str, Any] | None:
-        slots, restaurant = plan.slots, plan.restaurant
-        channel = slots.get("channel") or self.catalog.pack.concierge.default_channel
+        slots, (restaurant, reservation) = plan.slots, plan.booked()
+        channel = slots.get("channel") or self.setup.default_channel
         text = (f"Your table for {slots['guests']} at {restaurant['name']}, {restaurant['address']}, is confirmed for "
-                f"{_day(slots['date'])} at {slots['time']} (table {plan.reservation['table_number']}, "
-                f"reservation {plan.reservation['reservation_id']}).")
+                f"{_day(slots['date'])} at {slots['time']} (table {reservation['table_number']}, "
+                f"reservation {reservation['reservation_id']}).")
         for _ in range(2):  # the gateway may be briefly down: one retry
             sent = self.services.send_message(slots["phone"], text, channel)
             if sent.get("status") == "sent":
@@ -241,11 +249,11 @@ class Concierge:
                 return None
         plan.done = True
         return {"error": "notification_failed",
-                "details": f"The table is booked ({plan.reservation['reservation_id']}), but the {channel} "
+                "details": f"The table is booked ({reservation['reservation_id']}), but the {channel} "
                            f"confirmation could not be sent: {sent.get('error_message', 'gateway unavailable')}."}
 
     def _remind(self, plan: Plan, user_id: str, now: dt.datetime) -> dict[str, Any] | None:
-        slots = plan.slots
+        slots, (restaurant, reservation) = plan.slots, plan.booked()
         starts = dt.datetime.combine(dt.date.fromisoformat(slots["date"]), dt.time.fromisoformat(slots["time"]),
                                      tzinfo=self.zone)
         if slots.get("remind_time"):
@@ -253,9 +261,9 @@ class Concierge:
             at = dt.datetime.combine(day, dt.time.fromisoformat(slots["remind_time"]), tzinfo=self.zone)
         else:
             at = starts - dt.timedelta(minutes=slots.get("remind_before_min") or 60)
-        text = f"Reminder: your table at {plan.restaurant['name']} is at {slots['time']} today."
+        text = f"Reminder: your table at {restaurant['name']} is at {slots['time']} today."
         scheduled = self.services.schedule_reminder(user_id, at, text, slots["phone"],
-                                                    plan.reservation["reservation_id"], now)
+                                                    reservation["reservation_id"], now)
         if scheduled.get("status") != "scheduled":
             slots["remind_time"] = slots["remind_date"] = slots["remind_before_min"] = None
             return self._ask(plan, "reminder", f"Your table is booked, but a reminder at {at:%H:%M} on "
@@ -264,11 +272,12 @@ class Concierge:
         return None
 
     def _result(self, plan: Plan) -> dict[str, Any]:
-        result = {"restaurant": plan.restaurant, "reservation": plan.reservation, "notification": plan.notification}
+        restaurant, reservation = plan.booked()
+        result: dict[str, Any] = {"restaurant": restaurant, "reservation": reservation, "notification": plan.notification}
         if plan.reminder:
             result["reminder"] = plan.reminder
-        done = (f"Booked a table for {plan.slots['guests']} at {plan.restaurant['name']} on "
-                f"{_day(plan.reservation['date'])} at {plan.reservation['time']}.")
+        done = (f"Booked a table for {plan.slots['guests']} at {restaurant['name']} on "
+                f"{_day(reservation['date'])} at {reservation['time']}.")
         result["message"] = " ".join([*plan.notes, done])
         return result
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from crewai import Crew, Process
+from crewai import Agent, Crew, Process, Task
 from crewai.llms.base_llm import BaseLLM
 
 from agents import build_agent
@@ -15,7 +15,8 @@ def build_crew(agent_names: list[str], llm: BaseLLM, work: TurnWork, inputs: dic
     """A sequential crew of exactly `agent_names`; each task sees the previous tasks' output."""
     if not agent_names or agent_names[-1] != "formatter":
         raise ValueError("the formatter must run last")
-    agents, tasks = [], []
+    agents: list[Agent] = []
+    tasks: list[Task] = []
     for name in agent_names:
         agent = build_agent(name, llm, make_tools(work, name), inputs)
         tasks.append(build_task(name, agent, context=list(tasks)))

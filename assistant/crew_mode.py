@@ -17,10 +17,10 @@ from typing import Literal
 from pydantic import BaseModel, ValidationError
 
 from assistant import grounding
+from assistant.bookings import redact_codes
 from assistant.config import Settings
 from assistant.crew import build_crew
 from assistant.domain import Catalog, Product
-from assistant.bookings import redact_codes
 from assistant.llm import BudgetedLLM, EmptyReply, LLMFault, build_llm
 from assistant.offline_crew import TurnWork
 from assistant.understanding import Intent, IntentType
@@ -143,7 +143,7 @@ class CrewTurn:
         inputs = _inputs(work)
         crew = build_crew([*agents, "formatter"], self.llm, work, inputs)
         output = self.llm.run_before_deadline(lambda: crew.kickoff(inputs=inputs))
-        return _text(output.raw)
+        return _text(output.raw)  # type: ignore[union-attr]  # crewai types kickoff as maybe streaming; this crew never streams
 
     def _regenerate(self, reply: str, problems: list[str], draft: str) -> str:
         prompt = (

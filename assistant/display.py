@@ -91,13 +91,15 @@ def card(product: Product, catalog: Catalog) -> dict:
     def said(name: str | None) -> str | None:
         return field(product, name, None, catalog) if name else None
 
-    headline = shown.headline and render(shown.headline.show, product, catalog)
-    highlights = product.value(shown.highlights) if shown.highlights else None
+    headline = None
+    if shown.headline and (figure := render(shown.headline.show, product, catalog)):
+        headline = f"{shown.headline.label}: {figure}"
+    highlights = shown.highlights
     return {
         "badge": said(shown.badge),
         "meta": " · ".join(t for t in (said(m) for m in shown.meta) if t),
-        "headline": f"{shown.headline.label}: {headline}" if headline else None,
-        "highlights": [attributes[shown.highlights].words(h) for h in (highlights or [])][:3],
+        "headline": headline,
+        "highlights": [attributes[highlights].words(h) for h in product.value(highlights) or []][:3] if highlights else [],
     }
 
 

@@ -17,7 +17,7 @@ import json
 import re
 import string
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import yaml
@@ -37,6 +37,8 @@ IntentName = Literal[
     "product_info", "comparison", "eligibility_check", "feature_query", "faq", "support", "calculate", "greeting",
     "thanks", "booking", "cancel", "out_of_scope",
 ]
+BookingSlot = Literal["product", "channel", "branch", "date", "time", "name", "phone"]
+SupportSlot = Literal["model", "symptom"]
 
 
 class Strict(BaseModel):
@@ -78,7 +80,7 @@ class Attribute(Strict):
     filter: Filter | None = None
 
     @model_validator(mode="after")
-    def _consistent(self) -> "Attribute":
+    def _consistent(self) -> Attribute:
         if self.type == "enum" and not self.values:
             raise ValueError("an enum attribute needs its values")
         if self.filter and self.type in ("list", "text") and not self.values:
@@ -86,6 +88,12 @@ class Attribute(Strict):
         if self.filter and self.filter.match != "any" and self.type != "number":
             raise ValueError(f"a '{self.filter.match}' filter needs a number attribute")
         return self
+
+    @property
+    def as_filter(self) -> Filter:
+        """The filter of an attribute from Pack.filter_attributes, which holds only filtered ones."""
+        assert self.filter is not None, f"the attribute '{self.label}' is not a filter"
+        return self.filter
 
     def words(self, value: str, many: bool = False) -> str:
         said = self.values.get(value)
@@ -132,7 +140,7 @@ class ProfileFact(Strict):
     bands: list[int] = []  # amounts: the ranges remembered instead of the figure (ascending)
 
     @model_validator(mode="after")
-    def _one_choice_per_category(self) -> "ProfileFact":
+    def _one_choice_per_category(self) -> ProfileFact:
         if self.labels and len(self.choices) != len(self.labels):
             raise ValueError("choices must name each of the labels' categories, in the same order")
         return self
@@ -167,12 +175,12 @@ class Booking(Strict):
     branches: list[str]
     channels: dict[str, Channel] = Field(min_length=1)
     reminder_minutes_before: int = Field(default=60, ge=1)
-    questions: dict[Literal["product", "channel", "branch", "date", "time", "name", "phone"], str]
+    questions: dict[BookingSlot, str]
     start: str  # the summary before any detail is known
 
     @model_validator(mode="after")
-    def _all_questions(self) -> "Booking":
-        missing = {"product", "channel", "branch", "date", "time", "name", "phone"} - set(self.questions)
+    def _all_questions(self) -> Booking:
+        missing = set(get_args(BookingSlot)) - set(self.questions)
         if missing:
             raise ValueError(f"booking.questions needs {sorted(missing)}")
         return self
@@ -181,7 +189,7 @@ class Booking(Strict):
 class Support(Strict):
     """Troubleshooting goals: what to know before searching the knowledge base for a fix."""
 
-    questions: dict[Literal["model", "symptom"], str]
+    questions: dict[SupportSlot, str]
     device_filter: str | None = None  # the filter that names the device ("category"), to narrow articles
 
 
@@ -238,7 +246,7 @@ class Business(Strict):
     national_number_digits: int = Field(ge=4, le=13)
 
     @model_validator(mode="after")
-    def _known_timezone(self) -> "Business":
+    def _known_timezone(self) -> Business:
         try:
             ZoneInfo(self.timezone)
         except (ZoneInfoNotFoundError, ValueError):
@@ -287,7 +295,7 @@ class Pack(Strict):
     texts: dict[str, str]
 
     @model_validator(mode="after")
-    def _references(self) -> "Pack":
+    def _references(self) -> Pack:
         """Every attribute, filter and text the pack names exists."""
         attributes, filters = self.attributes, self.filter_attributes()
         named = [("names", n) for n in self.names] + [("search.rank_by", self.search.rank_by)]
@@ -305,7 +313,7 @@ class Pack(Strict):
             for name in names:
                 if name not in filters:
                     raise ValueError(f"{where} names '{name}', which is not a filter")
-                if where in ("search.require", "search.clarify") and not filters[name][1].filter.question:
+                if where in ("search.require", "search.clarify") and not filters[name][1].as_filter.question:
                     raise ValueError(f"{where} names '{name}', whose filter has no question to ask")
         if self.support and self.support.device_filter and self.support.device_filter not in filters:
             raise ValueError(f"support.device_filter names '{self.support.device_filter}', which is not a filter")
@@ -351,7 +359,7 @@ class Pack(Strict):
 
     def _check_tools(self) -> None:
         """The tools each part of the conversation needs are allowed to some agent."""
-        needs = [("retriever", "search_products"), ("comparator", "compare_products")]
+        needs: list[tuple[AgentName, ToolName]] = [("retriever", "search_products"), ("comparator", "compare_products")]
         needs += [("eligibility", "check_eligibility")] if self.eligibility else []
         needs += [("support", "search_faq")] if self.support else []
         for agent, tool in needs:
@@ -419,7 +427,7 @@ class Examples(Strict):
     intents: dict[IntentName, list[str]]
 
     @model_validator(mode="after")
-    def _enough(self) -> "Examples":
+    def _enough(self) -> Examples:
         few = {name: len(texts) for name, texts in self.intents.items() if len(texts) < MIN_EXAMPLES}
         if few:
             raise ValueError(f"each intent needs at least {MIN_EXAMPLES} examples; these have fewer: {few}")
@@ -452,7 +460,7 @@ class Catalog(BaseModel):
         return [p for pid in ids if (p := self._by_id.get(pid))]
 
     @model_validator(mode="after")
-    def _index(self) -> "Catalog":
+    def _index(self) -> Catalog:
         ids = [p.id for p in self.products]
         duplicates = {i for i in ids if ids.count(i) > 1}
         if duplicates:
@@ -508,7 +516,9 @@ def _rows_from_csv(path: Path, source: Source, attributes: dict[str, Attribute])
 
 def _cell(raw: str, attribute: Attribute | None, separator: str, where: str) -> Any:
     """One spreadsheet cell as the attribute's type; enum values as the pack writes them."""
-    kind = attribute.type if attribute else "text"
+    if attribute is None:  # not a declared attribute (id, name, description): kept as text
+        return raw or None
+    kind = attribute.type
     as_value = lambda text: text.lower().replace(" ", "_")  # noqa: E731  ("Gaming Mouse" -> gaming_mouse)
     if raw == "":
         return [] if kind == "list" else None

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from assistant.display import money
-from assistant.domain import Catalog, Product
+from assistant.domain import Catalog, Eligibility, Product
 from assistant.state import CustomerProfile
 
 
@@ -24,7 +24,7 @@ class Verdict(BaseModel):
 
 
 def check(product: Product, profile: CustomerProfile, catalog: Catalog) -> Verdict:
-    rules = catalog.pack.eligibility
+    rules = catalog.pack.eligibility or Eligibility()  # a pack without rules: nothing to check
     reasons: list[str] = []
     failed = False
     missing: list[str] = []
@@ -32,7 +32,7 @@ def check(product: Product, profile: CustomerProfile, catalog: Catalog) -> Verdi
     said = lambda value: labels.get(value, str(value).replace("_", " "))  # noqa: E731
     cash = lambda amount: money(amount, catalog.business.currency_symbol)  # noqa: E731
 
-    accepted_values = product.value(rules.employment) if rules and rules.employment else None
+    accepted_values = product.value(rules.employment) if rules.employment else None
     if accepted_values:
         accepted = ", ".join(said(e) for e in accepted_values)
         if profile.employment is None:
@@ -44,7 +44,7 @@ def check(product: Product, profile: CustomerProfile, catalog: Catalog) -> Verdi
             failed = True
             reasons.append(f"Not offered to {said(profile.employment)}; open to {accepted}.")
 
-    minimum_income = product.value(rules.min_income) if rules and rules.min_income else None
+    minimum_income = product.value(rules.min_income) if rules.min_income else None
     if minimum_income is not None:
         minimum = cash(minimum_income)
         if minimum_income == 0:
@@ -58,8 +58,8 @@ def check(product: Product, profile: CustomerProfile, catalog: Catalog) -> Verdi
             failed = True
             reasons.append(f"Needs a monthly income of at least {minimum}; you told us {cash(profile.monthly_income)}.")
 
-    low = product.value(rules.min_age) if rules and rules.min_age else None
-    high = product.value(rules.max_age) if rules and rules.max_age else None
+    low = product.value(rules.min_age) if rules.min_age else None
+    high = product.value(rules.max_age) if rules.max_age else None
     if low is not None and high is not None:
         ages = f"{low}–{high}"
         if profile.age is None:

@@ -15,7 +15,7 @@ class FilterRules:
     """The pack's filters, applied in Python and as chromadb `where` clauses alike."""
 
     def __init__(self, catalog: Catalog):
-        self.fields = {name: (attribute, spec.filter.match)
+        self.fields = {name: (attribute, spec.as_filter.match)
                        for name, (attribute, spec) in catalog.pack.filter_attributes().items()}
         self.lists = {attribute for attribute, spec in catalog.pack.attributes.items() if spec.type == "list"}
 
@@ -38,7 +38,7 @@ class FilterRules:
         return True
 
     def where(self, filters: Filters) -> dict | None:
-        clauses = []
+        clauses: list[dict] = []
         for name, wanted in filters.items():
             attribute, match = self.fields[name]
             values = _as_list(wanted)

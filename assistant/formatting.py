@@ -36,7 +36,7 @@ def describe_filters(filters: Filters, catalog: Catalog, count: int = 2) -> str:
     for name, (_, attribute) in catalog.pack.filter_attributes().items():
         if name not in filters:
             continue
-        spec, value = attribute.filter, filters[name]
+        spec, value = attribute.as_filter, filters[name]
         if spec.place == "noun":
             noun = filter_words(catalog, name, value, many=count != 1)
         elif spec.place == "before":
@@ -53,7 +53,7 @@ def product_line(p: Product, catalog: Catalog) -> str:
     shown = catalog.pack.display
     facts = ", ".join(t for t in (render(f, p, catalog) for f in shown.facts) if t)
     tail = render(shown.tail, p, catalog)
-    line = render(shown.head, p, catalog) + (f": {facts}." if facts else ".")
+    line = (render(shown.head, p, catalog) or p.name) + (f": {facts}." if facts else ".")
     return f"{line} {tail}" if tail else line
 
 

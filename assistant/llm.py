@@ -13,11 +13,11 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-import assistant.config  # noqa: F401  (sets the crewai telemetry switches before the import)
 from crewai import LLM
 from crewai.llms.base_llm import BaseLLM
 from pydantic import ConfigDict
 
+import assistant.config  # noqa: F401  (sets the crewai telemetry switches before the import)
 from assistant.config import Settings
 
 T = TypeVar("T")
@@ -41,6 +41,7 @@ class EmptyReply(LLMFault):
 
 def build_llm(settings: Settings) -> BaseLLM:
     """The model from settings. The `openai/` route needs some key even for local servers."""
+    assert settings.llm_model, "LLM mode runs only with a model configured"
     return LLM(
         model=settings.llm_model,
         base_url=settings.llm_base_url,

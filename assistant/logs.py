@@ -29,7 +29,7 @@ class JsonFormatter(logging.Formatter):
         for key, value in vars(record).items():
             if key not in _STANDARD and not key.startswith("_"):
                 entry[key] = mask(value) if isinstance(value, str) and key not in _IDS else value
-        if record.exc_info:
+        if record.exc_info and record.exc_info[0]:  # (None, None, None) when logged outside an except
             entry["error"] = record.exc_info[0].__name__  # the type only: tracebacks may hold customer data
         return json.dumps(entry, ensure_ascii=False, default=str)
 

@@ -75,7 +75,7 @@ class OutboxNotifier:
         self._lock = threading.Lock()
 
     def send(self, to: str, text: str, kind: str) -> None:
-        line = json.dumps({"at": dt.datetime.now(dt.timezone.utc).isoformat(), "to": to, "kind": kind,
+        line = json.dumps({"at": dt.datetime.now(dt.UTC).isoformat(), "to": to, "kind": kind,
                            "text": text}, ensure_ascii=False)
         with self._lock, self.path.open("a", encoding="utf-8") as outbox:
             outbox.write(line + "\n")

@@ -48,6 +48,7 @@ class TurnWork:
     verdicts: list[Verdict] | None = None
     faq: FaqEntry | None = None
     suggestions: list[FaqEntry] = field(default_factory=list)  # nearest articles, offered when none answers
+    handover: bool = False  # the reply sends the customer to people
     reply: str = ""
     ask_user: str | None = None
     choices: list[str] = field(default_factory=list)
@@ -98,7 +99,7 @@ def support(work: TurnWork) -> None:
         return
     search = lambda query, device: work.tools.call("support", "search_faq", query, limit=1, device=device)  # noqa: E731
     relevant = lambda query, score: work.index.relevant(query, score, work.faq_min_similarity)  # noqa: E731
-    work.support_step = troubleshoot(work.goal, work.query, work.intent, work.catalog, search, relevant)
+    work.support_step = troubleshoot(_goal(work), work.query, work.intent, work.catalog, search, relevant)
     work.faq = work.support_step.article
 
 
@@ -127,27 +128,33 @@ def _calculate(work: TurnWork, agent: str) -> None:
 
 def booking(work: TurnWork) -> None:
     cached = work.catalog.products_by_id(work.state.product_ids)
-    work.booking_step = work.desk.step(work.goal, work.query, work.intent.filters, cached, work.state.session_id,
+    assert work.desk is not None, "the booking agent runs only where the pack books"
+    work.booking_step = work.desk.step(_goal(work), work.query, work.intent.filters, cached, work.state.session_id,
                                        named=work.catalog.products_by_id(work.intent.named))
+
+
+def _goal(work: TurnWork) -> Goal:
+    assert work.goal is not None, "a booking or troubleshooting turn always has its goal"
+    return work.goal
 
 
 def formatter(work: TurnWork) -> None:
     """Always last: turns whatever the other agents produced into the reply."""
-    kind, sections, catalog = work.intent.type, [], work.catalog
+    kind, catalog = work.intent.type, work.catalog
+    sections: list[str | None] = []
     work.products = list(work.selection)
     if work.pending == "clarify_product":
         work.products, sections = [], [work.ask_user]
     elif work.booking_step:
-        step = work.booking_step
-        work.products = [p for p in [work.catalog.product(work.goal.slots.get("product") or "")] if p]
-        sections = [text for text in (step.text, step.question) if text]
-        work.ask_user, work.choices = step.question, step.choices
+        booked = work.booking_step
+        work.products = [p for p in [work.catalog.product(_goal(work).slots.get("product") or "")] if p]
+        sections = [booked.text, booked.question]
+        work.ask_user, work.choices = booked.question, booked.choices
     elif work.support_step:
-        step = work.support_step
+        fixing = work.support_step
         work.products = []
-        sections = [formatting.faq_answer(work.faq) if work.faq else step.text, step.question]
-        sections = [s for s in sections if s]
-        work.ask_user = step.question
+        sections = [formatting.faq_answer(work.faq) if work.faq else fixing.text, fixing.question]
+        work.ask_user = fixing.question
     elif kind == "cancel":
         work.products, sections = [], [formatting.cancelled(work.goal, catalog)]
     elif kind == "calculate":
@@ -159,6 +166,7 @@ def formatter(work: TurnWork) -> None:
         if work.faq:
             sections.append(formatting.faq_answer(work.faq))
         else:  # a hand-over to people, with the nearest articles as quick replies
+            work.handover = True
             sections.append(formatting.say(catalog, "faq_not_found" if kind == "faq" else kind))
             if work.suggestions:
                 sections.append(formatting.suggestions(work.suggestions, catalog))
@@ -180,12 +188,12 @@ def formatter(work: TurnWork) -> None:
             sections += [work.ask_user] if work.ask_user else []
         if kind == "feature_query":
             sections.append(formatting.features_report(work.selection, work.intent.feature_topics, catalog))
-    work.reply = "\n\n".join(sections)
+    work.reply = "\n\n".join(section for section in sections if section)
 
 
 def _ask_for_missing_profile(work: TurnWork) -> None:
     """If a verdict waits on a fact, ask for the first one missing (employment before income)."""
-    waiting = [v for v in work.verdicts if v.eligible is None]
+    waiting = [v for v in work.verdicts or [] if v.eligible is None]
     for fact, question in work.catalog.pack.profile.items():
         if any(fact in v.missing for v in waiting):
             work.ask_user, work.choices = question.question, list(question.choices)
@@ -199,7 +207,7 @@ def _relaxable(work: TurnWork) -> str | None:
     counts = {
         name: work.index.count_products({k: v for k, v in filters.items() if k != name}) for name in filters
     }
-    best = max(counts, key=counts.get, default=None)
+    best = max(counts, key=counts.__getitem__, default=None)
     return best if best and counts[best] else None
 
 

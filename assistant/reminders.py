@@ -26,7 +26,7 @@ def _utc(moment: dt.datetime) -> str:
     """UTC ISO text, so that due times compare correctly as strings in SQL."""
     if moment.tzinfo is None:
         raise ValueError("reminder times must be timezone-aware")
-    return moment.astimezone(dt.timezone.utc).isoformat()
+    return moment.astimezone(dt.UTC).isoformat()
 
 
 class ReminderStore:
@@ -85,5 +85,5 @@ class ReminderScheduler(Periodic):
     """Sends due reminders every `interval_s`, and at once on start (those due during downtime)."""
 
     def __init__(self, store: ReminderStore, notifier: Notifier, interval_s: float = 30.0,
-                 clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.timezone.utc)):
+                 clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC)):
         super().__init__("reminders", interval_s, lambda: store.deliver_due(clock(), notifier))

@@ -15,8 +15,8 @@ from chromadb.config import Settings
 from assistant.comparison import rank_key
 from assistant.domain import Catalog, FaqEntry, Product
 from assistant.embeddings import MiniLMEmbedder
-from assistant.help_search import STOP_WORDS, HelpCentre
 from assistant.filters import FilterRules, Filters
+from assistant.help_search import STOP_WORDS, HelpCentre
 
 SURE_MATCH = 0.75  # cosine similarity at which an article answers the question whatever its words
 
@@ -70,7 +70,7 @@ class CatalogIndex:
             n_results=min(limit, len(self.catalog.products)),
             where=self.rules.where(filters),
         )
-        return [self.catalog.product(pid) for pid in result["ids"][0]]
+        return self.catalog.products_by_id(result["ids"][0])
 
     def cheapest_products(self, filters: Filters, limit: int) -> list[Product]:
         """Every matching product ranked by the pack's rank_by: "cheapest" is a fact, not a similarity."""

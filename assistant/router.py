@@ -9,6 +9,7 @@ confidence), while rules keep the jobs they do best: amounts, dates, filter valu
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -44,7 +45,7 @@ class Routed:
 class Router:
     """Maps a message to the pack's intents with a calibrated-enough confidence."""
 
-    def __init__(self, examples: Examples, embedder: MiniLMEmbedder, searches: list[str] = ()):
+    def __init__(self, examples: Examples, embedder: MiniLMEmbedder, searches: Sequence[str] = ()):
         """`searches`: messages made of the catalog's own filter words, which are searches
         however few other words they have ("amex gold", "diesel automatic suv")."""
         self.embedder = embedder

@@ -44,6 +44,14 @@ class ChatRequest(BaseModel):
             raise ValueError("must be a UUID such as 123e4567-e89b-42d3-a456-426614174000") from None
 
 
+class HelpResult(BaseModel):
+    """What the help centre did with the message, so a client can tell an answer from a hand-over."""
+
+    article: str | None = None  # the help article that answered
+    suggested: list[str] = []  # articles offered as quick replies instead
+    handover: bool = False  # the reply sends the customer to people (hotline, e-mail, branch)
+
+
 class ChatResponse(BaseModel):
     session_id: str
     reply: str
@@ -58,5 +66,5 @@ class ChatResponse(BaseModel):
     grounding: Literal["passed", "regenerated", "fallback"] | None = None
     llm_calls: int = 0
     booking: dict[str, Any] | None = None
-    help: dict[str, Any] | None = None  # {"article": the help article answered, "suggested": ids offered instead}
+    help: HelpResult = HelpResult()
     state: dict[str, Any]

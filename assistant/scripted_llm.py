@@ -11,9 +11,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import assistant.config  # noqa: F401  (sets the crewai telemetry switches before the import)
 from crewai.llms.base_llm import BaseLLM
 from pydantic import ConfigDict, Field
+
+import assistant.config  # noqa: F401  (sets the crewai telemetry switches before the import)
 
 Reply = str | Exception | Callable[[list[dict]], str]
 _DRAFT = re.compile(r"this draft built from the business's data: (.*?)\n\nThis is the expected criteria", re.DOTALL)

@@ -200,11 +200,12 @@ class RedisSessionStore:
             self._release(keys=[key], args=[owner])
 
     def load(self, session_id: str) -> SessionState | None:
-        found = self.redis.hmget(self._key("session", session_id), "version", "data")
-        if found[1] is None:
+        version, data = self.redis.hmget(self._key("session", session_id), "version", "data")
+        if data is None:
             return None
-        state = SessionState.model_validate_json(found[1])
-        state.version = int(found[0])
+        assert version is not None, "the save script writes the version and the data together"
+        state = SessionState.model_validate_json(data)
+        state.version = int(version)
         return state
 
     def save(self, state: SessionState) -> None:
@@ -223,7 +224,8 @@ class RedisSessionStore:
         now = time.time()
         start = int(now - now % window_s)
         counter = self._key("rate", f"{key}:{start}")
-        count, _ = self.redis.pipeline().incr(counter).expire(counter, window_s * 2).execute()
+        # redis types a pipeline's commands as returning their results, not the pipeline they chain on
+        count, _ = self.redis.pipeline().incr(counter).expire(counter, window_s * 2).execute()  # type: ignore[attr-defined]
         return int(count), start + window_s - now
 
     def ping(self) -> bool:

@@ -11,12 +11,12 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from assistant.domain import Catalog, FaqEntry
+from assistant.domain import Catalog, FaqEntry, SupportSlot
 from assistant.formatting import say
 from assistant.goals import Goal
 from assistant.understanding import Intent
 
-SLOTS = ("model", "symptom")
+SLOTS: tuple[SupportSlot, ...] = ("model", "symptom")
 _CLAUSE = re.compile(r"\s*(?:[,;.!?]|\band\b|\bbut\b)\s*")
 Search = Callable[[str, str | None], list[tuple[FaqEntry, float]]]
 Relevant = Callable[[str, float], bool]
@@ -33,12 +33,14 @@ class SupportStep:
 def troubleshoot(goal: Goal, text: str, intent: Intent, catalog: Catalog, search: Search,
                  relevant: Relevant) -> SupportStep:
     support = catalog.pack.support
+    assert support is not None, "only a pack with support starts a troubleshooting goal"
     slots = goal.slots
     waiting_for = goal.missing[:1]
-    _read(slots, text, intent, catalog, waiting_for)
-    goal.missing = [s for s in SLOTS if not slots.get(s)]
-    if goal.missing:
-        return SupportStep(text="", question=support.questions[goal.missing[0]])
+    _read(slots, text, intent, catalog, support.device_filter, waiting_for)
+    missing = [s for s in SLOTS if not slots.get(s)]
+    goal.missing = list(missing)
+    if missing:
+        return SupportStep(text="", question=support.questions[missing[0]])
     device = slots.get("device")
     query = " ".join([*slots["symptom"], slots["model"], device or ""]).strip()
     hits = search(query, device)
@@ -48,12 +50,12 @@ def troubleshoot(goal: Goal, text: str, intent: Intent, catalog: Catalog, search
     return SupportStep(text=say(catalog, "faq_not_found"), done=True)
 
 
-def _read(slots: dict, text: str, intent: Intent, catalog: Catalog, waiting_for: list[str]) -> None:
+def _read(slots: dict, text: str, intent: Intent, catalog: Catalog, device_filter: str | None,
+          waiting_for: list[str]) -> None:
     """Fill the slots this message answers: a named item or the answer to "which model?",
     the device it is, and what goes wrong."""
-    device_filter = catalog.pack.support.device_filter
     said_device = intent.filters.get(device_filter) if device_filter else None
-    named = [catalog.product(i) for i in intent.named]
+    named = catalog.products_by_id(intent.named)
     if named:
         slots["model"] = named[0].name
         if device_filter:

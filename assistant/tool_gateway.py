@@ -12,7 +12,7 @@ from typing import Any
 
 from assistant.calculator import calculate
 from assistant.comparison import compare
-from assistant.domain import Catalog
+from assistant.domain import Catalog, ToolName
 from assistant.eligibility import check
 from assistant.retrieval import CatalogIndex
 
@@ -23,7 +23,8 @@ class ToolNotAllowed(PermissionError):
 
 class ToolGateway:
     def __init__(self, catalog: Catalog, index: CatalogIndex):
-        self.permissions = catalog.pack.tools
+        # keyed by str: callers name agents with plain strings, not the pack's AgentName literals
+        self.permissions: dict[str, list[ToolName]] = dict(catalog.pack.tools.items())
         self._tools: dict[str, Callable[..., Any]] = {
             "search_products": lambda *args, **kwargs: index.search_products(*args, **kwargs),
             "cheapest_products": lambda *args, **kwargs: index.cheapest_products(*args, **kwargs),
@@ -42,8 +43,10 @@ class ToolGateway:
             raise ToolNotAllowed(f"the {agent} agent may not use {tool}")
         return self._tools[tool](*args, **kwargs)
 
-    def agent_with(self, tool: str, preferred: str | None = None) -> str | None:
-        """The agent that may use a tool: the preferred one if it may, else the first that may."""
+    def agent_with(self, tool: str, preferred: str | None = None) -> str:
+        """The agent that may use a tool: the preferred one if it may, else the first that may.
+        Asked only for tools some agent has (the pack is checked for search_faq at start-up, and
+        a sum is read as one only where an agent may calculate)."""
         if preferred and self.allowed(preferred, tool):
             return preferred
-        return next((agent for agent in self.permissions if self.allowed(agent, tool)), None)
+        return next(agent for agent in self.permissions if self.allowed(agent, tool))

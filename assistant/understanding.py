@@ -3,12 +3,14 @@
 Everything it knows about words comes from the domain pack (its vocabulary, its number
 filters' cues and units, its currency, its item names); the rules here are generic: phrase
 matching on word boundaries, typo tolerance for longer words, and amounts in the forms
-customers type ("80k", "1.5 lakh", "৳50,000", "50 hajar taka").
+customers type ("80k", "৳50,000", "two lakh fifty thousand", "สามหมื่น"), read by the pack's
+languages (assistant/language) before anything else looks at the message.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Callable
 from difflib import get_close_matches
@@ -22,6 +24,7 @@ from assistant.comparison import rank_key
 from assistant.domain import Catalog, Filter, FilterValue
 from assistant.filters import FilterRules
 from assistant.help_search import STOP_WORDS
+from assistant.language import load_languages
 from assistant.router import Routed, Router
 from assistant.state import PROFILE_FACTS, CustomerProfile, Pending, Wish
 
@@ -31,12 +34,6 @@ IntentType = Literal[
 ]
 NEEDS_PRODUCTS: tuple[IntentType, ...] = ("product_info", "comparison", "eligibility_check", "feature_query")
 
-_BENGALI_DIGITS = str.maketrans("০১২৩৪৫৬৭৮৯", "0123456789")
-_MULTIPLIERS = {
-    "k": 1_000, "thousand": 1_000, "hajar": 1_000, "hazar": 1_000, "hajaar": 1_000,
-    "lakh": 100_000, "lakhs": 100_000, "lac": 100_000, "lacs": 100_000, "lakh.": 100_000,
-    "crore": 10_000_000, "cr": 10_000_000, "m": 1_000_000, "million": 1_000_000,
-}
 _BOUND = re.compile(r"\b(under|below|less than|max|maximum|within|upto|up to|no more than|at most|budget)\b")
 _AGE = re.compile(
     r"(?:\bage(?:d)?\s*(?:is\s*)?(\d{2})\b|\b(\d{2})\s*(?:years?|yrs?|y/?o|bochor|saal|sal)\b"
@@ -69,7 +66,7 @@ class Intent(BaseModel):
 
     def wishes(self) -> list[Wish]:
         """What this message asked for beyond a plain list, to keep while we clarify."""
-        flags = {"comparison": self.wants_comparison, "eligibility": self.wants_eligibility,
+        flags: dict[Wish, bool] = {"comparison": self.wants_comparison, "eligibility": self.wants_eligibility,
                  "cheapest": self.cheapest_first}
         return [wish for wish, wanted in flags.items() if wanted]
 
@@ -83,10 +80,14 @@ class Intent(BaseModel):
         return {"type": self.type, "filters": dict(self.filters)}
 
 
+_KEPT_MARKS = set("৳₹฿$€£.,'/%-")
+
+
 def normalise(text: str) -> str:
-    text = text.translate(_BENGALI_DIGITS).lower()
-    text = re.sub(r"[^\w\s৳₹฿$€£.,'/%-]", " ", text)
-    return re.sub(r"\s+", " ", text).strip()
+    """Lower case, with punctuation and symbols other than currency and number marks as spaces.
+    Letters' combining marks stay: Thai, Bengali and Devanagari words are written with them."""
+    kept = "".join(ch if ch in _KEPT_MARKS or unicodedata.category(ch)[0] in "LMN" else " " for ch in text.lower())
+    return " ".join(kept.split())
 
 
 class PhraseMatcher:
@@ -94,9 +95,7 @@ class PhraseMatcher:
 
     def __init__(self, section: dict[str, list[str]]):
         self._patterns = {
-            value: re.compile(
-                r"(?<!\w)(?:" + "|".join(re.escape(p.lower()) for p in sorted(phrases, key=len, reverse=True)) + r")(?!\w)"
-            )
+            value: re.compile("|".join(_bounded(p.lower()) for p in sorted(phrases, key=len, reverse=True)))
             for value, phrases in section.items()
             if phrases
         }
@@ -111,11 +110,11 @@ class PhraseMatcher:
         """Values mentioned, in order; a phrase inside a longer one ("islamic" in "non-islamic") does not count."""
         spans = [(m.start(), m.end(), value) for value, pattern in self._patterns.items()
                  for m in pattern.finditer(text)]
-        found = {}
+        found: dict[str, int] = {}
         for start, end, value in sorted(spans):
             if not any(s <= start and end <= e and (s, e) != (start, end) for s, e, _ in spans):
                 found.setdefault(value, start)
-        return sorted(found, key=found.get)
+        return sorted(found, key=found.__getitem__)
 
     def without(self, text: str) -> str:
         """The text with every phrase of the section blanked out."""
@@ -127,7 +126,7 @@ class PhraseMatcher:
         """Values whose single-word phrases are within a typo of some word ("platnum")."""
         return [value for word in words if len(word) >= _FUZZY_MIN_LENGTH and (value := self._closest(word))]
 
-    @lru_cache(maxsize=4096)  # customers reuse words; difflib is the rules' most expensive step
+    @lru_cache(maxsize=4096)  # noqa: B019 - one vocabulary per pack, kept for the process; difflib is the costliest rule
     def _closest(self, word: str) -> str | None:
         close = get_close_matches(word, self._single_words, n=1, cutoff=_FUZZY_CUTOFF)
         return self._single_words[close[0]] if close else None
@@ -138,25 +137,34 @@ class PhraseMatcher:
         return values
 
 
+_UNSPACED = re.compile(r"[\u0e00-\u0e7f]")  # Thai: words run together, so no boundaries to look for
+
+
+def _bounded(phrase: str) -> str:
+    """A phrase's pattern, whole words only, except in a script written without spaces."""
+    pattern = re.escape(phrase)
+    return pattern if _UNSPACED.search(phrase) else rf"(?<!\w){pattern}(?!\w)"
+
+
 class Money:
-    """Amounts in the forms customers type, in the pack's currency ("80k", "1.5 lakh", "৳50,000")."""
+    """Amounts in the pack's currency, in text whose spoken and scaled amounts the languages
+    have already turned into digits ("৳50,000", "250000 taka")."""
 
     def __init__(self, symbol: str, words: list[str]):
         marks = sorted({re.escape(symbol.lower()), *(re.escape(w.lower()) for w in words)}, key=len, reverse=True)
         currency = "|".join(marks)
         self._currency = re.compile(rf"(?:{currency})")
         self._amount = re.compile(
-            rf"(?<![\w.])(?:(?:{currency})\.?\s*)?(\d{{1,3}}(?:,\d{{2,3}})+|\d+(?:\.\d+)?)\s*"
-            rf"(k|thousand|hajaa?r|hazar|lakhs?|lacs?|crore|cr|million|m)?(?![a-z])\s*({currency})?"
+            rf"(?<![a-z\d.])(?:(?:{currency})\.?\s*)?(\d{{1,3}}(?:,\d{{2,3}})+|\d+(?:\.\d+)?)(?![a-z])\s*({currency})?"
         )
 
     def first(self, clean: str, bare: bool = False) -> int | None:
-        """The first amount in normalised text, in whole units ("1.5 lakh" -> 150000). A bare
-        number counts from 1,000, or at any size when the customer was asked for an amount."""
+        """The first amount, in whole units. A bare number counts from 1,000, or at any size
+        when the customer was asked for an amount."""
         for match in self._amount.finditer(clean):
-            number, unit, currency_after = match.groups()
-            has_currency = bool(unit or currency_after or self._currency.match(match.group(0)))
-            amount = parse_amount(number, unit)
+            number, currency_after = match.groups()
+            has_currency = bool(currency_after or self._currency.match(match.group(0)))
+            amount = int(round(float(number.replace(",", ""))))
             if has_currency or amount >= 1000 or (bare and amount > 0):
                 return amount
         return None
@@ -170,8 +178,9 @@ class Understanding:
         self.router = router
         vocabulary = catalog.vocabulary
         self.vocabulary = vocabulary
+        self.languages = load_languages(catalog.pack.languages)
         self.money = Money(catalog.business.currency_symbol, catalog.business.currency_words)
-        self.numbers = {name: _NumberFilter(spec.filter) for name, (_, spec) in catalog.pack.filter_attributes().items()
+        self.numbers = {name: _NumberFilter(spec.as_filter) for name, (_, spec) in catalog.pack.filter_attributes().items()
                         if spec.type == "number"}
         self.filters = {name: PhraseMatcher(section) for name, section in vocabulary.filters.items()}
         self.employment = PhraseMatcher(vocabulary.employment)
@@ -193,9 +202,11 @@ class Understanding:
     def detect(self, text: str, has_products: bool, pending: Pending | None = None,
                awaiting: str | None = None) -> Intent:
         """`awaiting` is the filter a clarifying question just asked for: a bare number answers it."""
+        said = self.languages.digits(text)
+        text = self.languages.amounts(said)
         clean = normalise(text)
         words = [w for w in re.findall(r"[a-z]+", clean) if w not in self._known_words]
-        filters = self._filters(clean, words, awaiting)
+        filters = self._filters(clean, normalise(said), words, awaiting)
         profile = self._profile(clean, words, pending)
         cues = set(self.intents.exact(clean))
         topics = self.features.exact(clean)
@@ -216,6 +227,8 @@ class Understanding:
             kind = "faq"  # "what is the late fee?" with nothing at hand is for the help centre
         elif kind in ("faq", "out_of_scope", "unknown") and topics and (has_products or named):
             kind = "feature_query"  # a fact the items at hand hold, answered from their data
+        elif kind in ("comparison", "feature_query") and "cheapest" in cues and not named:
+            kind = "product_info"  # "which is the cheapest?" ranks every match, not just those shown
         if kind in ("comparison", "eligibility_check"):  # "compare them and check if I'm eligible"
             wants_comparison |= kind == "comparison"
             wants_eligibility |= kind == "eligibility_check"
@@ -293,7 +306,7 @@ class Understanding:
         one misspelt word can move a short message's embedding to another intent."""
         return re.sub(r"[a-z]{4,}", lambda m: self._speller.correct(m.group(0)), clean)
 
-    def _filters(self, clean: str, words: list[str], awaiting: str | None) -> dict[str, FilterValue]:
+    def _filters(self, clean: str, said: str, words: list[str], awaiting: str | None) -> dict[str, FilterValue]:
         filters: dict[str, FilterValue] = {}
         for name, matcher in self.filters.items():
             values = matcher.find(clean, words) if name not in self.numbers else matcher.exact(clean)
@@ -304,7 +317,7 @@ class Understanding:
         for name, spec in self.numbers.items():
             if name in filters:
                 continue
-            amount = spec.read(clean, self.money, answering=awaiting == name)
+            amount = spec.read(clean, said, self.money, answering=awaiting == name)
             if amount is not None:
                 filters[name] = amount
         return filters
@@ -339,8 +352,8 @@ class Understanding:
 
 class Speller:
     """Corrects a word one typo away (a letter missing, extra, wrong, or two swapped) from a
-    word of the pack, preferring the commonest; a word of the language ("wait") stays as it is. Known words' one-letter deletions are indexed once,
-    so a lookup is a few dictionary hits rather than a scan of the lexicon."""
+    word of the pack, preferring the commonest; a word of the language ("wait") stays as it is.
+    Known words' one-letter deletions are indexed once, so a lookup is a few dictionary hits rather than a scan of the lexicon."""
 
     def __init__(self, words: list[str], is_word: Callable[[str], bool]):
         self._frequency = Counter(words)
@@ -383,13 +396,13 @@ class _NumberFilter:
         self.spec = spec
         units = "|".join(re.escape(u) for u in spec.units)
         self.units = re.compile(rf"(\d+(?:\.\d+)?)\s*-?\s*(?:{units})\b") if spec.units else None
-        cues = "|".join(re.escape(c) for c in spec.cues)
-        self.cues = re.compile(rf"(?<!\w)(?:{cues})(?!\w)") if spec.cues else None
+        self.cues = re.compile("|".join(_bounded(c) for c in spec.cues)) if spec.cues else None
 
-    def read(self, clean: str, money: Money, answering: bool) -> int | float | None:
+    def read(self, clean: str, said: str, money: Money, answering: bool) -> int | float | None:
+        """`clean` has amounts as digits; `said` the words as typed, for cues such as "lakh"."""
         if self.units and (found := self.units.search(clean)):
             return _number(found[1])
-        cued = bool(self.cues and self.cues.search(clean))
+        cued = bool(self.cues and (self.cues.search(clean) or self.cues.search(said)))
         if (cued and (not self.spec.needs_bound or _BOUND.search(clean))) or answering:
             return money.first(clean, bare=answering) if not self.units else _first_number(clean)
         return None
@@ -427,8 +440,3 @@ def _number(text: str) -> int | float:
 def _first_number(clean: str) -> int | float | None:
     found = re.search(r"\d+(?:\.\d+)?", clean)
     return _number(found[0]) if found else None
-
-
-def parse_amount(number: str, unit: str | None) -> int:
-    value = float(number.replace(",", ""))
-    return int(round(value * _MULTIPLIERS.get(unit or "", 1)))

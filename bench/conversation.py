@@ -28,7 +28,6 @@ from app import create_app  # noqa: E402
 from bench.seed import SEED_CONVERSATION  # noqa: E402
 
 
-
 def resident_mib() -> float:
     for line in Path("/proc/self/status").read_text().splitlines():
         if line.startswith("VmRSS:"):

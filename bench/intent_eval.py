@@ -6,7 +6,8 @@ of cards is fair. Each question is a new conversation with the bank pack, throug
 
 A reply is
 - helpful: it gives one of the category's articles (or, where cards_ok, lists cards);
-- safe: a clean hand-over to support, related articles offered at most as suggestions;
+- safe: a clean hand-over to support (the reply names the hotline, e-mail and branches), related
+  articles offered at most as suggestions;
 - wrong: a card search or a "which kind of card" question, a "didn't get that", an unrelated
   article, or anything else (a booking started, a greeting).
 
@@ -36,7 +37,6 @@ from app import create_app  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "banking77-dev"
 PRODUCT_INTENTS = ("product_info", "comparison", "eligibility_check", "feature_query")
-HANDOVER_INTENTS = ("out_of_scope", "faq")
 
 
 def judge(response: dict, expected: dict) -> tuple[str, str]:
@@ -49,7 +49,7 @@ def judge(response: dict, expected: dict) -> tuple[str, str]:
         if expected.get("cards_ok") and response.get("products"):
             return "helpful", "cards"
         return "wrong", "card_search"
-    if kind in HANDOVER_INTENTS:
+    if response["help"]["handover"]:
         return "safe", "handover"
     if kind == "unknown":
         return "wrong", "not_understood"

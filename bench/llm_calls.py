@@ -16,6 +16,7 @@ import sys
 import tempfile
 import uuid
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -79,7 +80,8 @@ def naive(pipeline) -> ScriptedLLM:
                     catalog=pipeline.catalog, index=pipeline.index, tools=pipeline.tools, max_products=5,
                     faq_min_similarity=0.45)
     for query in SEED_CONVERSATION:
-        agents, tasks = [], []
+        agents: list[Agent] = []
+        tasks: list[Task] = []
         for name in SEED_CONVERSATION_AGENTS:
             spec = definitions()[name]
             agent = Agent(role=spec["role"], goal=spec["goal"].format(business=pipeline.catalog.name,
@@ -97,7 +99,7 @@ def main() -> None:
         ours_llm = ours(Path(tmp))
         pipeline = create_app({"session_db": Path(tmp) / "naive.sqlite3"}).extensions["pipeline"]
         naive_llm = naive(pipeline)
-    result = {
+    result: dict[str, Any] = {
         "turns": len(SEED_CONVERSATION),
         "ours": {"llm_calls": len(ours_llm.calls), "prompt_tokens": prompt_tokens(ours_llm)},
         "naive": {"llm_calls": len(naive_llm.calls), "prompt_tokens": prompt_tokens(naive_llm)},

@@ -79,7 +79,8 @@ def main() -> None:
     trackers: dict[str, DialogueTracker] = {}
     previous: dict[str, dict[str, str]] = defaultdict(dict)  # gold state before each turn, per dialogue
     intents_right = 0
-    counts = {"value": Counter(), "strict": Counter()}  # tp / fp / fn, overall and per slot
+    # tp / fp / fn, overall and per slot
+    counts: dict[str, Counter[str | tuple[str, str]]] = {"value": Counter(), "strict": Counter()}
     for turn in turns:
         tracker = trackers.setdefault(turn["dialogue_id"], DialogueTracker(understanding))
         prediction = tracker.turn(turn["user"], turn["system"], TODAY)

@@ -6,9 +6,9 @@ from functools import lru_cache
 from pathlib import Path
 
 import yaml
+from crewai import Agent, Task
 
 import assistant.config  # noqa: F401  (sets the crewai telemetry switches before the import)
-from crewai import Agent, Task
 
 
 @lru_cache(maxsize=1)

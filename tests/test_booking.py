@@ -12,10 +12,10 @@ import threading
 from zoneinfo import ZoneInfo
 
 import pytest
+from conftest import Clock, Conversation
 
 from app import create_app
 from assistant.notify import OutboxNotifier
-from conftest import Clock, Conversation
 
 DHAKA = ZoneInfo("Asia/Dhaka")
 NOW = dt.datetime(2026, 11, 23, 9, 30, tzinfo=DHAKA)  # a Monday morning

@@ -7,7 +7,6 @@ import pytest
 
 from assistant.filters import FilterRules
 
-
 DOMAIN = "cars"  # the app fixture (conftest.py) serves this pack
 
 

@@ -13,9 +13,9 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from conftest import Clock, app_for
 
 from assistant.notify import NotifyError
-from conftest import Clock, app_for
 
 DOMAIN = "restaurants"
 DATA = Path(__file__).resolve().parent.parent / "data" / "restaurants"

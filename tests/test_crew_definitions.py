@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 
+import crewai  # noqa: E402
 import pytest
 
-import crewai  # noqa: E402
 from agents import AGENT_NAMES, build_agent, definitions  # noqa: E402
 from agents.tools import make_tools  # noqa: E402
 from assistant.crew import build_crew  # noqa: E402

@@ -13,10 +13,10 @@ from zoneinfo import ZoneInfo
 
 import pytest
 import yaml
+from conftest import Conversation, app_for
 
 from assistant.domain import DataError, load_catalog
 from assistant.filters import FilterRules
-from conftest import Conversation, app_for
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from conftest import assert_products_match
+
 from assistant.comparison import compare
 from assistant.display import money
 from assistant.eligibility import check
@@ -10,7 +12,7 @@ from assistant.state import CustomerProfile
 
 def taka(amount: int) -> str:
     return money(amount, "৳")
-from conftest import assert_products_match
+
 
 PLATINUM_BUSINESS = {
     "product_type": "credit_card",

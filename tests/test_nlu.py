@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from assistant.nlu import DONTCARE, NO_INTENT, DialogueTracker, Kind, SchemaUnderstanding
 from assistant.language import shipped
+from assistant.nlu import DONTCARE, NO_INTENT, DialogueTracker, Kind, SchemaUnderstanding
 
 TODAY = dt.date(2026, 11, 20)  # a Friday
 ROOT = Path(__file__).resolve().parent.parent

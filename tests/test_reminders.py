@@ -10,7 +10,7 @@ import pytest
 
 from assistant.reminders import ReminderScheduler, ReminderStore
 
-UTC = dt.timezone.utc
+UTC = dt.UTC
 DUE = dt.datetime(2026, 11, 24, 10, 0, tzinfo=UTC)
 
 

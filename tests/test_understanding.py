@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from assistant.language import load_languages
 from assistant.understanding import Money, Understanding, normalise
 
 
@@ -114,16 +115,32 @@ def test_age(understand):
 
 
 def test_amount_parsing_edge_cases():
-    taka = Money("৳", ["tk", "taka", "bdt"])
-    assert taka.first(normalise("25 years")) is None
-    assert taka.first(normalise("৳500")) == 500
-    assert taka.first(normalise("3 crore")) == 30_000_000
-    assert taka.first(normalise("BDT 2,500")) == 2_500
-    assert taka.first(normalise("1500"), bare=False) == 1_500
-    assert taka.first(normalise("900")) is None and taka.first(normalise("900"), bare=True) == 900
-    rupees = Money("₹", ["rs", "inr", "rupees"])
-    assert rupees.first(normalise("under ₹15 lakh")) == 1_500_000
-    assert rupees.first(normalise("Rs. 8,50,000")) == 850_000
+    languages = load_languages(["bn", "hi"])
+    taka, rupees = Money("৳", ["tk", "taka", "bdt"]), Money("₹", ["rs", "inr", "rupees"])
+
+    def first(money: Money, text: str, bare: bool = False) -> int | None:
+        return money.first(normalise(languages.amounts(languages.digits(text))), bare=bare)
+
+    assert first(taka, "25 years") is None
+    assert first(taka, "৳500") == 500
+    assert first(taka, "3 crore") == 30_000_000
+    assert first(taka, "BDT 2,500") == 2_500
+    assert first(taka, "1500") == 1_500
+    assert first(taka, "900") is None and first(taka, "900", bare=True) == 900
+    assert first(taka, "৫০ হাজার টাকা") == 50_000
+    assert first(rupees, "under ₹15 lakh") == 1_500_000
+    assert first(rupees, "Rs. 8,50,000") == 850_000
+    assert first(rupees, "dedh lakh rupees") == 150_000
+
+
+@pytest.mark.parametrize("message,income", [
+    ("my salary is two lakh fifty thousand, am I eligible?", 250_000),
+    ("I earn 1.5 lakh a month, which cards can I get?", 150_000),
+    ("amar salary sare tin hajar taka, eligible?", 3_500),
+    ("আমার বেতন ৫০ হাজার টাকা, আমি কি যোগ্য?", 50_000),
+])
+def test_an_income_said_in_words_is_read_in_every_language_of_the_pack(understand, message, income):
+    assert understand(message).profile.monthly_income == income
 
 
 def test_thanks_is_told_apart_from_hello(understand):

@@ -338,7 +338,8 @@ class SchemaUnderstanding:
         """Cue phrases said per intent; and, where two or more slots only one intent reads are
         given, half a point each for it (one stray "today" is not a booking)."""
         said = " " + " ".join(stems(text)) + " "
-        cues, evidence = {}, {}
+        cues: dict[str, float] = {}
+        evidence: dict[str, float] = {}
         for intent in self.intents.values():
             cues[intent.name] = sum(1 for cue in intent.cues if f" {' '.join(stems(cue))} " in said)
             exclusive = sum(1 for name in reading.slots if name in intent.slots

@@ -55,4 +55,4 @@ def same_thing(known: str | None, offered: str) -> bool:
     short, long = sorted((a, b), key=len)
     initials = "".join(word[0] for word in long)
     return (" ".join(short) in " ".join(long) or "".join(short) == initials
-            or all(l.startswith(s) for s, l in zip(short, long)))
+            or all(whole.startswith(s) for s, whole in zip(short, long, strict=False)))
