@@ -38,6 +38,7 @@ INTERRUPTIONS = {
     "support": ("booking", "comparison", "eligibility_check", "calculate"),
 }
 COMMIT_ATTEMPTS = 3
+CANCEL_WORDS = 3  # "never mind", "cancel that please": longer, with nothing active, it asks about something else
 
 
 class CrewPipeline:
@@ -102,6 +103,8 @@ class CrewPipeline:
         intent = self.understanding.detect(request.query, in_context, state.pending, awaiting)
         if crew and not intent.sure and not self._collecting(active):  # slot answers go to Booking or Support
             intent = crew.understand(request.query, intent)
+        if intent.type == "cancel" and active is None and len(request.query.split()) > CANCEL_WORDS:
+            intent.type = "faq"  # nothing of ours to cancel: "cancel my transfer" is a question for the help centre
         if state.pending == "clarify_product":
             intent.resume(state.wishes)
         state.profile = _merge_profile(state.profile, intent.profile, request.user_employment)
