@@ -16,7 +16,7 @@ from assistant.comparison import Comparison
 from assistant.domain import Catalog, FaqEntry, Product
 from assistant.eligibility import Verdict
 from assistant.goals import Goal
-from assistant.retrieval import SURE_MATCH, CatalogIndex
+from assistant.retrieval import CatalogIndex
 from assistant.state import Pending, SessionState
 from assistant.support import SupportStep, troubleshoot
 from assistant.tool_gateway import ToolGateway
@@ -104,12 +104,11 @@ def support(work: TurnWork) -> None:
 
 
 def _look_up(work: TurnWork, agent: str) -> None:
-    """The help article that answers the question, if one is relevant enough; otherwise the
-    nearest few, to offer beside the hand-over. A message not understood that an article
-    answers becomes a faq turn; one outside the business takes only an article that is sure."""
+    """The help article that answers the question, if the help centre is sure of one; otherwise
+    the nearest few, to offer beside the hand-over. A message not understood, or taken for out
+    of scope, that an article answers becomes a faq turn."""
     hits = work.tools.call(agent, "search_faq", work.query, limit=SUGGESTIONS)
-    floor = SURE_MATCH if work.intent.type == "out_of_scope" else work.faq_min_similarity
-    if hits and work.index.relevant(work.query, hits[0][1], floor):
+    if hits and work.index.help.answers(work.query, hits[0][0]):
         work.faq = hits[0][0]
         work.intent.type = "faq"
     else:

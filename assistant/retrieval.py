@@ -40,7 +40,7 @@ class CatalogIndex:
             client, "products", [p.id for p in catalog.products], [p.search_text() for p in catalog.products],
             [self.rules.metadata(p) for p in catalog.products],
         )
-        self.help = HelpCentre(catalog.faq, embedder)
+        self.help = HelpCentre(catalog.faq, embedder, catalog.examples.intents.get("out_of_scope", []))
         self._known_words = _words(" ".join(
             [*_faq_texts(catalog), *(p.search_text() for p in catalog.products),
              *(phrase for section in (*catalog.vocabulary.filters.values(), catalog.vocabulary.intents,

@@ -2,8 +2,8 @@
 
 Keyword rules recognise the phrasings someone wrote them for; customers phrase things every
 other way. So the intent comes from a classifier over sentence embeddings of the pack's
-examples (multinomial logistic regression: small, fast, and its probabilities are a usable
-confidence), while rules keep the jobs they do best: amounts, dates, filter values and names.
+examples (assistant/classifier.py), while rules keep the jobs they do best: amounts, dates,
+filter values and names.
 """
 
 from __future__ import annotations
@@ -11,11 +11,8 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
-import numpy as np
-from sklearn.linear_model import LogisticRegression
-
+from assistant.classifier import Classifier, Ranked
 from assistant.domain import Catalog, Examples
 from assistant.embeddings import MiniLMEmbedder
 
@@ -28,7 +25,7 @@ STRENGTH = 4.0
 class Routed:
     """The router's reading of one message: intents best first, with probabilities."""
 
-    ranked: tuple[tuple[str, float], ...]
+    ranked: Ranked
 
     @property
     def intent(self) -> str:
@@ -54,21 +51,15 @@ class Router:
             intents["product_info"] = [*intents["product_info"], *searches]
         texts = tuple(text for texts in intents.values() for text in texts)
         labels = tuple(name for name, texts in intents.items() for _ in texts)
-        self._model = _trained(texts, labels, embedder)
+        self._classifier = Classifier(texts, labels, embedder, STRENGTH, balanced=True)
 
     @classmethod
     def for_pack(cls, catalog: Catalog, embedder: MiniLMEmbedder) -> Router:
         items = [catalog.text["item"], catalog.text["items"]]
         return cls(catalog.examples, embedder, filter_phrases(catalog.vocabulary.filters, items))
 
-    @property
-    def intents(self) -> list[str]:
-        return [str(label) for label in self._model.classes_]
-
     def route(self, text: str) -> Routed:
-        probabilities = self._model.predict_proba(self.embedder.embed_one(text)[None, :])[0]
-        order = np.argsort(-probabilities)
-        return Routed(tuple((str(self._model.classes_[i]), float(probabilities[i])) for i in order))
+        return Routed(self._classifier.rank(text))
 
 
 def filter_phrases(sections: dict[str, dict[str, list[str]]], item_words: list[str], count: int = 60) -> list[str]:
@@ -85,14 +76,3 @@ def filter_phrases(sections: dict[str, dict[str, list[str]]], item_words: list[s
         if phrase not in made:
             made.append(phrase)
     return made[:count]
-
-
-def train(vectors: np.ndarray, labels: list[str] | tuple[str, ...]) -> LogisticRegression:
-    """The classifier, balanced so an intent with fewer examples is not drowned out."""
-    return LogisticRegression(C=STRENGTH, max_iter=2000, class_weight="balanced").fit(vectors, list(labels))
-
-
-@lru_cache(maxsize=8)
-def _trained(texts: tuple[str, ...], labels: tuple[str, ...], embedder: MiniLMEmbedder) -> LogisticRegression:
-    """Apps built from the same examples in one process (tests, workers) share one model."""
-    return train(embedder.embed_corpus(texts), labels)
