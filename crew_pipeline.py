@@ -50,7 +50,7 @@ class CrewPipeline:
         self.settings = settings
         self.desk = desk
         self.preferences = preferences
-        self.understanding = Understanding(catalog, Router.for_pack(catalog, index.embedder))
+        self.understanding = Understanding(catalog, Router.for_pack(catalog, index.embedder), index.help)
         self.tools = ToolGateway(catalog, index)
         self.rules = index.rules
         self.crew_mode = crew_mode  # None: no LLM configured, every turn is offline

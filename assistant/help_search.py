@@ -131,10 +131,12 @@ class HelpCentre:
     def answers(self, query: str, entry: FaqEntry) -> bool:
         """Whether the article the search found first answers the question: the classifier's own
         first choice too, and one it is sure of."""
-        if self._reader is None:
-            return False
-        label, probability = self._reader.rank(query)[0]
-        return label == entry.id and probability >= ANSWERS
+        chosen, probability = self.choice(query)
+        return chosen == entry.id and probability >= ANSWERS
+
+    def choice(self, query: str) -> tuple[str, float]:
+        """The classifier's first choice of article (NONE: no article) and its probability."""
+        return self._reader.rank(query)[0] if self._reader else (NONE, 1.0)
 
 
 def _phrasings(entry: FaqEntry) -> list[str]:

@@ -23,7 +23,7 @@ from assistant.calculator import find_expression
 from assistant.comparison import rank_key
 from assistant.domain import Catalog, Filter, FilterValue
 from assistant.filters import FilterRules
-from assistant.help_search import STOP_WORDS
+from assistant.help_search import NONE, STOP_WORDS, HelpCentre
 from assistant.language import load_languages
 from assistant.router import Routed, Router
 from assistant.state import PROFILE_FACTS, CustomerProfile, Pending, Wish
@@ -40,6 +40,8 @@ _AGE = re.compile(
     r"|\bi\s*(?:am|'m)\s*(\d{2})\b(?!\s*(?:k|lakh|taka|tk|%)))"
 )
 CONFIDENT = 0.5  # the router's probability from which its intent is taken as it is
+SURE = 0.8  # from this probability, the router's reading of a question about items stands whatever else says
+HELP_SURE = 0.7  # the help centre's probability from which an article outweighs an unsure reading about items
 PLAUSIBLE = 0.15  # below CONFIDENT, a vocabulary phrase may choose an intent the router finds at least this likely
 _CUE_INTENTS = {"cancel": "cancel", "comparison": "comparison", "eligibility": "eligibility_check",
                 "booking": "booking", "support": "support", "faq": "faq", "thanks": "thanks", "greeting": "greeting",
@@ -173,9 +175,11 @@ class Money:
 class Understanding:
     """Turns a message (and what is pending in the session) into an `Intent`."""
 
-    def __init__(self, catalog: Catalog, router: Router):
+    def __init__(self, catalog: Catalog, router: Router, help_centre: HelpCentre | None = None):
+        """`help_centre`: its article classifier is a second opinion on questions about items."""
         self.catalog = catalog
         self.router = router
+        self.help_centre = help_centre
         vocabulary = catalog.vocabulary
         self.vocabulary = vocabulary
         self.languages = load_languages(catalog.pack.languages)
@@ -272,6 +276,8 @@ class Understanding:
             return "calculate", 1.0
         if searching and routed.intent == "out_of_scope":  # it names what we sell: not out of scope
             routed = Routed(routed.ranked[1:])
+        if routed.intent in NEEDS_PRODUCTS and not searching and routed.confidence < SURE and self._article_for(spelled):
+            return "faq", routed.confidence  # "are extra cards free?": names nothing we sell, and an article answers
         if routed.confidence >= CONFIDENT:
             return self._served(routed.intent), routed.confidence
         for cue in _CUE_INTENTS:
@@ -281,6 +287,13 @@ class Understanding:
         if searching and "product_info" in likely:  # the catalog's own words: most likely a search
             return "product_info", routed.probability("product_info")
         return "unknown", routed.confidence
+
+    def _article_for(self, text: str) -> bool:
+        """Whether the help centre is sure an article answers the message."""
+        if self.help_centre is None:
+            return False
+        chosen, probability = self.help_centre.choice(text)
+        return chosen != NONE and probability >= HELP_SURE
 
     def _served(self, intent: str) -> str:
         """An intent the pack serves; a request for something it lacks is a help question."""
