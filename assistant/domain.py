@@ -131,6 +131,18 @@ class Display(Strict):
     compare: list[Row] = Field(min_length=1)
     topics: dict[str, list[TopicLine]] = {}  # what "fees?" or "stock?" shows, per feature topic
 
+    def lines_named(self, words: set[str]) -> dict[str, list[str]]:
+        """Per topic, the labels of the lines a message names by a word only that line's label has
+        in its topic: "late" picks "Late payment fee" out of the fees; "fee" alone picks none."""
+        named: dict[str, list[str]] = {}
+        for topic, lines in self.topics.items():
+            labels = {line.label: set(line.label.lower().split()) for line in lines}
+            for label, own in labels.items():
+                others = set().union(*(ws for other, ws in labels.items() if other != label))
+                if own - others & words:
+                    named.setdefault(topic, []).append(label)
+        return named
+
 
 class ProfileFact(Strict):
     question: str

@@ -116,17 +116,19 @@ def eligibility_report(verdicts: list[Verdict], catalog: Catalog) -> str:
     return "\n".join(lines).strip()
 
 
-def features_report(products: list[Product], topics: list[str], catalog: Catalog) -> str:
+def features_report(products: list[Product], topics: list[str], named: list[str], catalog: Catalog) -> str:
+    """The topics' lines for each product; of a topic with lines the customer named, only those
+    (unless the product has none of them: an electric car's "mileage" is its range)."""
     known = catalog.pack.display.topics
     topics = [t for t in topics if t in known] or list(known)[:1]
     blocks = []
     for p in products:
         lines = [f"**{p.name}**"]
         for topic in topics:
-            for line in known[topic]:
-                value = render(line.show, p, catalog)
-                if value:
-                    lines.append(f"- {line.label}: {value}")
+            values = [(line.label, render(line.show, p, catalog)) for line in known[topic]]
+            values = [(label, value) for label, value in values if value]
+            lines += [f"- {label}: {value}" for label, value in
+                      [v for v in values if v[0] in named] or values]
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
 

@@ -186,7 +186,8 @@ def formatter(work: TurnWork) -> None:
             _ask_for_missing_profile(work)
             sections += [work.ask_user] if work.ask_user else []
         if kind == "feature_query":
-            sections.append(formatting.features_report(work.selection, work.intent.feature_topics, catalog))
+            sections.append(formatting.features_report(work.selection, work.intent.feature_topics,
+                                                            work.intent.feature_lines, catalog))
     work.reply = "\n\n".join(section for section in sections if section)
 
 

@@ -60,6 +60,7 @@ class Intent(BaseModel):
     wants_comparison: bool = False
     wants_eligibility: bool = False
     feature_topics: list[str] = []
+    feature_lines: list[str] = []  # labels of the topics' lines the message names ("late fee"): only those are shown
     cheapest_first: bool = False
     thanks: bool = False  # a "greeting" that closes rather than opens
     profile: CustomerProfile = CustomerProfile()
@@ -213,7 +214,8 @@ class Understanding:
         filters = self._filters(clean, normalise(said), words, awaiting)
         profile = self._profile(clean, words, pending)
         cues = set(self.intents.exact(clean))
-        topics = self.features.exact(clean)
+        lines = self.catalog.pack.display.lines_named(set(re.findall(r"\w+", clean)))
+        topics = list(dict.fromkeys([*self.features.exact(clean), *lines]))
         named = self._named(clean, filters)
         wants_comparison = "comparison" in cues
         wants_eligibility = "eligibility" in cues and self.catalog.pack.eligibility is not None
@@ -249,6 +251,7 @@ class Understanding:
             wants_comparison=wants_comparison,
             wants_eligibility=wants_eligibility and self.catalog.pack.eligibility is not None,
             feature_topics=topics,
+            feature_lines=[label for labels in lines.values() for label in labels],
             cheapest_first="cheapest" in cues and kind in NEEDS_PRODUCTS,
             thanks=thanks,
             profile=profile,

@@ -1,0 +1,72 @@
+"""What a customer gets for a question: the help article that answers it, a product's own figure,
+or a hand-over to people with the nearest articles as quick replies; never a guess."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import Conversation, app_for
+
+# The team's own phrasings, none of them in any pack's data.
+FOUND = [
+    ("bank", "the cash machine kept hold of my card last night", "card-retained-atm"),
+    ("bank", "can my husband have a second card linked to mine?", "supplementary-card"),
+    ("bank", "I want to shut down my credit card for good", "close-card"),
+    ("bank", "i put money on my prepaid card but the balance didn't change", "prepaid-reload"),
+    ("cars", "is a learner's licence okay for taking a test drive?", "test-drive-documents"),
+    ("store", "can I send back headphones I bought last week if I dont like them", "return-exchange-policy"),
+]
+
+
+@pytest.fixture
+def chat_in(tmp_path):
+    return lambda domain: Conversation(app_for(tmp_path, domain).test_client())
+
+
+@pytest.mark.parametrize("domain, question, article", FOUND)
+def test_a_question_worded_its_own_way_gets_its_article(chat_in, domain, question, article):
+    data = chat_in(domain).say(question)
+    assert data["help"] == {"article": article, "suggested": [], "handover": False}
+    assert data["products"] == [] and data["intent"]["type"] == "faq"
+
+
+@pytest.mark.parametrize("domain, question", [
+    ("bank", "how do I get a loan to buy a flat"),
+    ("cars", "can you help me file my income tax return"),
+    ("store", "what's the best recipe for pad thai"),
+    ("restaurants", "can you book me a flight to Goa"),
+])
+def test_a_question_outside_the_business_is_handed_to_people_with_quick_replies(chat_in, domain, question):
+    chat = chat_in(domain)
+    data = chat.say(question)
+    support = chat.client.application.extensions["pipeline"].catalog.business.support_contact
+    assert data["help"]["handover"] is True and data["help"]["article"] is None
+    assert support in data["reply"] and data["products"] == []
+    assert "didn't quite get that" not in data["reply"]
+    assert len(data["choices"]) == len(data["help"]["suggested"]) <= 3
+    for choice in data["choices"]:  # each quick reply is an article's question, and answers when sent
+        assert choice in data["reply"]
+
+
+def test_a_quick_reply_answers_with_its_article(chat):
+    offered = chat.say("how do I get a loan to buy a flat")
+    assert offered["choices"], offered["reply"]
+    answer = chat.say(offered["choices"][0])
+    assert answer["help"]["article"] == offered["help"]["suggested"][0]
+
+
+def test_a_question_about_the_cards_at_hand_is_answered_from_their_own_figures(chat, catalog):
+    listed = chat.say("platinum credit cards")
+    late = chat.say("and what's the late fee on these?")
+    assert late["intent"]["type"] == "feature_query" and late["help"]["article"] is None
+    for product in listed["products"]:
+        card = catalog.product(product["id"])
+        assert f"Late payment fee: ৳{card.value('late_payment_fee'):,}" in late["reply"]
+    assert "Annual fee" not in late["reply"]  # only the figure asked for
+    supplementary = chat.say("supplementary card fee?")
+    assert "Supplementary card:" in supplementary["reply"] and "Late payment fee" not in supplementary["reply"]
+
+
+def test_cancelling_something_we_do_not_hold_is_a_help_question(chat):
+    data = chat.say("I'd like to cancel my credit card")
+    assert data["intent"]["type"] == "faq" and data["help"]["article"] == "close-card"
+    assert chat.say("cancel")["reply"] == "There's nothing to cancel. What can I help you with?"
