@@ -42,7 +42,7 @@ class Settings(BaseSettings):
     reminder_poll_s: float = Field(default=30, ge=0, description="how often due reminders are sent; 0: never")
     max_products: int = Field(default=5, ge=1, le=20, description="products listed per answer")
     faq_min_similarity: float = Field(
-        default=0.45, ge=0, le=1, description="cosine similarity below which a FAQ is not relevant"
+        default=0.45, ge=0, le=1, description="cosine similarity below which a troubleshooting fix is not given"
     )
     history_limit: int = Field(default=50, ge=2, description="turns kept per session")
     max_request_bytes: int = Field(default=16 * 1024, ge=1024)

@@ -105,10 +105,10 @@ class HelpCentre:
         self.embedder = embedder
         phrasings = [(n, text) for n, e in enumerate(entries) for text in _phrasings(e)]
         self._owner = np.array([n for n, _ in phrasings], dtype=int)
-        texts = tuple(text for _, text in phrasings)
-        self._vectors = embedder.embed_corpus(texts)
+        texts = (*(text for _, text in phrasings), *unrelated)
+        self._vectors = embedder.embed_corpus(texts)[: len(phrasings)]  # the classifier's own, embedded once
         labels = [entries[n].id for n, _ in phrasings] + [NONE] * len(unrelated)
-        self._reader = Classifier([*texts, *unrelated], labels, embedder, READER_STRENGTH, balanced=False) \
+        self._reader = Classifier(texts, labels, embedder, READER_STRENGTH, balanced=False) \
             if len(set(labels)) > 1 else None
         self._lexical = BM25([terms(" ".join([*_phrasings(e), e.answer, *e.steps, e.category])) for e in entries])
 

@@ -1,4 +1,4 @@
-"""FAQ answers are found by meaning (local MiniLM in chromadb), and nothing is invented when none fits."""
+"""Help articles are found by meaning and by words (assistant/help_search.py), and nothing is invented when none fits."""
 
 from __future__ import annotations
 
