@@ -206,3 +206,29 @@ def test_a_word_with_two_meanings_across_languages_is_refused(tmp_path):
     folder = _folder_with(tmp_path, "xx.yml", "name: Clashing\nnumbers: {3: [two]}\n")
     with pytest.raises(ValueError, match="numbers: 'two' is both 2 and 3"):
         load_languages(["xx"], folder)
+
+
+# ---------------------------------------------------------------- in the chat, per pack
+
+@pytest.mark.parametrize("domain, message, filters", [
+    ("store", "อยากได้มือถือ งบ 15000 บาท", {"category": "phone", "max_price": 15000}),
+    ("store", "มีโน้ตบุ๊คไม่เกินสามหมื่นไหม", {"category": "laptop", "max_price": 30000}),
+    ("cars", "mujhe 12 lakh tak ki automatic SUV chahiye", {"body_type": "suv", "transmission": "automatic",
+                                                          "max_price": 1_200_000}),
+    ("cars", "saade aath lakh tak ki SUV dikhao", {"body_type": "suv", "max_price": 850_000}),
+])
+def test_a_search_in_the_packs_languages_keeps_its_filters_and_amounts(tmp_path, domain, message, filters):
+    from conftest import Conversation, app_for
+
+    data = Conversation(app_for(tmp_path, domain).test_client()).say(message)
+    assert data["intent"]["type"] == "product_info"
+    assert {name: data["intent"]["filters"].get(name) for name in filters} == filters
+
+
+def test_an_income_in_bengali_words_is_read(tmp_path):
+    from conftest import Conversation, app_for
+
+    chat = Conversation(app_for(tmp_path, "bank").test_client(), employment="salaried")
+    chat.say("platinum credit cards")
+    data = chat.say("am I eligible? amar beton sare tin lakh taka")
+    assert data["eligibility"] and "Your monthly income ৳350,000 meets" in data["reply"]
