@@ -78,11 +78,12 @@ def create_app(config: dict | None = None) -> Flask:
 
 
 def _concierge(catalog, settings: Settings, bookings_db: Path, notifier, reminders, store) -> Concierge:
-    """The concierge and its services, on the pack's calendar and members and the app's stores."""
+    """The concierge and its services, on the pack's calendar, members and schema and the app's stores."""
     setup = catalog.pack.concierge
     calendar = json.loads((settings.pack_dir / setup.calendar).read_text(encoding="utf-8"))
     services = RestaurantServices(catalog, calendar, bookings_db, notifier, reminders)
-    return Concierge(catalog, services, bookings_db, store, load_members(settings.pack_dir / setup.members))
+    schema = json.loads((settings.pack_dir / setup.service_schema).read_text(encoding="utf-8"))
+    return Concierge(catalog, services, bookings_db, store, load_members(settings.pack_dir / setup.members), schema)
 
 
 def _crew_mode(settings: Settings, catalog):

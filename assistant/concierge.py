@@ -14,23 +14,27 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel
 
-from assistant.domain import Catalog
-from assistant.language import load_languages
+from assistant.domain import Catalog, DataError
+from assistant.language import Languages, load_languages
+from assistant.nlu import DONTCARE, SchemaUnderstanding
 from assistant.notify import PHONE_LIKE, e164
 from assistant.restaurant_services import INDIAN, RestaurantServices, in_locality, is_open, serves
 from assistant.sqlite_db import SharedSQLite
 from assistant.store import SessionStore
-from assistant.understanding import PhraseMatcher, normalise
+from assistant.understanding import normalise
 
 ASKED_IN_ORDER = ("city", "locality", "cuisine", "date", "time", "guests")
 SEARCH = ("city", "locality", "cuisine", "date", "time", "restaurant_id")
+BOOK = "ReserveRestaurant"  # the schema's intent for booking a table (data/restaurants/schema.json)
+FROM_SCHEMA = {"city": "city", "locality": "locality", "cuisine": "cuisine", "restaurant_name": "restaurant_id",
+               "date": "date", "time": "time", "party_size": "guests"}  # the schema's slot -> the plan's
 QUESTIONS = {
     "city": "Which city should I book in?",
     "locality": "Which area of {city} would you like?",
@@ -70,7 +74,7 @@ class Plan(BaseModel):
 
 class Concierge:
     def __init__(self, catalog: Catalog, services: RestaurantServices, plans_db, locks: SessionStore,
-                 members: dict[str, dict], clock: Callable[[], dt.datetime] | None = None):
+                 members: dict[str, dict], schema: Mapping, clock: Callable[[], dt.datetime] | None = None):
         self.catalog = catalog
         self.services = services
         self.locks = locks
@@ -83,11 +87,15 @@ class Concierge:
         self._plans = SharedSQLite(plans_db, "CREATE TABLE IF NOT EXISTS concierge_plans"
                                              " (user_id TEXT PRIMARY KEY, body TEXT NOT NULL)")
         vocabulary = catalog.vocabulary.filters
-        self.cities = PhraseMatcher(vocabulary.get("city", {}))
-        self.cuisines = PhraseMatcher({**vocabulary.get("cuisine", {}), INDIAN: ["indian", "desi", "bharatiya"]})
-        localities = {r.value("locality") for r in catalog.products}
-        self.localities = PhraseMatcher({place: _locality_names(place) for place in localities})
-        self.names = [(normalise(r.name), r) for r in catalog.products]
+        # what each known value said means: a city or cuisine key, a locality, a restaurant
+        self.known: dict[str, dict[str, Any]] = {
+            "city": _said_as(vocabulary.get("city", {})),
+            "cuisine": _said_as({**vocabulary.get("cuisine", {}), INDIAN: ["indian", "desi", "bharatiya"]}),
+            "locality": {name: place for place in {r.value("locality") for r in catalog.products}
+                         for name in _locality_names(place)},
+            "restaurant_name": {name: r for r in catalog.products for name in {r.name, r.name.rstrip(".")}},
+        }
+        self.reader = _reader(schema, self.known, self.languages)
 
     def handle(self, user_id: str, instruction: str) -> dict[str, Any]:
         with self.locks.lock(f"concierge:{user_id}"):
@@ -143,26 +151,7 @@ class Concierge:
         cut = re.search(r"\bremind", text, re.IGNORECASE)
         booking, reminder = (text[:cut.start()], text[cut.start():]) if cut else (text, "")
         clean = normalise(booking)
-        found: dict[str, Any] = {}
-        city = self.cities.exact(clean)
-        if city:
-            found["city"] = city[0]
-        place = self.localities.exact(clean)
-        if place:
-            found["locality"] = _said_locality(clean, place[0])
-            found.setdefault("city", self._city_of(place[0]))
-        cuisine = self.cuisines.exact(clean)
-        if cuisine:
-            found["cuisine"] = cuisine[0]
-        named = [r for said, r in self.names if said in clean]
-        if named:  # a restaurant by name settles where, and what it serves
-            chosen = named[0]
-            found.update(restaurant_id=chosen.id, city=chosen.value("city"), locality=chosen.value("locality"),
-                         cuisine=chosen.value("cuisines")[0])
-        found.update(self.languages.parse_when(booking, now).slots())
-        guests = self.languages.find_count(booking)
-        if guests:
-            found["guests"] = int(guests.value)
+        found = self._read_booking(booking, now.date())
         if plan.asking == "guests" and "guests" not in found and re.fullmatch(r"\d{1,2}", clean):
             found["guests"] = int(clean)
         channel = re.search(r"\b(whatsapp|sms|text message)\b", clean)
@@ -176,6 +165,24 @@ class Concierge:
             found["name"] = name[1].strip().title()
         if reminder or plan.asking == "reminder":
             found.update(self._read_reminder(reminder or instruction, now, plan))
+        return found
+
+    def _read_booking(self, text: str, today: dt.date) -> dict[str, Any]:
+        """The booking's details as the schema reads them (every instruction continues a booking),
+        in the plan's terms: a city or cuisine by its key, a restaurant by its id. A locality said
+        as its whole area ("Bandra") stays so; a restaurant by name settles where, and what it serves."""
+        reading = self.reader.slots_for(BOOK, self.reader.scan(text, today), {})
+        found: dict[str, Any] = {FROM_SCHEMA[slot]: self.known[slot][value] if slot in self.known else value
+                                 for slot, value in reading.items() if slot in FROM_SCHEMA and value != DONTCARE}
+        if "locality" in found:
+            found.setdefault("city", self._city_of(found["locality"]))
+            found["locality"] = reading["locality"]
+        chosen = found.pop("restaurant_id", None)
+        if chosen:
+            found.update(restaurant_id=chosen.id, city=chosen.value("city"), locality=chosen.value("locality"),
+                         cuisine=chosen.value("cuisines")[0])
+        if "guests" in found:
+            found["guests"] = int(found["guests"])
         return found
 
     def _read_reminder(self, text: str, now: dt.datetime, plan: Plan) -> dict[str, Any]:
@@ -321,9 +328,21 @@ def _locality_names(place: str) -> list[str]:
     return names
 
 
-def _said_locality(clean: str, place: str) -> str:
-    """The area as the customer narrowed it: "Bandra" covers Bandra West and Bandra East."""
-    return place if normalise(place) in clean else place.split()[0]
+def _said_as(section: dict[str, list[str]]) -> dict[str, str]:
+    """A vocabulary section turned around: each way of saying a value -> the value."""
+    return {phrase: value for value, phrases in section.items() for phrase in phrases}
+
+
+def _reader(schema: Mapping, known: dict[str, dict[str, Any]], languages: Languages) -> SchemaUnderstanding:
+    """The pack's schema read with the catalog's values, checked to hold the slots a booking needs."""
+    try:
+        reader = SchemaUnderstanding.from_schema(schema, {slot: list(said) for slot, said in known.items()}, languages)
+    except (KeyError, TypeError) as exc:
+        raise DataError(f"the concierge's service schema is malformed: {exc!r}") from exc
+    lacking = sorted(set(FROM_SCHEMA) - set(reader.slots)) + ([BOOK] if BOOK not in reader.intents else [])
+    if lacking:
+        raise DataError(f"the concierge's service schema lacks {lacking}")
+    return reader
 
 
 def _day(iso: str) -> str:

@@ -206,10 +206,12 @@ class Support(Strict):
 
 
 class ConciergeSetup(Strict):
-    """The restaurant concierge (POST /assistant): its calendar, its members, its default channel."""
+    """The restaurant concierge (POST /assistant): its calendar, its members, its default channel,
+    and the Schema-Guided Dialogue schema its instructions are read by (assistant.nlu)."""
 
     calendar: str  # restaurant id -> weekday -> fully booked "HH:MM" slots (the simulated availability)
     members: str  # registered users: user_id, name, phone
+    service_schema: str  # SGD schema: the slots (city, locality, cuisine, restaurant_name, date, time, party_size)
     default_channel: Literal["sms", "whatsapp"] = "sms"
 
 

@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from conftest import Clock, app_for
 
+from assistant.concierge import Plan
 from assistant.notify import NotifyError
 
 DOMAIN = "restaurants"
@@ -202,3 +203,13 @@ def test_twenty_users_at_once_keep_their_own_plans(ask, tmp_path):
 def test_other_businesses_have_no_concierge(tmp_path):
     response = app_for(tmp_path, "bank").test_client().post("/assistant", json={"user_id": "u", "instruction": "hi"})
     assert response.status_code == 404 and response.get_json()["error"] == "no_concierge"
+
+
+def test_instructions_are_read_by_the_packs_schema(app, catalog):
+    concierge = app.extensions["concierge"]
+    assert set(concierge.reader.slots) >= {"city", "locality", "cuisine", "restaurant_name", "date", "time", "party_size"}
+    said = concierge.read("A table for 3 in Bandra West, Bombay, any cuisine, tomorrow at 9 pm", MONDAY, Plan())
+    assert said == {"city": "mumbai", "locality": "Bandra West", "date": "2026-11-24", "time": "21:00", "guests": 3}
+    named = catalog.products[0]
+    said = concierge.read(f"Book {named.name} for two on Friday at 1 pm", MONDAY, Plan())
+    assert said["restaurant_id"] == named.id and said["city"] == named.value("city") and said["date"] == "2026-11-27"
