@@ -76,23 +76,23 @@ class BM25:
     """Okapi BM25 over a handful of documents: enough for a help centre, no index server."""
 
     def __init__(self, documents: list[list[str]], k1: float = 1.2, b: float = 0.75):
-        self._counts = [Counter(d) for d in documents]
-        self._lengths = np.array([len(d) for d in documents], dtype=float)
-        self._average = float(self._lengths.mean()) if documents else 0.0
-        frequency = Counter(term for d in self._counts for term in d)
+        """Each term's score in every document is worked out once, here: a query only adds rows."""
+        counts = [Counter(d) for d in documents]
+        lengths = np.array([len(d) for d in documents], dtype=float)
+        norm = k1 * (1 - b + b * lengths / max(float(lengths.mean()) if documents else 0.0, 1e-9))
+        frequency = Counter(term for c in counts for term in c)
         n = len(documents)
-        self._idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in frequency.items()}
-        self.k1, self.b = k1, b
+        self._size = n
+        self._rows: dict[str, np.ndarray] = {}
+        for term, f in frequency.items():
+            tf = np.array([c.get(term, 0) for c in counts], dtype=float)
+            self._rows[term] = math.log(1 + (n - f + 0.5) / (f + 0.5)) * tf * (k1 + 1) / (tf + norm)
 
     def scores(self, query: list[str]) -> np.ndarray:
-        result = np.zeros(len(self._counts))
-        norm = self.k1 * (1 - self.b + self.b * self._lengths / max(self._average, 1e-9))
+        result = np.zeros(self._size)
         for term in set(query):
-            idf = self._idf.get(term)
-            if idf is None:
-                continue
-            tf = np.array([c.get(term, 0) for c in self._counts], dtype=float)
-            result += idf * tf * (self.k1 + 1) / (tf + norm)
+            if term in self._rows:
+                result += self._rows[term]
         return result
 
 
@@ -104,7 +104,8 @@ class HelpCentre:
         self.entries = entries
         self.embedder = embedder
         phrasings = [(n, text) for n, e in enumerate(entries) for text in _phrasings(e)]
-        self._owner = np.array([n for n, _ in phrasings], dtype=int)
+        # Each article's phrasings are consecutive rows: where each article's rows start.
+        self._starts = np.cumsum([0, *(len(_phrasings(e)) for e in entries)])[:-1]
         texts = (*(text for _, text in phrasings), *unrelated)
         self._vectors = embedder.embed_corpus(texts)[: len(phrasings)]  # the classifier's own, embedded once
         labels = [entries[n].id for n, _ in phrasings] + [NONE] * len(unrelated)
@@ -120,8 +121,7 @@ class HelpCentre:
         articles for it (or for any device)."""
         if not self.entries:
             return []
-        similarity = np.full(len(self.entries), -1.0)
-        np.maximum.at(similarity, self._owner, self._vectors @ self.embedder.embed_one(query))
+        similarity = np.maximum.reduceat(self._vectors @ self.embedder.embed_one(query), self._starts)
         lexical = self._lexical.scores(terms(query))
         fused = similarity + LEXICAL_WEIGHT * lexical
         allowed = [n for n in np.argsort(-fused, kind="stable")

@@ -107,8 +107,9 @@ def _look_up(work: TurnWork, agent: str) -> None:
     """The help article that answers the question, if the help centre is sure of one; otherwise
     the nearest few, to offer beside the hand-over. A message not understood, or taken for out
     of scope, that an article answers becomes a faq turn."""
-    hits = work.tools.call(agent, "search_faq", work.query, limit=SUGGESTIONS)
-    if hits and work.index.help.answers(work.query, hits[0][0]):
+    question = work.intent.read_as or work.query
+    hits = work.tools.call(agent, "search_faq", question, limit=SUGGESTIONS)
+    if hits and work.index.help.answers(question, hits[0][0]):
         work.faq = hits[0][0]
         work.intent.type = "faq"
     else:

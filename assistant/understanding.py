@@ -35,6 +35,7 @@ IntentType = Literal[
 NEEDS_PRODUCTS: tuple[IntentType, ...] = ("product_info", "comparison", "eligibility_check", "feature_query")
 
 _BOUND = re.compile(r"\b(under|below|less than|max|maximum|within|upto|up to|no more than|at most|budget)\b")
+_BOUNDED = re.compile(_BOUND.pattern + r"\s*(?:[^\w\s]\.?\s*)?(\d[\d,]*(?:\.\d+)?)")
 _AGE = re.compile(
     r"(?:\bage(?:d)?\s*(?:is\s*)?(\d{2})\b|\b(\d{2})\s*(?:years?|yrs?|y/?o|bochor|saal|sal)\b"
     r"|\bi\s*(?:am|'m)\s*(\d{2})\b(?!\s*(?:k|lakh|taka|tk|%)))"
@@ -66,6 +67,7 @@ class Intent(BaseModel):
     profile: CustomerProfile = CustomerProfile()
     confidence: float = 1.0  # the router's probability for `type`
     sure: bool = True
+    read_as: str = ""  # the message as the router read it (normalised, typos corrected): help searches read it too
 
     def wishes(self) -> list[Wish]:
         """What this message asked for beyond a plain list, to keep while we clarify."""
@@ -88,8 +90,10 @@ _KEPT_MARKS = set("৳₹฿$€£.,'/%-")
 
 def normalise(text: str) -> str:
     """Lower case, with punctuation and symbols other than currency and number marks as spaces.
-    Letters' combining marks stay: Thai, Bengali and Devanagari words are written with them."""
-    kept = "".join(ch if ch in _KEPT_MARKS or unicodedata.category(ch)[0] in "LMN" else " " for ch in text.lower())
+    Letters' combining marks stay: Thai, Bengali and Devanagari words are written with them, in
+    Unicode's composed form (NFC), so a letter typed as one code point or two reads the same."""
+    text = unicodedata.normalize("NFC", text.lower())
+    kept = "".join(ch if ch in _KEPT_MARKS or unicodedata.category(ch)[0] in "LMN" else " " for ch in text)
     return " ".join(kept.split())
 
 
@@ -98,7 +102,8 @@ class PhraseMatcher:
 
     def __init__(self, section: dict[str, list[str]]):
         self._patterns = {
-            value: re.compile("|".join(_bounded(p.lower()) for p in sorted(phrases, key=len, reverse=True)))
+            value: re.compile("|".join(_bounded(unicodedata.normalize("NFC", p.lower()))
+                                       for p in sorted(phrases, key=len, reverse=True)))
             for value, phrases in section.items()
             if phrases
         }
@@ -222,7 +227,8 @@ class Understanding:
 
         expression = find_expression(text) if self.calculates else None
         answers = pending == "clarify_product" and bool(filters)  # "platinum", "1500" after "Which tier?"
-        kind, confidence = self._kind(text, clean, cues, expression, pending, profile, answers,
+        spelled = self._spelled(clean)
+        kind, confidence = self._kind(spelled, clean, cues, expression, pending, profile, answers,
                                       searching=bool(filters or named))
         if kind == "thanks":
             kind, thanks = "greeting", True
@@ -257,9 +263,10 @@ class Understanding:
             profile=profile,
             confidence=confidence,
             sure=kind != "unknown",
+            read_as=spelled,
         )
 
-    def _kind(self, text: str, clean: str, cues: set[str], expression: str | None, pending: Pending | None,
+    def _kind(self, spelled: str, clean: str, cues: set[str], expression: str | None, pending: Pending | None,
               profile: CustomerProfile, answers: bool, searching: bool) -> tuple[str, float]:
         """The intent, and how sure of it we are. What the conversation is waiting for comes
         first (an answer to a profile or clarifying question, a sum to work out); then the router, trained on
@@ -271,7 +278,6 @@ class Understanding:
             return "eligibility_check", 1.0
         if answers:
             return "product_info", 1.0
-        spelled = self._spelled(clean)
         if searching and self._only_catalog_words(spelled):  # "amex gold", "islamic or conventional"
             return "product_info", 1.0
         routed = self.router.route(spelled)
@@ -420,7 +426,10 @@ class _NumberFilter:
             return _number(found[1])
         cued = bool(self.cues and (self.cues.search(clean) or self.cues.search(said)))
         if (cued and (not self.spec.needs_bound or _BOUND.search(clean))) or answering:
-            return money.first(clean, bare=answering) if not self.units else _first_number(clean)
+            if self.units:
+                return _first_number(clean)
+            bounded = _BOUNDED.search(clean)  # "under 800 for two": a bound says the number is the amount
+            return _number(bounded[2].replace(",", "")) if bounded else money.first(clean, bare=answering)
         return None
 
 

@@ -33,6 +33,7 @@ def understand(request):
         ("mujhe platinum card chahiye", "product_info", {"tier": "platinum"}),
         ("amar ekta credit card lagbe", "product_info", {"product_type": "credit_card"}),
         ("credit card with annual fee under 5k", "product_info", {"product_type": "credit_card", "max_annual_fee": 5000}),
+        ("credit card, annual fee under 500", "product_info", {"product_type": "credit_card", "max_annual_fee": 500}),
         ("non-islamic credit card", "product_info", {"banking_type": "conventional", "product_type": "credit_card"}),
         ("islamic or conventional gold", "product_info", {"banking_type": ["islami", "conventional"], "tier": "gold"}),
         ("a card with no annual fee", "product_info", {"max_annual_fee": 0}),
