@@ -72,6 +72,13 @@ class MiniLMEmbedder:
         """Whether the model reads the word whole: a real word, never a typo to correct."""
         return self._tokenizer.token_to_id(word) is not None
 
+    def unreadable(self, text: str) -> float:
+        """The share of the text's tokens the model cannot read: unknown, or a lone letter of a
+        script it only has letter by letter (Bangla, Devanagari), which carry no meaning to it."""
+        tokens = [t.removeprefix("##") for t in self._tokenizer.encode(text, add_special_tokens=False).tokens]
+        lost = sum(t == "[UNK]" or (len(t) == 1 and not t.isascii()) for t in tokens)
+        return lost / len(tokens) if tokens else 0.0
+
     def _embed_one(self, text: str) -> np.ndarray:
         vector = self._embed_batch([text])[0]
         vector.setflags(write=False)  # shared by every caller of the cache

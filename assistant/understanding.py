@@ -43,6 +43,7 @@ _AGE = re.compile(
 CONFIDENT = 0.5  # the router's probability from which its intent is taken as it is
 SURE = 0.8  # from this probability, the router's reading of a question about items stands whatever else says
 HELP_SURE = 0.7  # the help centre's probability from which an article outweighs an unsure reading about items
+BLIND = 0.5  # share of a message's tokens the embedding model can't read, from which the router can't either
 PLAUSIBLE = 0.15  # below CONFIDENT, a vocabulary phrase may choose an intent the router finds at least this likely
 _CUE_INTENTS = {"cancel": "cancel", "comparison": "comparison", "eligibility": "eligibility_check",
                 "booking": "booking", "support": "support", "faq": "faq", "thanks": "thanks", "greeting": "greeting",
@@ -283,6 +284,11 @@ class Understanding:
         routed = self.router.route(spelled)
         if expression and ("calculate" in cues or routed.intent == "calculate"):
             return "calculate", 1.0
+        if self.router.embedder.unreadable(spelled) > BLIND:  # a script the model can't read: the pack's words decide
+            cue = next((cue for cue in _CUE_INTENTS if cue in cues), None)
+            if cue:
+                return self._served(_CUE_INTENTS[cue]), PLAUSIBLE
+            return ("product_info", PLAUSIBLE) if searching else ("unknown", 0.0)
         if searching and routed.intent == "out_of_scope":  # it names what we sell: not out of scope
             routed = Routed(routed.ranked[1:])
         if routed.intent in NEEDS_PRODUCTS and not searching and routed.confidence < SURE and self._article_for(spelled):

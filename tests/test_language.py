@@ -232,3 +232,20 @@ def test_an_income_in_bengali_words_is_read(tmp_path):
     chat.say("platinum credit cards")
     data = chat.say("am I eligible? amar beton sare tin lakh taka")
     assert data["eligibility"] and "Your monthly income ৳350,000 meets" in data["reply"]
+
+
+@pytest.mark.parametrize("domain, search, compare", [
+    ("bank", "প্লাটিনাম ক্রেডিট কার্ড দেখান", "এগুলোর তুলনা করুন"),
+    ("cars", "डीजल एसयूवी 7 सीटर", "इनकी तुलना करो"),
+    ("store", "เมาส์เกมมิ่ง ไม่เกิน 3000 บาท", "เปรียบเทียบให้หน่อย"),
+])
+def test_a_conversation_in_a_script_the_embedding_model_cannot_read_follows_the_packs_words(
+        tmp_path, domain, search, compare):
+    from conftest import Conversation, app_for
+
+    chat = Conversation(app_for(tmp_path, domain).test_client())
+    found = chat.say(search)
+    assert found["intent"]["type"] == "product_info" and len(found["products"]) >= 2
+    compared = chat.say(compare)
+    assert compared["intent"]["type"] == "comparison" and "comparator" in compared["agents"]
+    assert {p["id"] for p in compared["products"]} <= {p["id"] for p in found["products"]}
