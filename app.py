@@ -15,7 +15,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from assistant import api, concierge_api, errors, logs, telemetry
 from assistant.booking import BookingDesk
 from assistant.bookings import BookingStore
-from assistant.concierge import Concierge, load_members
+from assistant.concierge import Concierge, ServiceReader, load_members
 from assistant.config import Settings  # sets the crewai telemetry switches first
 from assistant.domain import load_catalog
 from assistant.embeddings import default_embedder
@@ -53,9 +53,10 @@ def create_app(config: dict | None = None) -> Flask:
     reminders = ReminderStore(bookings_db)
     desk = BookingDesk(catalog, BookingStore(bookings_db), reminders, notifier)
     preferences = PreferenceStore(session_db)  # its own table, outliving any session
+    reader = _service_reader(catalog, settings)
     app.extensions["rate_limiter"] = RateLimiter(store, settings.client_rate_per_min, settings.session_rate_per_min)
     app.extensions["pipeline"] = CrewPipeline(
-        catalog, index, store, settings, desk, preferences, _crew_mode(settings, catalog)
+        catalog, index, store, settings, desk, preferences, _crew_mode(settings, catalog), reader
     )
     if settings.reminder_poll_s:  # background chores; 0 turns them off (tests drive them directly)
         app.extensions["reminders"] = ReminderScheduler(reminders, notifier, settings.reminder_poll_s)
@@ -63,8 +64,8 @@ def create_app(config: dict | None = None) -> Flask:
         for chore in ("reminders", "session_purge"):
             app.extensions[chore].start()
 
-    if catalog.pack.concierge:  # the restaurant concierge's POST /assistant
-        app.extensions["concierge"] = _concierge(catalog, settings, bookings_db, notifier, reminders, store)
+    if reader:  # the restaurant concierge's POST /assistant
+        app.extensions["concierge"] = _concierge(catalog, settings, bookings_db, notifier, reminders, store, reader)
     app.register_blueprint(api.bp)
     app.register_blueprint(concierge_api.bp)
     errors.register(app)
@@ -77,13 +78,21 @@ def create_app(config: dict | None = None) -> Flask:
     return app
 
 
-def _concierge(catalog, settings: Settings, bookings_db: Path, notifier, reminders, store) -> Concierge:
-    """The concierge and its services, on the pack's calendar, members and schema and the app's stores."""
+def _service_reader(catalog, settings: Settings) -> ServiceReader | None:
+    """The pack's reader of its service schema, shared by the chat and the concierge; None without one."""
+    setup = catalog.pack.concierge
+    if setup is None:
+        return None
+    return ServiceReader(catalog, json.loads((settings.pack_dir / setup.service_schema).read_text(encoding="utf-8")))
+
+
+def _concierge(catalog, settings: Settings, bookings_db: Path, notifier, reminders, store,
+               reader: ServiceReader) -> Concierge:
+    """The concierge and its services, on the pack's calendar and members and the app's stores."""
     setup = catalog.pack.concierge
     calendar = json.loads((settings.pack_dir / setup.calendar).read_text(encoding="utf-8"))
     services = RestaurantServices(catalog, calendar, bookings_db, notifier, reminders)
-    schema = json.loads((settings.pack_dir / setup.service_schema).read_text(encoding="utf-8"))
-    return Concierge(catalog, services, bookings_db, store, load_members(settings.pack_dir / setup.members), schema)
+    return Concierge(catalog, services, bookings_db, store, load_members(settings.pack_dir / setup.members), reader)
 
 
 def _crew_mode(settings: Settings, catalog):

@@ -26,7 +26,7 @@ from assistant.schemas import ChatRequest, ChatResponse, HelpResult
 from assistant.state import PROFILE_FACTS, CustomerProfile, SessionState, Turn
 from assistant.store import SessionStore, VersionConflict
 from assistant.tool_gateway import ToolGateway
-from assistant.understanding import NEEDS_PRODUCTS, Intent, IntentType, Understanding
+from assistant.understanding import NEEDS_PRODUCTS, Details, Intent, IntentType, Understanding
 
 if TYPE_CHECKING:  # crewai is imported only when an LLM is configured
     from assistant.crew_mode import CrewMode
@@ -43,14 +43,16 @@ CANCEL_WORDS = 3  # "never mind", "cancel that please": longer, with nothing act
 
 class CrewPipeline:
     def __init__(self, catalog: Catalog, index: CatalogIndex, store: SessionStore, settings: Settings,
-                 desk: BookingDesk, preferences: PreferenceStore, crew_mode: CrewMode | None = None):
+                 desk: BookingDesk, preferences: PreferenceStore, crew_mode: CrewMode | None = None,
+                 details: Details | None = None):
+        """`details`: the pack's service reader, where it has one (the restaurants' schema)."""
         self.catalog = catalog
         self.index = index
         self.store = store
         self.settings = settings
         self.desk = desk
         self.preferences = preferences
-        self.understanding = Understanding(catalog, Router.for_pack(catalog, index.embedder), index.help)
+        self.understanding = Understanding(catalog, Router.for_pack(catalog, index.embedder), index.help, details)
         self.tools = ToolGateway(catalog, index)
         self.rules = index.rules
         self.crew_mode = crew_mode  # None: no LLM configured, every turn is offline

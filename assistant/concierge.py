@@ -22,7 +22,7 @@ from zoneinfo import ZoneInfo
 from pydantic import BaseModel
 
 from assistant.domain import Catalog, DataError
-from assistant.language import Languages, load_languages
+from assistant.language import load_languages
 from assistant.nlu import DONTCARE, SchemaUnderstanding
 from assistant.notify import PHONE_LIKE, e164
 from assistant.restaurant_services import INDIAN, RestaurantServices, in_locality, is_open, serves
@@ -74,7 +74,7 @@ class Plan(BaseModel):
 
 class Concierge:
     def __init__(self, catalog: Catalog, services: RestaurantServices, plans_db, locks: SessionStore,
-                 members: dict[str, dict], schema: Mapping, clock: Callable[[], dt.datetime] | None = None):
+                 members: dict[str, dict], reader: ServiceReader, clock: Callable[[], dt.datetime] | None = None):
         self.catalog = catalog
         self.services = services
         self.locks = locks
@@ -86,16 +86,7 @@ class Concierge:
         self.setup = catalog.pack.concierge
         self._plans = SharedSQLite(plans_db, "CREATE TABLE IF NOT EXISTS concierge_plans"
                                              " (user_id TEXT PRIMARY KEY, body TEXT NOT NULL)")
-        vocabulary = catalog.vocabulary.filters
-        # what each known value said means: a city or cuisine key, a locality, a restaurant
-        self.known: dict[str, dict[str, Any]] = {
-            "city": _said_as(vocabulary.get("city", {})),
-            "cuisine": _said_as({**vocabulary.get("cuisine", {}), INDIAN: ["indian", "desi", "bharatiya"]}),
-            "locality": {name: place for place in {r.value("locality") for r in catalog.products}
-                         for name in _locality_names(place)},
-            "restaurant_name": {name: r for r in catalog.products for name in {r.name, r.name.rstrip(".")}},
-        }
-        self.reader = _reader(schema, self.known, self.languages)
+        self.reader = reader
 
     def handle(self, user_id: str, instruction: str) -> dict[str, Any]:
         with self.locks.lock(f"concierge:{user_id}"):
@@ -151,7 +142,7 @@ class Concierge:
         cut = re.search(r"\bremind", text, re.IGNORECASE)
         booking, reminder = (text[:cut.start()], text[cut.start():]) if cut else (text, "")
         clean = normalise(booking)
-        found = self._read_booking(booking, now.date())
+        found = self.reader.read(booking, now.date())
         if plan.asking == "guests" and "guests" not in found and re.fullmatch(r"\d{1,2}", clean):
             found["guests"] = int(clean)
         channel = re.search(r"\b(whatsapp|sms|text message)\b", clean)
@@ -167,24 +158,6 @@ class Concierge:
             found.update(self._read_reminder(reminder or instruction, now, plan))
         return found
 
-    def _read_booking(self, text: str, today: dt.date) -> dict[str, Any]:
-        """The booking's details as the schema reads them (every instruction continues a booking),
-        in the plan's terms: a city or cuisine by its key, a restaurant by its id. A locality said
-        as its whole area ("Bandra") stays so; a restaurant by name settles where, and what it serves."""
-        reading = self.reader.slots_for(BOOK, self.reader.scan(text, today), {})
-        found: dict[str, Any] = {FROM_SCHEMA[slot]: self.known[slot][value] if slot in self.known else value
-                                 for slot, value in reading.items() if slot in FROM_SCHEMA and value != DONTCARE}
-        if "locality" in found:
-            found.setdefault("city", self._city_of(found["locality"]))
-            found["locality"] = reading["locality"]
-        chosen = found.pop("restaurant_id", None)
-        if chosen:
-            found.update(restaurant_id=chosen.id, city=chosen.value("city"), locality=chosen.value("locality"),
-                         cuisine=chosen.value("cuisines")[0])
-        if "guests" in found:
-            found["guests"] = int(found["guests"])
-        return found
-
     def _read_reminder(self, text: str, now: dt.datetime, plan: Plan) -> dict[str, Any]:
         """"an hour before", "30 minutes before", or a time ("at 7 pm"), on the reservation's day."""
         clean = normalise(text)
@@ -198,9 +171,6 @@ class Concierge:
             return {"remind": True, "remind_time": f"{when.time:%H:%M}", "remind_before_min": None,
                     "remind_date": when.date.isoformat() if when.date else None}
         return {"remind": True}
-
-    def _city_of(self, locality: str) -> str | None:
-        return next((r.value("city") for r in self.catalog.products if r.value("locality") == locality), None)
 
     def _ask(self, plan: Plan, slot: str, why: str = "") -> dict[str, Any]:
         plan.asking = slot
@@ -333,16 +303,52 @@ def _said_as(section: dict[str, list[str]]) -> dict[str, str]:
     return {phrase: value for value, phrases in section.items() for phrase in phrases}
 
 
-def _reader(schema: Mapping, known: dict[str, dict[str, Any]], languages: Languages) -> SchemaUnderstanding:
-    """The pack's schema read with the catalog's values, checked to hold the slots a booking needs."""
-    try:
-        reader = SchemaUnderstanding.from_schema(schema, {slot: list(said) for slot, said in known.items()}, languages)
-    except (KeyError, TypeError) as exc:
-        raise DataError(f"the concierge's service schema is malformed: {exc!r}") from exc
-    lacking = sorted(set(FROM_SCHEMA) - set(reader.slots)) + ([BOOK] if BOOK not in reader.intents else [])
-    if lacking:
-        raise DataError(f"the concierge's service schema lacks {lacking}")
-    return reader
+class ServiceReader:
+    """The pack's one reader of what a customer wants booked or found: its service schema
+    (assistant/nlu) over the catalog's values, for the concierge's instructions and the chat alike."""
+
+    def __init__(self, catalog: Catalog, schema: Mapping):
+        self.catalog = catalog
+        vocabulary = catalog.vocabulary.filters
+        # what each known value said means: a city or cuisine key, a locality, a restaurant
+        self.known: dict[str, dict[str, Any]] = {
+            "city": _said_as(vocabulary.get("city", {})),
+            "cuisine": _said_as({**vocabulary.get("cuisine", {}), INDIAN: ["indian", "desi", "bharatiya"]}),
+            "locality": {name: place for place in {r.value("locality") for r in catalog.products}
+                         for name in _locality_names(place)},
+            "restaurant_name": {name: r for r in catalog.products for name in {r.name, r.name.rstrip(".")}},
+        }
+        languages = load_languages(catalog.pack.languages)
+        try:
+            self.schema = SchemaUnderstanding.from_schema(
+                schema, {slot: list(said) for slot, said in self.known.items()}, languages)
+        except (KeyError, TypeError) as exc:
+            raise DataError(f"the concierge's service schema is malformed: {exc!r}") from exc
+        lacking = sorted(set(FROM_SCHEMA) - set(self.schema.slots)) + ([BOOK] if BOOK not in self.schema.intents else [])
+        if lacking:
+            raise DataError(f"the concierge's service schema lacks {lacking}")
+
+    def read(self, text: str, today: dt.date) -> dict[str, Any]:
+        """The details as the schema reads them (read as a booking, the fullest reading), in the
+        plan's terms: a city or cuisine by its key, a restaurant by its id. A locality said as its
+        whole area ("Bandra") stays so, and names its city; a restaurant by name settles where,
+        and what it serves."""
+        reading = self.schema.slots_for(BOOK, self.schema.scan(text, today), {})
+        found: dict[str, Any] = {FROM_SCHEMA[slot]: self.known[slot][value] if slot in self.known else value
+                                 for slot, value in reading.items() if slot in FROM_SCHEMA and value != DONTCARE}
+        if "locality" in found:
+            found.setdefault("city", self._city_of(found["locality"]))
+            found["locality"] = reading["locality"]
+        chosen = found.pop("restaurant_id", None)
+        if chosen:
+            found.update(restaurant_id=chosen.id, city=chosen.value("city"), locality=chosen.value("locality"),
+                         cuisine=chosen.value("cuisines")[0])
+        if "guests" in found:
+            found["guests"] = int(found["guests"])
+        return found
+
+    def _city_of(self, locality: str) -> str | None:
+        return next((r.value("city") for r in self.catalog.products if r.value("locality") == locality), None)
 
 
 def _day(iso: str) -> str:

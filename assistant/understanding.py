@@ -9,13 +9,14 @@ languages (assistant/language) before anything else looks at the message.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable
 from difflib import get_close_matches
 from functools import cached_property, lru_cache
-from typing import Literal
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel
 
@@ -50,6 +51,12 @@ _CUE_INTENTS = {"cancel": "cancel", "comparison": "comparison", "eligibility": "
                 "want": "product_info", "cheapest": "product_info"}
 _FUZZY_MIN_LENGTH = 5
 _FUZZY_CUTOFF = 0.84
+
+
+class Details(Protocol):
+    """A pack's service reader (the restaurants' schema, assistant.concierge.ServiceReader)."""
+
+    def read(self, text: str, today: dt.date) -> dict[str, Any]: ...
 
 
 class Intent(BaseModel):
@@ -182,11 +189,14 @@ class Money:
 class Understanding:
     """Turns a message (and what is pending in the session) into an `Intent`."""
 
-    def __init__(self, catalog: Catalog, router: Router, help_centre: HelpCentre | None = None):
-        """`help_centre`: its article classifier is a second opinion on questions about items."""
+    def __init__(self, catalog: Catalog, router: Router, help_centre: HelpCentre | None = None,
+                 details: Details | None = None):
+        """`help_centre`: its article classifier is a second opinion on questions about items.
+        `details`: the pack's service reader, whose reading fills filters the words did not."""
         self.catalog = catalog
         self.router = router
         self.help_centre = help_centre
+        self.details = details
         vocabulary = catalog.vocabulary
         self.vocabulary = vocabulary
         self.languages = load_languages(catalog.pack.languages)
@@ -218,6 +228,11 @@ class Understanding:
         clean = normalise(text)
         words = [w for w in re.findall(r"[a-z]+", clean) if w not in self._known_words]
         filters = self._filters(clean, normalise(said), words, awaiting)
+        if self.details:  # "in Bandra" names Mumbai: the service reader knows each area's city
+            known = self.vocabulary.filters
+            read = self.details.read(text, dt.date.today())
+            filters |= {name: value for name, value in read.items()
+                        if name in known and name not in filters and value in known[name]}
         profile = self._profile(clean, words, pending)
         cues = set(self.intents.exact(clean))
         lines = self.catalog.pack.display.lines_named(set(re.findall(r"\w+", clean)))

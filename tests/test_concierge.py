@@ -13,7 +13,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-from conftest import Clock, app_for
+from conftest import Clock, Conversation, app_for
 
 from assistant.concierge import Plan
 from assistant.notify import NotifyError
@@ -207,9 +207,18 @@ def test_other_businesses_have_no_concierge(tmp_path):
 
 def test_instructions_are_read_by_the_packs_schema(app, catalog):
     concierge = app.extensions["concierge"]
-    assert set(concierge.reader.slots) >= {"city", "locality", "cuisine", "restaurant_name", "date", "time", "party_size"}
+    assert set(concierge.reader.schema.slots) >= {"city", "locality", "cuisine", "restaurant_name", "date", "time",
+                                                  "party_size"}
     said = concierge.read("A table for 3 in Bandra West, Bombay, any cuisine, tomorrow at 9 pm", MONDAY, Plan())
     assert said == {"city": "mumbai", "locality": "Bandra West", "date": "2026-11-24", "time": "21:00", "guests": 3}
     named = catalog.products[0]
     said = concierge.read(f"Book {named.name} for two on Friday at 1 pm", MONDAY, Plan())
     assert said["restaurant_id"] == named.id and said["city"] == named.value("city") and said["date"] == "2026-11-27"
+
+
+def test_the_chat_reads_with_the_same_schema_reader_as_the_concierge(app, client, catalog):
+    assert app.extensions["pipeline"].understanding.details is app.extensions["concierge"].reader
+    chat = Conversation(client)
+    found = chat.say("find me a north indian place in Bandra West")  # the area names its city
+    assert found["intent"]["filters"] == {"city": "mumbai", "cuisine": "north_indian"}
+    assert found["products"] and all(catalog.product(p["id"]).value("city") == "mumbai" for p in found["products"])
