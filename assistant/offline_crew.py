@@ -98,7 +98,7 @@ def support(work: TurnWork) -> None:
         _look_up(work, "support")
         return
     search = lambda query, device: work.tools.call("support", "search_faq", query, limit=1, device=device)  # noqa: E731
-    relevant = lambda query, score: work.index.relevant(query, score, work.faq_min_similarity)  # noqa: E731
+    relevant = lambda query, entry, score: work.index.relevant(query, entry, score, work.faq_min_similarity)  # noqa: E731
     work.support_step = troubleshoot(_goal(work), work.query, work.intent, work.catalog, search, relevant)
     work.faq = work.support_step.article
 

@@ -7,7 +7,6 @@ passes them, so every product returned matches every filter the customer gave.
 from __future__ import annotations
 
 import hashlib
-import re
 
 import chromadb
 from chromadb.config import Settings
@@ -16,17 +15,11 @@ from assistant.comparison import rank_key
 from assistant.domain import Catalog, FaqEntry, Product
 from assistant.embeddings import MiniLMEmbedder
 from assistant.filters import FilterRules, Filters
-from assistant.help_search import STOP_WORDS, HelpCentre
+from assistant.help_search import HelpCentre
 
 SURE_MATCH = 0.75  # cosine similarity at which an article answers the question whatever its words
 
 
-def _words(text: str) -> set[str]:
-    return set(re.findall(r"[a-z]{3,}", text.lower()))
-
-
-def _faq_texts(catalog: Catalog) -> list[str]:
-    return [" ".join([e.question, e.answer, *e.steps, *e.keywords, e.category]) for e in catalog.faq]
 
 class CatalogIndex:
     """The Retriever's tools: semantic product search under filters, and FAQ search."""
@@ -41,11 +34,6 @@ class CatalogIndex:
             [self.rules.metadata(p) for p in catalog.products],
         )
         self.help = HelpCentre(catalog.faq, embedder, catalog.examples.intents.get("out_of_scope", []))
-        self._known_words = _words(" ".join(
-            [*_faq_texts(catalog), *(p.search_text() for p in catalog.products),
-             *(phrase for section in (*catalog.vocabulary.filters.values(), catalog.vocabulary.intents,
-                                      catalog.vocabulary.features, catalog.vocabulary.employment)
-               for phrases in section.values() for phrase in phrases)]))
 
     def _collection(self, client, kind: str, ids: list[str], texts: list[str], metadatas):
         """A collection named by its content, so apps in one process share identical indexes."""
@@ -84,13 +72,10 @@ class CatalogIndex:
     def count_products(self, filters: Filters) -> int:
         return sum(self.rules.matches(p, filters) for p in self.catalog.products)
 
-    def relevant(self, query: str, score: float, floor: float) -> bool:
-        """Whether a help article's similarity means it answers the question. Between the floor
-        and a sure match, a question with words the whole help centre and catalog never use
-        ("insurance on Mars", "documents to adopt a cat") is about something we don't cover."""
-        if score < floor:
-            return False
-        return score >= SURE_MATCH or not (_words(query) - self._known_words - STOP_WORDS)
+    def relevant(self, query: str, entry: FaqEntry, score: float, floor: float) -> bool:
+        """Whether an article found for a symptom is its fix: similar enough, and either nearly
+        the same words or the help centre's classifier's own choice too."""
+        return score >= floor and (score >= SURE_MATCH or self.help.answers(query, entry))
 
     def search_faq(self, query: str, limit: int = 3, device: str | None = None) -> list[tuple[FaqEntry, float]]:
         """Help articles for the question, best first, each with its similarity in meaning."""

@@ -19,7 +19,7 @@ from assistant.understanding import Intent
 SLOTS: tuple[SupportSlot, ...] = ("model", "symptom")
 _CLAUSE = re.compile(r"\s*(?:[,;.!?]|\band\b|\bbut\b)\s*")
 Search = Callable[[str, str | None], list[tuple[FaqEntry, float]]]
-Relevant = Callable[[str, float], bool]
+Relevant = Callable[[str, FaqEntry, float], bool]
 
 
 @dataclass
@@ -44,7 +44,8 @@ def troubleshoot(goal: Goal, text: str, intent: Intent, catalog: Catalog, search
     device = slots.get("device")
     query = " ".join([*slots["symptom"], slots["model"], device or ""]).strip()
     hits = search(query, device)
-    if hits and relevant(" ".join(slots["symptom"]), hits[0][1]):
+    said = [" ".join(slots["symptom"]), *slots["symptom"]]  # all told, or one message alone, may name the fault
+    if hits and any(relevant(symptom, hits[0][0], hits[0][1]) for symptom in said):
         slots["article"] = hits[0][0].id
         return SupportStep(text="", article=hits[0][0], done=True)
     return SupportStep(text=say(catalog, "faq_not_found"), done=True)

@@ -158,3 +158,11 @@ def test_calculator_refuses_anything_but_bounded_arithmetic(expression):
 def test_expressions_are_found_inside_sentences():
     assert find_expression("what is 1299 x 2 + 450?") == "1299 x 2 + 450"
     assert find_expression("budget 35k please") is None
+
+
+def test_a_fault_in_everyday_words_is_troubleshot_not_sold(chat):
+    started = chat.say("my laptop is super slow and the fan is really loud")
+    assert started["intent"]["type"] == "support" and started["products"] == []
+    assert started["ask_user"] and "model" in started["ask_user"].lower()
+    fixed = chat.say("it's the Lenovo IdeaPad Gaming 3")
+    assert "**My laptop gets very hot and the fan is loud**" in fixed["reply"]
