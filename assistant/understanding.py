@@ -296,14 +296,16 @@ class Understanding:
             return "product_info", 1.0
         if searching and self._only_catalog_words(spelled):  # "amex gold", "islamic or conventional"
             return "product_info", 1.0
-        routed = self.router.route(spelled)
-        if expression and ("calculate" in cues or routed.intent == "calculate"):
-            return "calculate", 1.0
         if self.router.embedder.unreadable(spelled) > BLIND:  # a script the model can't read: the pack's words decide
+            if expression:
+                return "calculate", 1.0
             cue = next((cue for cue in _CUE_INTENTS if cue in cues), None)
             if cue:
                 return self._served(_CUE_INTENTS[cue]), PLAUSIBLE
             return ("product_info", PLAUSIBLE) if searching else ("unknown", 0.0)
+        routed = self.router.route(spelled)
+        if expression and ("calculate" in cues or routed.intent == "calculate"):
+            return "calculate", 1.0
         if searching and routed.intent == "out_of_scope":  # it names what we sell: not out of scope
             routed = Routed(routed.ranked[1:])
         if routed.intent in NEEDS_PRODUCTS and not searching and routed.confidence < SURE and self._article_for(spelled):
