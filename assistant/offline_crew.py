@@ -155,6 +155,7 @@ def formatter(work: TurnWork) -> None:
         work.products = []
         sections = [formatting.faq_answer(work.faq) if work.faq else fixing.text, fixing.question]
         work.ask_user = fixing.question
+        work.handover = fixing.done and not work.faq  # no fix known: the service desk takes it
     elif kind == "cancel":
         work.products, sections = [], [formatting.cancelled(work.goal, catalog)]
     elif kind == "calculate":

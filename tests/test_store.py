@@ -165,4 +165,11 @@ def test_a_fault_in_everyday_words_is_troubleshot_not_sold(chat):
     assert started["intent"]["type"] == "support" and started["products"] == []
     assert started["ask_user"] and "model" in started["ask_user"].lower()
     fixed = chat.say("it's the Lenovo IdeaPad Gaming 3")
-    assert "**My laptop gets very hot and the fan is loud**" in fixed["reply"]
+    assert "**My laptop gets very hot and the fan is loud**" in fixed["reply"] and fixed["help"]["handover"] is False
+
+
+def test_a_fault_with_no_known_fix_is_handed_to_the_service_desk(chat, catalog):
+    asked = chat.say("my laptop's webcam shows a black picture, it's not working")
+    assert asked["intent"]["type"] == "support" and asked["ask_user"]
+    data = chat.say("it's the Lenovo IdeaPad Gaming 3")
+    assert data["help"]["handover"] is True and catalog.business.support_contact in data["reply"]
