@@ -133,10 +133,13 @@ class PhraseMatcher:
         return sorted(found, key=found.__getitem__)
 
     def without(self, text: str) -> str:
-        """The text with every phrase of the section blanked out."""
+        """The text with every phrase of the section blanked out, each found in the text as given
+        (a shorter phrase blanked first would break up a longer one around it)."""
+        kept = list(text)
         for pattern in self._patterns.values():
-            text = pattern.sub(" ", text)
-        return text
+            for match in pattern.finditer(text):
+                kept[match.start():match.end()] = " " * (match.end() - match.start())
+        return "".join(kept)
 
     def fuzzy(self, words: list[str]) -> list[str]:
         """Values whose single-word phrases are within a typo of some word ("platnum")."""
@@ -362,7 +365,8 @@ class Understanding:
         for name, spec in self.numbers.items():
             if name in filters:
                 continue
-            amount = spec.read(clean, said, self.money, answering=awaiting == name)
+            answering = awaiting == name
+            amount = spec.read(self.names.without(clean) if answering else clean, said, self.money, answering)
             if amount is not None:
                 filters[name] = amount
         return filters
@@ -456,9 +460,23 @@ class _NumberFilter:
         return None
 
 
-def _name_matcher(catalog: Catalog) -> Callable[[str], list[list[str]]]:
-    """Finds mentions of items by name, or by the values of the pack's name attributes
-    ("Thar", "Scorpio" for every Scorpio-N and Scorpio Classic), in order of mention."""
+class _Names:
+    """Mentions of items by name, or by the values of the pack's name attributes ("Thar",
+    "Scorpio" for every Scorpio-N and Scorpio Classic), in order of mention."""
+
+    def __init__(self, aliases: dict[str, set[str]]):
+        self._aliases = aliases
+        self._matcher = PhraseMatcher({alias: [alias] for alias in aliases})
+
+    def __call__(self, clean: str) -> list[list[str]]:
+        return [sorted(self._aliases[alias]) for alias in self._matcher.exact(clean)]
+
+    def without(self, clean: str) -> str:
+        """The text with every item name blanked: the 3 of "IdeaPad Gaming 3" is no budget."""
+        return self._matcher.without(clean)
+
+
+def _name_matcher(catalog: Catalog) -> _Names:
     aliases: dict[str, set[str]] = {}
     filter_words = {w for section in catalog.vocabulary.filters.values() for phrases in section.values()
                     for phrase in phrases for w in normalise(phrase).split()}
@@ -472,12 +490,7 @@ def _name_matcher(catalog: Catalog) -> Callable[[str], list[list[str]]]:
         for cut in range(2, len(words)) if catalog.pack.short_names else ():
             if set(words[:cut]) - filter_words:  # "Maruti Suzuki" is a brand, not a car
                 aliases.setdefault(" ".join(words[:cut]), set()).add(item.id)
-    matcher = PhraseMatcher({alias: [alias] for alias in aliases})
-
-    def mentions(clean: str) -> list[list[str]]:
-        return [sorted(aliases[alias]) for alias in matcher.exact(clean)]
-
-    return mentions
+    return _Names(aliases)
 
 
 def _number(text: str) -> int | float:

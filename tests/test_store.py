@@ -173,3 +173,11 @@ def test_a_fault_with_no_known_fix_is_handed_to_the_service_desk(chat, catalog):
     assert asked["intent"]["type"] == "support" and asked["ask_user"]
     data = chat.say("it's the Lenovo IdeaPad Gaming 3")
     assert data["help"]["handover"] is True and catalog.business.support_contact in data["reply"]
+
+
+def test_a_number_in_a_models_name_is_no_answer_to_the_budget_question(chat):
+    asked = chat.say("I want a laptop")
+    assert "budget" in asked["ask_user"].lower()
+    named = chat.say("the Lenovo IdeaPad Gaming 3")
+    assert "max_price" not in named["intent"]["filters"]
+    assert chat.say("35000")["intent"]["filters"]["max_price"] == 35_000
