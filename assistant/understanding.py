@@ -288,9 +288,11 @@ class Understanding:
     def _kind(self, spelled: str, clean: str, cues: set[str], expression: str | None, pending: Pending | None,
               profile: CustomerProfile, answers: bool, searching: bool) -> tuple[str, float]:
         """The intent, and how sure of it we are. What the conversation is waiting for comes
-        first (an answer to a profile or clarifying question, a sum to work out); then the router, trained on
-        the pack's examples. When the router is unsure, a phrase of the pack's vocabulary may
-        settle it among the router's likely intents; otherwise the message is not understood."""
+        first (an answer to a profile or clarifying question); a message of catalog words is a
+        search; in a script the model cannot read, the pack's words decide. Then the router,
+        trained on the pack's examples, with the help centre as a second opinion on unsure
+        readings about items. When the router is unsure, a phrase of the pack's vocabulary may
+        settle it among its likely intents; otherwise the message is not understood."""
         if not clean:
             return "greeting", 1.0
         if pending in PROFILE_FACTS and profile.model_dump(exclude_none=True):
