@@ -16,6 +16,7 @@ import datetime as dt
 import json
 import re
 import string
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal, get_args
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -135,13 +136,22 @@ class Display(Strict):
         """Per topic, the labels of the lines a message names by a word only that line's label has
         in its topic: "late" picks "Late payment fee" out of the fees; "fee" alone picks none."""
         named: dict[str, list[str]] = {}
-        for topic, lines in self.topics.items():
-            labels = {line.label: set(line.label.lower().split()) for line in lines}
+        for topic, labels in self._own_words.items():
             for label, own in labels.items():
-                others = set().union(*(ws for other, ws in labels.items() if other != label))
-                if own - others & words:
+                if own & words:
                     named.setdefault(topic, []).append(label)
         return named
+
+    @cached_property
+    def _own_words(self) -> dict[str, dict[str, set[str]]]:
+        """Per topic, each line's label and the words of it no other label of the topic has:
+        worked out once, as every chat turn asks."""
+        own: dict[str, dict[str, set[str]]] = {}
+        for topic, lines in self.topics.items():
+            labels = {line.label: set(line.label.lower().split()) for line in lines}
+            own[topic] = {label: words - set().union(*(ws for other, ws in labels.items() if other != label))
+                          for label, words in labels.items()}
+        return own
 
 
 class ProfileFact(Strict):

@@ -457,8 +457,8 @@ class _NumberFilter:
         if (cued and (not self.spec.needs_bound or _BOUND.search(clean))) or answering:
             if self.units:
                 return _first_number(clean)
-            bounded = _BOUNDED.search(clean)  # "under 800 for two": a bound says the number is the amount
-            return _number(bounded[2].replace(",", "")) if bounded else money.first(clean, bare=answering)
+            bounded = _BOUNDED.search(clean)  # "under 800 for two": a bound says the number after it is the amount
+            return money.first(clean[bounded.start(2):], bare=True) if bounded else money.first(clean, bare=answering)
         return None
 
 
