@@ -96,7 +96,10 @@ class BookingDesk:
 
     def answers(self, goal: Goal, text: str) -> bool:
         """Whether the message gives a detail a booking takes in a form nothing else has (a date,
-        a phone, a branch…); any words at all could be a name, so a bare name does not count."""
+        a phone, a branch, the code just sent); any words at all could be a name, so a bare name
+        does not count."""
+        if goal.slots.get("code_sent") and CODE_LIKE.search(text):
+            return True
         slots = {**goal.slots, "name": goal.slots.get("name") or "?"}
         patch, problems = self.read(text, {}, [], slots, self.clock().astimezone(self.zone))
         return bool(patch or problems)

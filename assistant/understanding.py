@@ -24,7 +24,7 @@ from assistant.calculator import find_expression
 from assistant.comparison import rank_key
 from assistant.domain import Catalog, Filter, FilterValue
 from assistant.filters import FilterRules
-from assistant.help_search import NONE, STOP_WORDS, HelpCentre
+from assistant.help_search import STOP_WORDS, HelpCentre
 from assistant.language import load_languages
 from assistant.router import Routed, Router
 from assistant.state import PROFILE_FACTS, CustomerProfile, Pending, Wish
@@ -43,7 +43,6 @@ _AGE = re.compile(
 )
 CONFIDENT = 0.5  # the router's probability from which its intent is taken as it is
 SURE = 0.8  # from this probability, the router's reading of a question about items stands whatever else says
-HELP_SURE = 0.7  # the help centre's probability from which an article outweighs an unsure reading about items
 BLIND = 0.5  # share of a message's tokens the embedding model can't read, from which the router can't either
 PLAUSIBLE = 0.15  # below CONFIDENT, a vocabulary phrase may choose an intent the router finds at least this likely
 _CUE_INTENTS = {"cancel": "cancel", "comparison": "comparison", "eligibility": "eligibility_check",
@@ -317,6 +316,8 @@ class Understanding:
             return "faq", routed.confidence  # "are extra cards free?": names nothing we sell, and an article answers
         if routed.confidence >= CONFIDENT:
             return self._served(routed.intent), routed.confidence
+        if self._article_for(spelled):  # an unsure reading, and an article answers it
+            return "faq", routed.confidence
         for cue in _CUE_INTENTS:
             if cue in cues and routed.probability(_CUE_INTENTS[cue]) >= PLAUSIBLE:
                 return self._served(_CUE_INTENTS[cue]), routed.probability(_CUE_INTENTS[cue])
@@ -329,8 +330,7 @@ class Understanding:
         """Whether the help centre is sure an article answers the message."""
         if self.help_centre is None:
             return False
-        chosen, probability = self.help_centre.choice(text)
-        return chosen != NONE and probability >= HELP_SURE
+        return self.help_centre.answer(text) is not None
 
     def _served(self, intent: str) -> str:
         """An intent the pack serves; a request for something it lacks is a help question."""

@@ -146,6 +146,18 @@ def test_wrong_codes_then_locked_then_a_new_code_works(chat, outbox):
     assert chat.say(last_code(outbox))["booking"]["status"] == "confirmed"
 
 
+def test_a_code_said_in_words_goes_to_the_waiting_booking_not_the_help_centre(chat, outbox):
+    """"the code is …" reads like the help article on payment codes; once a code is sent, it is
+    the booking's answer."""
+    fill_until_code(chat)
+    code = last_code(outbox)
+    wrong = "123456" if code != "123456" else "654321"
+    data = chat.say(f"the code is {wrong}")
+    assert "isn't right" in data["reply"] and data["help"]["article"] is None
+    assert data["state"]["active_goal"]["type"] == "booking"
+    assert chat.say(f"the code is {code}")["booking"]["status"] == "confirmed"
+
+
 def test_an_expired_code_is_refused(chat, outbox, clock):
     fill_until_code(chat)
     code = last_code(outbox)

@@ -12,6 +12,11 @@ FOUND = [
     ("bank", "can my husband have a second card linked to mine?", "supplementary-card"),
     ("bank", "I want to shut down my credit card for good", "close-card"),
     ("bank", "i put money on my prepaid card but the balance didn't change", "prepaid-reload"),
+    # the catalog's own words ("debit", "card") in a question that is not a search
+    ("bank", "there's a direct debit on my account I never agreed to", "dispute-transaction"),
+    ("bank", "how much does it cost to load my prepaid card using a credit card?", "prepaid-reload"),
+    ("bank", "what's the most I can pull out per day on the debit card", "debit-daily-limit"),
+    ("bank", "my new card hasn't turned up and it's been two weeks", "card-not-received"),
     ("cars", "is a learner's licence okay for taking a test drive?", "test-drive-documents"),
     ("store", "can I send back headphones I bought last week if I dont like them", "return-exchange-policy"),
 ]
