@@ -35,8 +35,6 @@ IntentType = Literal[
 ]
 NEEDS_PRODUCTS: tuple[IntentType, ...] = ("product_info", "comparison", "eligibility_check", "feature_query")
 
-_BOUND = re.compile(r"\b(under|below|less than|max|maximum|within|upto|up to|no more than|at most|budget)\b")
-_BOUNDED = re.compile(_BOUND.pattern + r"\s*(?:[^\w\s]\.?\s*)?(\d[\d,]*(?:\.\d+)?)")
 _AGE = re.compile(
     r"(?:\bage(?:d)?\s*(?:is\s*)?(\d{2})\b|\b(\d{2})\s*(?:years?|yrs?|y/?o|bochor|saal|sal)\b"
     r"|\bi\s*(?:am|'m)\s*(\d{2})\b(?!\s*(?:k|lakh|taka|tk|%)))"
@@ -364,11 +362,12 @@ class Understanding:
                 filters[name] = _number(values[0])
             elif values:
                 filters[name] = values[0] if len(values) == 1 else values
+        ceiling = self.languages.ceiling(clean)
         for name, spec in self.numbers.items():
             if name in filters:
                 continue
             answering = awaiting == name
-            amount = spec.read(self.names.without(clean) if answering else clean, said, self.money, answering)
+            amount = spec.read(self.names.without(clean) if answering else clean, said, self.money, answering, ceiling)
             if amount is not None:
                 filters[name] = amount
         return filters
@@ -449,16 +448,23 @@ class _NumberFilter:
         self.units = re.compile(rf"(\d+(?:\.\d+)?)\s*-?\s*(?:{units})\b") if spec.units else None
         self.cues = re.compile("|".join(_bounded(c) for c in spec.cues)) if spec.cues else None
 
-    def read(self, clean: str, said: str, money: Money, answering: bool) -> int | float | None:
-        """`clean` has amounts as digits; `said` the words as typed, for cues such as "lakh"."""
+    def read(self, clean: str, said: str, money: Money, answering: bool, ceiling: int | None) -> int | float | None:
+        """`clean` has amounts as digits; `said` the words as typed, for cues such as "lakh";
+        `ceiling` is where an amount said to be a ceiling starts ("under 800", "60k or less"),
+        which an upper bound takes as its value with or without one of its own cues."""
         if self.units and (found := self.units.search(clean)):
             return _number(found[1])
         cued = bool(self.cues and (self.cues.search(clean) or self.cues.search(said)))
-        if (cued and (not self.spec.needs_bound or _BOUND.search(clean))) or answering:
+        if self.spec.needs_bound:  # "fee" alone is no amount: "fee under 5k" is
+            cued = cued and ceiling is not None
+        elif self.spec.match == "max" and not self.units:
+            cued = cued or ceiling is not None
+        if cued or answering:
             if self.units:
                 return _first_number(clean)
-            bounded = _BOUNDED.search(clean)  # "under 800 for two": a bound says the number after it is the amount
-            return money.first(clean[bounded.start(2):], bare=True) if bounded else money.first(clean, bare=answering)
+            if ceiling is not None:  # "under 800 for two": the number after a ceiling is the amount
+                return money.first(clean[ceiling:], bare=True)
+            return money.first(clean, bare=answering)
         return None
 
 

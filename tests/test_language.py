@@ -116,6 +116,27 @@ def test_a_number_in_digits_or_one_word(said, expected):
 
 # ---------------------------------------------------------------- dates, times and head counts
 
+@pytest.mark.parametrize("text, amount", [
+    ("a laptop, nothing over 60000", "60000"),
+    ("annual fee under ৳2,000 please", "2,000"),
+    ("headphones 3000 baht or less", "3000"),
+    ("suv 1500000 tak", "1500000"),
+    ("50000 taka er moddhe card", "50000"),
+    ("মোবাইল 20000 টাকার মধ্যে", "20000"),
+    ("หูฟัง 2000 ลงมา", "2000"),
+    ("โน้ตบุ๊คไม่เกิน 30000", "30000"),
+])
+def test_an_amount_said_to_be_a_ceiling_is_found_in_every_language(text, amount):
+    at = shipped().ceiling(text)
+    assert at is not None and text[at:].startswith(amount)
+
+
+@pytest.mark.parametrize("text", ["laptops over 60000", "still under warranty, I paid 20000", "gold card",
+                                  "under the seat", "5000 reward points"])
+def test_no_ceiling_where_none_is_set(text):
+    assert shipped().ceiling(text) is None
+
+
 @pytest.mark.parametrize("text, date, time", [
     ("मुझे कल शाम 8 बजे का टेबल बुक करना है", TUE, dt.time(20)),
     ("कल ८ बजे", TUE, dt.time(8)),
@@ -216,6 +237,10 @@ def test_a_word_with_two_meanings_across_languages_is_refused(tmp_path):
     ("cars", "mujhe 12 lakh tak ki automatic SUV chahiye", {"body_type": "suv", "transmission": "automatic",
                                                           "max_price": 1_200_000}),
     ("cars", "saade aath lakh tak ki SUV dikhao", {"body_type": "suv", "max_price": 850_000}),
+    # a ceiling the pack's own cues do not list
+    ("store", "i need a laptop for uni, nothing over 60k", {"category": "laptop", "max_price": 60_000}),
+    ("store", "หูฟัง 2000 ลงมา", {"category": "headset", "max_price": 2000}),
+    ("cars", "a hatchback, 8 lakh or less", {"body_type": "hatchback", "max_price": 800_000}),
 ])
 def test_a_search_in_the_packs_languages_keeps_its_filters_and_amounts(tmp_path, domain, message, filters):
     from conftest import Conversation, app_for

@@ -19,7 +19,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError
 
-from assistant.language.lexicon import Language
+from assistant.language.lexicon import LETTER, Language, Table
 from assistant.language.numbers import Numbers
 from assistant.language.when import Found, When, WhenParts, blank
 
@@ -40,9 +40,17 @@ class Languages(BaseModel):
     _numbers: Numbers = PrivateAttr()
     _when: When = PrivateAttr()
 
+    _ceilings: tuple[re.Pattern[str], re.Pattern[str]] = PrivateAttr()
+
     def model_post_init(self, context: Any) -> None:
         self._numbers = Numbers(self.languages)
         self._when = When(self.languages, self._numbers)
+        at_most = Table.words(self.languages, "at_most", lambda lang: lang.at_most).pattern
+        or_less = Table.words(self.languages, "or_less", lambda lang: lang.or_less).pattern
+        amount = r"(?<![\w.,])\d[\d,]*(?:\.\d+)?"
+        currency = rf"(?:[^\w\s]\.?\s*|{LETTER}+\.?\s+)?"  # "under ৳2,000", "up to rs. 5000", "ไม่เกิน 15000"
+        self._ceilings = (re.compile(rf"{at_most}\s*{currency}(?=\d)", re.IGNORECASE),
+                          re.compile(rf"({amount})(?:\s*{LETTER}+\.?)?\s*{or_less}", re.IGNORECASE))  # "60000 baht or less"
 
     def digits(self, text: str) -> str:
         """Native digits (০-৯, ०-९, ๐-๙) as ASCII ones; the text keeps its length."""
@@ -57,6 +65,14 @@ class Languages(BaseModel):
         """A whole number written in digits or as one number word ("7", "seven", "saat")."""
         value = self._numbers.value(said.strip())
         return int(value) if value is not None and value == int(value) else None
+
+    def ceiling(self, text: str) -> int | None:
+        """Where the amount the text sets as a ceiling starts, in text with its amounts as digits:
+        just after "under", "no more than", ไม่เกิน, or at the amount before "or less", "tak";
+        None when nothing is said to be a ceiling."""
+        before, after = (pattern.search(text) for pattern in self._ceilings)
+        starts = ([before.end()] if before else []) + ([after.start(1)] if after else [])
+        return min(starts, default=None)
 
     def parse_when(self, text: str, now: dt.datetime) -> WhenParts:
         """The date and/or time a message mentions, relative to `now` (in the business's zone)."""

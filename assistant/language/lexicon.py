@@ -63,6 +63,8 @@ class Language(_Strict):
     groups: Words = []  # before a head count: "party of", "for"
     alone: Words = []  # a head count of one: "just me"
     units: Words = []  # after an amount or a length of time ("3 days", "50 taka"): no date, hour or head count
+    at_most: Words = []  # before an amount, a ceiling on it: "under", "no more than", ไม่เกิน
+    or_less: Words = []  # after an amount, a ceiling on it: "or less", "tops", "tak", "er moddhe"
 
     days: dict[Annotated[int, Field(ge=0)], Words] = {}  # days from today ("kal" is tomorrow: nobody books yesterday)
     weekdays: dict[Weekday, Words] = {}
