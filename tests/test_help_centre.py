@@ -39,6 +39,9 @@ def test_a_question_worded_its_own_way_gets_its_article(chat_in, domain, questio
     ("cars", "can you help me file my income tax return"),
     ("store", "what's the best recipe for pad thai"),
     ("restaurants", "can you book me a flight to Goa"),
+    # the item's own name is no wish to buy one: not a card search
+    ("bank", "what are those throwaway cards people use online for?"),
+    ("restaurants", "is the restaurant industry doing well this year"),
 ])
 def test_a_question_outside_the_business_is_handed_to_people_with_quick_replies(chat_in, domain, question):
     chat = chat_in(domain)
