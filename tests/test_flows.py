@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
 from conftest import assert_products_match
 
-from assistant.comparison import compare
+from assistant.comparison import compare, rank_key
 from assistant.display import money
 from assistant.eligibility import check
 from assistant.state import CustomerProfile
@@ -308,6 +309,27 @@ def test_cheapest_ranks_every_match_by_fee(conversation, catalog, searches):
     assert [p["id"] for p in data["products"]] == [p.id for p in matching[:5]]
     assert "lowest annual fee first" in data["reply"]
     assert data["agents"] == ["retriever", "formatter"] and len(searches) == 1
+
+
+@pytest.mark.parametrize("domain, search, follow_up", [
+    ("bank", "platinum credit cards", "anything cheaper?"),
+    ("store", "gaming mouse under 3000", "any cheaper ones?"),
+    ("restaurants", "biryani places in mumbai", "something less expensive?"),
+    ("cars", "diesel suv", "isse sasta kuch hai?"),
+])
+def test_asking_for_something_cheaper_ranks_the_matches_cheapest_first(tmp_path, domain, search, follow_up):
+    from conftest import Conversation, app_for
+
+    app = app_for(tmp_path, domain)
+    catalog = app.extensions["pipeline"].catalog
+    chat = Conversation(app.test_client())
+    first = chat.say(search)
+    data = chat.say(follow_up)
+    assert data["intent"]["type"] == "product_info" and data["state"]["filters"] == first["state"]["filters"]
+    shown = [catalog.product(p["id"]) for p in data["products"]]
+    prices = [rank_key(p, catalog) for p in shown]
+    assert len(shown) > 1 and prices == sorted(prices)
+    assert min(prices) <= min(rank_key(catalog.product(p["id"]), catalog) for p in first["products"])
 
 
 def test_a_feature_question_instead_of_the_clarifying_answer_is_answered_for_those_cards(conversation, catalog):
