@@ -320,9 +320,8 @@ class Understanding:
         for cue in _CUE_INTENTS:
             if cue in cues and routed.probability(_CUE_INTENTS[cue]) >= PLAUSIBLE:
                 return self._served(_CUE_INTENTS[cue]), routed.probability(_CUE_INTENTS[cue])
-        likely = [intent for intent, _ in routed.ranked[:3]]
-        if searching and "product_info" in likely:  # the catalog's own words: most likely a search
-            return "product_info", routed.probability("product_info")
+        if searching and routed.intent == "product_info":  # the catalog's own words, and a search is likeliest
+            return "product_info", routed.confidence
         return "unknown", routed.confidence
 
     def _article_for(self, text: str) -> bool:

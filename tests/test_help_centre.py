@@ -42,6 +42,7 @@ def test_a_question_worded_its_own_way_gets_its_article(chat_in, domain, questio
     # the item's own name is no wish to buy one: not a card search
     ("bank", "what are those throwaway cards people use online for?"),
     ("restaurants", "is the restaurant industry doing well this year"),
+    ("store", "can I trade in my old phone"),
 ])
 def test_a_question_outside_the_business_is_handed_to_people_with_quick_replies(chat_in, domain, question):
     chat = chat_in(domain)
