@@ -263,7 +263,9 @@ class CrewPipeline:
         if intent.type not in NEEDS_PRODUCTS or state.has_products():
             return None
         search, filters = self.catalog.pack.search, self.catalog.pack.filter_attributes()
-        required = [name for name in search.require if name not in state.filters]
+        ranked = intent.cheapest_first  # "the cheapest gaming laptops": the ranking needs no ceiling on what it ranks by
+        required = [name for name in search.require if name not in state.filters
+                    and not (ranked and filters[name][0] == search.rank_by)]
         if required:
             return self._question(filters[required[0]][1].filter, required[0])
         if state.pending == "clarify_product":

@@ -59,6 +59,16 @@ def test_t1_sales_dependency_asks_the_budget_then_recommends_in_stock_items(chat
     assert answered["state"]["active_goal"]["status"] == "active", "the sale stays open for follow-ups"
 
 
+def test_the_cheapest_needs_no_budget_first(chat, shelf):
+    """A budget bounds the price; asking for the cheapest already says how to choose."""
+    data = chat.say("what's the cheapest gaming mouse you have?")
+    assert data["ask_user"] is None and data["products"]
+    prices = [int(shelf[p["id"]]["Price (THB)"]) for p in data["products"]]
+    in_stock = [int(row["Price (THB)"]) for row in shelf.values()
+                if row["Category"] == "Gaming Mouse" and int(row["Qty In Stock"]) > 0]
+    assert prices == sorted(prices) and prices[0] == min(in_stock)
+
+
 def test_t2_support_dependency_asks_the_model_then_gives_the_fix(chat, catalog):
     asked = chat.say("My laptop keeps freezing.")
     goal = asked["state"]["active_goal"]
