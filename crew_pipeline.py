@@ -260,8 +260,8 @@ class CrewPipeline:
     def _clarifying_question(self, intent: Intent, state: SessionState) -> tuple[str, list[str], str] | None:
         """The question for a filter the pack requires before searching (a budget), or, once only,
         for the first unanswered filter when a search would be too broad."""
-        if intent.type not in NEEDS_PRODUCTS or state.has_products():
-            return None
+        if intent.type not in NEEDS_PRODUCTS or state.has_products() or intent.named:
+            return None  # items the customer named need no narrowing down
         search, filters = self.catalog.pack.search, self.catalog.pack.filter_attributes()
         ranked = intent.cheapest_first  # "the cheapest gaming laptops": the ranking needs no ceiling on what it ranks by
         required = [name for name in search.require if name not in state.filters

@@ -71,7 +71,10 @@ def retriever(work: TurnWork) -> None:
     if work.intent.type in HELP_INTENTS:
         _look_up(work, "retriever")
         return
-    if work.intent.cheapest_first:
+    named = [p for p in work.catalog.products_by_id(work.intent.named) if work.index.rules.matches(p, work.state.filters)]
+    if named:  # "show me the Legion 5", "is the G502 wireless?": the items named, if they match
+        work.selection = named[:work.max_products]
+    elif work.intent.cheapest_first:
         work.selection = tools.call("retriever", "cheapest_products", work.state.filters, work.max_products)
     else:
         query = " ".join([work.query, *map(str, work.state.filters.values())])

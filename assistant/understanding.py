@@ -245,7 +245,7 @@ class Understanding:
         answers = pending == "clarify_product" and bool(filters)  # "platinum", "1500" after "Which tier?"
         spelled = self._spelled(clean)
         kind, confidence = self._kind(spelled, clean, cues, expression, pending, profile, answers,
-                                      searching=bool(filters or named))
+                                      searching=bool(filters or named), naming=bool(named))
         if kind == "thanks":
             kind, thanks = "greeting", True
         else:
@@ -284,7 +284,7 @@ class Understanding:
         )
 
     def _kind(self, spelled: str, clean: str, cues: set[str], expression: str | None, pending: Pending | None,
-              profile: CustomerProfile, answers: bool, searching: bool) -> tuple[str, float]:
+              profile: CustomerProfile, answers: bool, searching: bool, naming: bool) -> tuple[str, float]:
         """The intent, and how sure of it we are. What the conversation is waiting for comes
         first (an answer to a profile or clarifying question); a message of catalog words is a
         search; in a script the model cannot read, the pack's words decide. Then the router,
@@ -315,13 +315,15 @@ class Understanding:
             return "faq", routed.confidence  # "are extra cards free?": names nothing we sell, and an article answers
         if routed.confidence >= CONFIDENT:
             return self._served(routed.intent), routed.confidence
-        if self._article_for(spelled):  # an unsure reading, and an article answers it
+        if not naming and self._article_for(spelled):  # an unsure reading, an article answers it, and it names no item
             return "faq", routed.confidence
         for cue in _CUE_INTENTS:
             if cue in cues and routed.probability(_CUE_INTENTS[cue]) >= PLAUSIBLE:
                 return self._served(_CUE_INTENTS[cue]), routed.probability(_CUE_INTENTS[cue])
         if searching and routed.intent == "product_info":  # the catalog's own words, and a search is likeliest
             return "product_info", routed.confidence
+        if naming and "want" in cues:  # "show me the Legion 5": wanting an item by its name
+            return "product_info", PLAUSIBLE
         return "unknown", routed.confidence
 
     def _article_for(self, text: str) -> bool:
@@ -495,9 +497,16 @@ def _name_matcher(catalog: Catalog) -> _Names:
             for alias in {model, first} if len(first) >= 4 else {model}:
                 aliases.setdefault(alias, set()).add(item.id)
         words = normalise(item.name).split()
-        for cut in range(2, len(words)) if catalog.pack.short_names else ():
-            if set(words[:cut]) - filter_words:  # "Maruti Suzuki" is a brand, not a car
-                aliases.setdefault(" ".join(words[:cut]), set()).add(item.id)
+        # Customers shorten a name from its end, and often drop the brand in front: "galaxy a55",
+        # "legion 5", or just the model code ("g502").
+        starts = (0, 1) if words and words[0] in filter_words else (0,)
+        for start in starts if catalog.pack.short_names else ():
+            code = words[start] if start < len(words) else ""
+            if len(code) >= 4 and re.search(r"\d", code) and re.search(r"[a-z]", code):
+                aliases.setdefault(code, set()).add(item.id)
+            for cut in range(start + 2, len(words) + (start > 0)):
+                if set(words[start:cut]) - filter_words:  # "Maruti Suzuki" is a brand, not a car
+                    aliases.setdefault(" ".join(words[start:cut]), set()).add(item.id)
     return _Names(aliases)
 
 

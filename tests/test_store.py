@@ -190,4 +190,32 @@ def test_a_number_in_a_models_name_is_no_answer_to_the_budget_question(chat):
     assert "budget" in asked["ask_user"].lower()
     named = chat.say("the Lenovo IdeaPad Gaming 3")
     assert "max_price" not in named["intent"]["filters"]
-    assert chat.say("35000")["intent"]["filters"]["max_price"] == 35_000
+    # the customer chose an item by name: it is shown, with no budget to ask for any more
+    assert named["ask_user"] is None
+    assert [p["name"] for p in named["products"]] == ["Lenovo IdeaPad Gaming 3 15ARH7"]
+
+
+@pytest.mark.parametrize("message, sku", [
+    ("show me the legion 5", "lt-len-leg5"),
+    ("is the logitech g502 wireless?", "gm-log-g502x"),
+    ("i want the galaxy a55", "ph-sam-a55"),
+])
+def test_an_item_named_the_short_way_is_the_one_shown(chat, shelf, message, sku):
+    """Customers drop the brand or the name's tail ("galaxy a55", "g502"): no budget question,
+    no help article, the item itself."""
+    data = chat.say(message)
+    assert data["ask_user"] is None and data["help"]["article"] is None
+    assert [p["id"] for p in data["products"]] == [sku]
+    assert shelf[sku]["Price (THB)"] in data["reply"].replace(",", "")
+
+
+def test_a_price_question_about_an_item_named_the_short_way_is_answered_from_its_row(chat, shelf):
+    data = chat.say("how much is the galaxy a55")
+    assert data["intent"]["type"] == "feature_query" and [p["id"] for p in data["products"]] == ["ph-sam-a55"]
+    assert f"{int(shelf['ph-sam-a55']['Price (THB)']):,}" in data["reply"]
+
+
+def test_an_item_named_but_out_of_stock_is_never_shown_as_in_stock(chat, shelf):
+    data = chat.say("is the nitro v 15 any good for gaming")
+    assert shelf["lt-acr-nitv15"]["Qty In Stock"] == "0"
+    assert "lt-acr-nitv15" not in [p["id"] for p in data["products"]]
