@@ -118,17 +118,18 @@ def eligibility_report(verdicts: list[Verdict], catalog: Catalog) -> str:
 
 def features_report(products: list[Product], topics: list[str], named: list[str], catalog: Catalog) -> str:
     """The topics' lines for each product; of a topic with lines the customer named, only those
-    (unless the product has none of them: an electric car's "mileage" is its range)."""
+    (unless the product has none of them: an electric car's "mileage" is its range). A question
+    on no topic we know ("is it waterproof?") gets every line we have: the answer may be in one."""
     known = catalog.pack.display.topics
-    topics = [t for t in topics if t in known] or list(known)[:1]
+    topics = [t for t in topics if t in known] or list(known)
     blocks = []
     for p in products:
         lines = [f"**{p.name}**"]
         for topic in topics:
             values = [(line.label, render(line.show, p, catalog)) for line in known[topic]]
             values = [(label, value) for label, value in values if value]
-            lines += [f"- {label}: {value}" for label, value in
-                      [v for v in values if v[0] in named] or values]
+            shown = [f"- {label}: {value}" for label, value in [v for v in values if v[0] in named] or values]
+            lines += [line for line in shown if line not in lines]
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
 

@@ -219,3 +219,12 @@ def test_an_item_named_but_out_of_stock_is_never_shown_as_in_stock(chat, shelf):
     data = chat.say("is the nitro v 15 any good for gaming")
     assert shelf["lt-acr-nitv15"]["Qty In Stock"] == "0"
     assert "lt-acr-nitv15" not in [p["id"] for p in data["products"]]
+
+
+def test_a_question_on_no_known_topic_gets_every_fact_about_the_item(chat, shelf):
+    """No 'waterproof' column: the row's facts are all given, the specs among them, rather than stock alone."""
+    data = chat.say("is the redmi note 13 waterproof")
+    row = shelf["ph-xia-rn13p"]
+    assert data["intent"]["type"] == "feature_query" and [p["id"] for p in data["products"]] == ["ph-xia-rn13p"]
+    assert row["Key Specs"].split(";")[0] in data["reply"] and f"{row['Warranty (months)']} months" in data["reply"]
+    assert data["reply"].count("Price:") == 1
