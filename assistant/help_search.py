@@ -26,6 +26,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -118,6 +119,9 @@ class HelpCentre:
         self._reader = Classifier(texts, labels, embedder, READER_STRENGTH, balanced=False) \
             if len(set(labels)) > 1 else None
         self._lexical = BM25([terms(" ".join([*_phrasings(e), e.answer, *e.steps, e.category])) for e in entries])
+        # A turn asks about one message several times (the router's second opinion, the search,
+        # whether its first article answers): the belief is worked out once.
+        self._belief = lru_cache(maxsize=256)(self._similarity_and_belief)
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -127,7 +131,7 @@ class HelpCentre:
         the articles for it (or for any device)."""
         if not self.entries:
             return []
-        similarity, belief = self._similarity_and_belief(query)
+        similarity, belief = self._belief(query)
         allowed = [n for n in np.argsort(-belief, kind="stable")
                    if device is None or not self.entries[n].applies_to or device in self.entries[n].applies_to]
         return [Hit(self.entries[n], float(similarity[n])) for n in allowed[:limit]]
@@ -136,7 +140,7 @@ class HelpCentre:
         """The article that answers the question: the one most believed to, if believed enough."""
         if not self.entries:
             return None
-        _, belief = self._similarity_and_belief(query)
+        _, belief = self._belief(query)
         n = int(np.argmax(belief))
         return self.entries[n] if belief[n] >= ANSWERS else None
 
@@ -147,12 +151,16 @@ class HelpCentre:
         fused = similarity + LEXICAL_WEIGHT * self._lexical.scores(terms(query))
         searched = np.exp((fused - fused.max()) / SEARCH_TEMPERATURE)
         searched /= searched.sum()
+        similarity.setflags(write=False)
         if self._reader is None:
+            searched.setflags(write=False)
             return similarity, searched
         probability = dict(self._reader.rank(query))
         some = 1.0 - probability.get(NONE, 0.0)
         read = np.array([probability.get(e.id, 0.0) for e in self.entries])
-        return similarity, CLASSIFIER_SHARE * read + (1 - CLASSIFIER_SHARE) * some * searched
+        belief = CLASSIFIER_SHARE * read + (1 - CLASSIFIER_SHARE) * some * searched
+        belief.setflags(write=False)  # shared by every caller of the cache
+        return similarity, belief
 
 
 def _phrasings(entry: FaqEntry) -> list[str]:

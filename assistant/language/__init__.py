@@ -39,7 +39,6 @@ class Languages(BaseModel):
     languages: tuple[Language, ...]
     _numbers: Numbers = PrivateAttr()
     _when: When = PrivateAttr()
-
     _ceilings: tuple[re.Pattern[str], re.Pattern[str]] = PrivateAttr()
 
     def model_post_init(self, context: Any) -> None:
