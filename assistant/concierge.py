@@ -310,12 +310,18 @@ class ServiceReader:
     def __init__(self, catalog: Catalog, schema: Mapping):
         self.catalog = catalog
         vocabulary = catalog.vocabulary.filters
+        localities = {name: place for place in {r.value("locality") for r in catalog.products}
+                      for name in _locality_names(place)}
+        strange = sorted(set(catalog.vocabulary.places) - set(localities))
+        if strange:
+            raise DataError(f"vocabulary places names no locality of the catalog: {strange}")
+        # another spelling of a place ("बांद्रा") -> the place as the catalog names it ("Bandra")
+        self._spelt = _said_as(catalog.vocabulary.places)
         # what each known value said means: a city or cuisine key, a locality, a restaurant
         self.known: dict[str, dict[str, Any]] = {
             "city": _said_as(vocabulary.get("city", {})),
             "cuisine": _said_as({**vocabulary.get("cuisine", {}), INDIAN: ["indian", "desi", "bharatiya"]}),
-            "locality": {name: place for place in {r.value("locality") for r in catalog.products}
-                         for name in _locality_names(place)},
+            "locality": {**localities, **{said: localities[name] for said, name in self._spelt.items()}},
             "restaurant_name": {name: r for r in catalog.products for name in {r.name, r.name.rstrip(".")}},
         }
         languages = load_languages(catalog.pack.languages)
@@ -338,7 +344,7 @@ class ServiceReader:
                                  for slot, value in reading.items() if slot in FROM_SCHEMA and value != DONTCARE}
         if "locality" in found:
             found.setdefault("city", self._city_of(found["locality"]))
-            found["locality"] = reading["locality"]
+            found["locality"] = self._spelt.get(reading["locality"], reading["locality"])
         chosen = found.pop("restaurant_id", None)
         if chosen:
             found.update(restaurant_id=chosen.id, city=chosen.value("city"), locality=chosen.value("locality"),

@@ -443,6 +443,7 @@ class Vocabulary(Strict):
     employment: dict[str, list[str]] = {}
     intents: dict[str, list[str]]
     features: dict[str, list[str]] = {}
+    places: dict[str, list[str]] = {}  # a place as the catalog names it ("Bandra") -> other spellings (बांद्रा)
 
 
 class Examples(Strict):

@@ -15,7 +15,8 @@ from zoneinfo import ZoneInfo
 import pytest
 from conftest import Clock, Conversation, app_for
 
-from assistant.concierge import Plan
+from assistant.concierge import Plan, ServiceReader
+from assistant.domain import DataError, load_catalog
 from assistant.notify import NotifyError
 
 DOMAIN = "restaurants"
@@ -214,6 +215,24 @@ def test_instructions_are_read_by_the_packs_schema(app, catalog):
     named = catalog.products[0]
     said = concierge.read(f"Book {named.name} for two on Friday at 1 pm", MONDAY, Plan())
     assert said["restaurant_id"] == named.id and said["city"] == named.value("city") and said["date"] == "2026-11-27"
+
+
+def test_a_place_written_in_devanagari_is_the_same_place(app, client, catalog):
+    """बांद्रा is Bandra: the pack's `places` vocabulary gives other spellings of its localities."""
+    said = app.extensions["concierge"].read("कल रात 8 बजे बांद्रा में 2 लोगों के लिए टेबल", MONDAY, Plan())
+    assert said["city"] == "mumbai" and said["locality"] == "Bandra"
+    found = Conversation(client).say("बांद्रा में इटालियन रेस्टोरेंट")
+    assert found["intent"]["filters"]["city"] == "mumbai"
+    assert found["products"] and all(catalog.product(p["id"]).value("city") == "mumbai" for p in found["products"])
+
+
+def test_a_place_spelling_for_no_locality_of_the_catalog_is_refused(tmp_path):
+    pack = Path(__file__).resolve().parent.parent / "data" / "restaurants"
+    catalog = load_catalog(pack)
+    catalog.vocabulary.places["Atlantis"] = ["अटलांटिस"]
+    schema = json.loads((pack / "schema.json").read_text(encoding="utf-8"))
+    with pytest.raises(DataError, match="Atlantis"):
+        ServiceReader(catalog, schema)
 
 
 def test_the_chat_reads_with_the_same_schema_reader_as_the_concierge(app, client, catalog):
