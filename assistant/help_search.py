@@ -144,6 +144,11 @@ class HelpCentre:
         n = int(np.argmax(belief))
         return self.entries[n] if belief[n] >= ANSWERS else None
 
+    def answers(self, query: str, entry: FaqEntry) -> bool:
+        """Whether this article is the one that answers the question."""
+        answer = self.answer(query)
+        return answer is not None and answer.id == entry.id
+
     def _similarity_and_belief(self, query: str) -> tuple[np.ndarray, np.ndarray]:
         """Each article's nearest phrasing's cosine similarity, and the blended belief that it
         answers the question (summing to at most one over the articles)."""

@@ -112,7 +112,7 @@ def _look_up(work: TurnWork, agent: str) -> None:
     of scope, that an article answers becomes a faq turn."""
     question = work.intent.read_as or work.query
     hits = work.tools.call(agent, "search_faq", question, limit=SUGGESTIONS)
-    if hits and (answer := work.index.help.answer(question)) and answer.id == hits[0][0].id:
+    if hits and work.index.help.answers(question, hits[0][0]):
         work.faq = hits[0][0]
         work.intent.type = "faq"
     else:

@@ -75,9 +75,7 @@ class CatalogIndex:
     def relevant(self, query: str, entry: FaqEntry, score: float, floor: float) -> bool:
         """Whether an article found for a symptom is its fix: similar enough, and either nearly
         the same words or the article the help centre answers the question with."""
-        if score < floor:
-            return False
-        return score >= SURE_MATCH or ((answer := self.help.answer(query)) is not None and answer.id == entry.id)
+        return score >= floor and (score >= SURE_MATCH or self.help.answers(query, entry))
 
     def search_faq(self, query: str, limit: int = 3, device: str | None = None) -> list[tuple[FaqEntry, float]]:
         """Help articles for the question, best first, each with its similarity in meaning."""
