@@ -14,7 +14,6 @@ import datetime as dt
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
 from zoneinfo import ZoneInfo
 
 from assistant.bookings import CODE_LIKE, Booking, BookingStore, new_booking_id
@@ -22,17 +21,14 @@ from assistant.domain import WEEKDAYS, BookingSlot, Catalog, Product
 from assistant.domain import Booking as BookingSetup
 from assistant.filters import FilterRules
 from assistant.goals import Goal
-from assistant.language import load_languages
+from assistant.language import load_languages, phrases
 from assistant.notify import PHONE_LIKE, Notifier, e164, mask_phone
 from assistant.reminders import ReminderStore
 
 SLOT_ORDER: tuple[BookingSlot, ...] = ("product", "channel", "branch", "date", "time", "name", "phone")
-_NAME = re.compile(r"\b(?:my name is|name is|name's|this is|i am|i'm|amar nam|mera naam)\s+"
-                   r"([a-z][a-z.'-]*(?:\s+[a-z][a-z.'-]*){0,3})", re.IGNORECASE)
 _NAME_ONLY = re.compile(r"^[^\W\d_][^\W\d_ .'-]*(?:[ .'-]+[^\W\d_]+){0,4}$")
 _RESEND = re.compile(r"\b(resend|send (?:it |the code |a new code |a code )?again|new code|another code|didn'?t get)\b",
                      re.IGNORECASE)
-_NOT_NAMES = {"looking", "interested", "not", "a", "an", "the", "from", "here", "ok", "fine", "good", "sure"}
 
 
 @dataclass
@@ -55,10 +51,7 @@ class BookingDesk:
         self._setup = catalog.pack.booking  # None: this business books nothing, the desk is never asked
         self.rules = FilterRules(catalog)
         self.languages = load_languages(catalog.pack.languages)
-        self.channels = {
-            name: re.compile(r"(?<!\w)(?:" + "|".join(re.escape(w.lower()) for w in channel.words) + r")(?!\w)")
-            for name, channel in (self._setup.channels.items() if self._setup else ())
-        }
+        self.channels = {name: phrases(channel.words) for name, channel in (self._setup.channels.items() if self._setup else ())}
         self.bookings = bookings
         self.reminders = reminders
         self.notifier = notifier
@@ -114,7 +107,7 @@ class BookingDesk:
         if product:
             patch["product"] = product.id
         lowered = text.lower()
-        channel = next((c for c, pattern in self.channels.items() if pattern.search(lowered)), None)
+        channel = next((c for c, pattern in self.channels.items() if pattern.search(text)), None)
         branch = next((b for b in self.setup.branches if b.split()[0].lower() in lowered), None)
         at_branch = [c for c, spec in self.setup.channels.items() if spec.at_branch]
         if branch and at_branch:
@@ -129,23 +122,12 @@ class BookingDesk:
                 patch["phone"] = phone
             else:
                 problems.append(f"{phone_text.group(0).strip()} doesn't look like a mobile number.")
-        name = _NAME.search(text)
-        if name and not self._not_a_name(name.group(1)):
-            patch["name"] = name.group(1).strip().title()
+        name = self.languages.person(text, self.catalog.vocabulary.words.__contains__)
+        if name:
+            patch["name"] = name
         elif waiting_for == ["name"] and not patch and _NAME_ONLY.match(text.strip()):
             patch["name"] = text.strip().title()
         return patch, problems
-
-    @cached_property
-    def _vocabulary_words(self) -> frozenset[str]:
-        vocabulary = self.catalog.vocabulary
-        sections = [vocabulary.employment, vocabulary.intents, *vocabulary.filters.values()]
-        return frozenset(w for s in sections for phrases in s.values() for p in phrases for w in p.lower().split())
-
-    def _not_a_name(self, words: str) -> bool:
-        """'I am salaried' or 'I'm looking for' is not a name."""
-        said = words.lower().split()
-        return any(w in self._vocabulary_words for w in said) or said[0] in _NOT_NAMES
 
     def missing(self, slots: dict) -> list[BookingSlot]:
         channel = self.setup.channels.get(slots.get("channel") or "")

@@ -22,7 +22,7 @@ from zoneinfo import ZoneInfo
 from pydantic import BaseModel
 
 from assistant.domain import Catalog, DataError
-from assistant.language import load_languages
+from assistant.language import load_languages, phrases
 from assistant.nlu import DONTCARE, SchemaUnderstanding
 from assistant.notify import PHONE_LIKE, e164
 from assistant.restaurant_services import INDIAN, RestaurantServices, in_locality, is_open, serves
@@ -50,8 +50,6 @@ _HINDI = {  # Hindi words of the concierge's own rules, as the Hinglish they rea
     "टेबल": "table", "बुक": "book", "याद": "remind", "घंटा": "hour", "घंटे": "hour", "पहले": "before",
 }
 _LEAD = re.compile(r"\b(\d{1,3}|[^\W\d_]+)\s*(hours?|hrs?|minutes?|mins?)\s+(?:before|pehle|earlier)")
-_NAME = re.compile(r"\b(?:[Mm]y name is|[Nn]ame is|under the name|in the name of|naam|I'm|I am|[Tt]his is)\s+"
-                   r"([A-Z][a-zA-Z.'-]*(?:\s+[A-Z][a-zA-Z.'-]*){0,3})")
 
 
 class Plan(BaseModel):
@@ -87,6 +85,7 @@ class Concierge:
         self._plans = SharedSQLite(plans_db, "CREATE TABLE IF NOT EXISTS concierge_plans"
                                              " (user_id TEXT PRIMARY KEY, body TEXT NOT NULL)")
         self.reader = reader
+        self._channels = {name: phrases(said) for name, said in self.setup.channels.items()}
 
     def handle(self, user_id: str, instruction: str) -> dict[str, Any]:
         with self.locks.lock(f"concierge:{user_id}"):
@@ -145,15 +144,15 @@ class Concierge:
         found = self.reader.read(booking, now.date())
         if plan.asking == "guests" and "guests" not in found and re.fullmatch(r"\d{1,2}", clean):
             found["guests"] = int(clean)
-        channel = re.search(r"\b(whatsapp|sms|text message)\b", clean)
+        channel = next((name for name, said in self._channels.items() if said.search(instruction)), None)
         if channel:
-            found["channel"] = "whatsapp" if channel[1] == "whatsapp" else "sms"
+            found["channel"] = channel
         phone = next(filter(None, (e164(m[0], self.catalog.business) for m in PHONE_LIKE.finditer(instruction))), None)
         if phone:  # the first run of digits that is a phone number in the business's country
             found["phone"] = phone
-        name = _NAME.search(instruction)
+        name = self.languages.person(instruction, self.catalog.vocabulary.words.__contains__)
         if name:
-            found["name"] = name[1].strip().title()
+            found["name"] = name
         if reminder or plan.asking == "reminder":
             found.update(self._read_reminder(reminder or instruction, now, plan))
         return found

@@ -223,6 +223,7 @@ class ConciergeSetup(Strict):
     members: str  # registered users: user_id, name, phone
     service_schema: str  # SGD schema: the slots (city, locality, cuisine, restaurant_name, date, time, party_size)
     default_channel: Literal["sms", "whatsapp"] = "sms"
+    channels: dict[Literal["sms", "whatsapp"], list[str]] = {}  # what customers call each: "text message", "wa"
 
 
 CONCIERGE_ATTRIBUTES = ("city", "locality", "address", "cuisines", "rating", "opens", "closes", "tables")
@@ -444,6 +445,12 @@ class Vocabulary(Strict):
     intents: dict[str, list[str]]
     features: dict[str, list[str]] = {}
     places: dict[str, list[str]] = {}  # a place as the catalog names it ("Bandra") -> other spellings (बांद्रा)
+
+    @cached_property
+    def words(self) -> frozenset[str]:
+        """Every single word of the business's own phrases, lower-cased: "I am salaried" gives no name."""
+        sections = [self.employment, self.intents, *self.filters.values()]
+        return frozenset(w for s in sections for phrases in s.values() for p in phrases for w in p.lower().split())
 
 
 class Examples(Strict):

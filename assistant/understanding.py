@@ -315,7 +315,8 @@ class Understanding:
             return "faq", routed.confidence  # "are extra cards free?": names nothing we sell, and an article answers
         if routed.confidence >= CONFIDENT:
             return self._served(routed.intent), routed.confidence
-        if not naming and self._article_for(spelled):  # an unsure reading, an article answers it, and it names no item
+        asking_for = searching and "want" in cues  # "show me Islamic ones instead": a search, whatever an article says
+        if not naming and not asking_for and self._article_for(spelled):  # unsure, an article answers, no item named
             return "faq", routed.confidence
         for cue in _CUE_INTENTS:
             if cue in cues and routed.probability(_CUE_INTENTS[cue]) >= PLAUSIBLE:

@@ -241,3 +241,13 @@ def test_the_chat_reads_with_the_same_schema_reader_as_the_concierge(app, client
     found = chat.say("find me a north indian place in Bandra West")  # the area names its city
     assert found["intent"]["filters"] == {"city": "mumbai", "cuisine": "north_indian"}
     assert found["products"] and all(catalog.product(p["id"]).value("city") == "mumbai" for p in found["products"])
+
+
+@pytest.mark.parametrize("said, kind", [("text message me the confirmation", "sms"), ("watsapp pe bhejo", "whatsapp"),
+                                        ("", "sms")])
+def test_the_channel_is_read_with_the_packs_words(ask, outbox, said, kind):
+    """The pack says what customers call each channel; without one, its default is used."""
+    result = ask("Book a table for two at an Indian restaurant in Bandra, Mumbai, next Saturday at 8 PM, "
+                 f"my name is Meera Joshi, 9820012345. {said}", "u-channel")
+    assert result["notification"]["status"] == "sent", result
+    assert outbox()[-1]["kind"] == kind and outbox()[-1]["to"] == "+919820012345"

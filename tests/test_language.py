@@ -178,6 +178,39 @@ def test_what_is_no_head_count(text):
     assert LANGUAGES.find_count(text) is None
 
 
+# ---------------------------------------------------------------- names
+
+@pytest.mark.parametrize("text, expected", [
+    ("my name is Nusrat Jahan", "Nusrat Jahan"),
+    ("my name is rahul sharma and my number is 9876543210", "Rahul Sharma"),
+    ("My name is Meera Joshi, 98220 11223", "Meera Joshi"),
+    ("I am Karim Ahmed", "Karim Ahmed"),
+    ("i am karim", "Karim"),  # a writer who never capitalises
+    ("Hi, this is Priya from Pune", "Priya"),
+    ("put it under Anil Kapoor please", "Anil Kapoor"),
+    ("amar nam Rahim Uddin", "Rahim Uddin"),
+    ("আমার নাম নুসরাত জাহান", "নুসরাত জাহান"),
+    ("naam Arjun Rao, 9819012345", "Arjun Rao"),
+    ("मेरा नाम राहुल शर्मा है", "राहुल शर्मा"),
+])
+def test_a_name_in_every_language(text, expected):
+    assert LANGUAGES.person(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "I am planning a dinner",  # "I am" before a word in lower case, from a writer who capitalises
+    "I'm in Bandra", "this is for 4 people", "I am looking for a card", "i am not sure",
+    "call me tomorrow at 5",
+])
+def test_what_is_no_name(text):
+    assert LANGUAGES.person(text) is None
+
+
+def test_the_business_own_words_are_no_name():
+    assert LANGUAGES.person("i'm salaried", known={"salaried"}.__contains__) is None
+    assert LANGUAGES.person("i'm salaried") == "Salaried"  # all in lower case, and without the pack nothing tells
+
+
 def test_a_pack_reads_only_its_own_languages_and_english():
     bangla = load_languages(["bn"])
     assert bangla.codes == ("en", "bn")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -19,11 +19,12 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError
 
-from assistant.language.lexicon import LETTER, Language, Table
+from assistant.language.lexicon import LETTER, Language, Table, key
+from assistant.language.names import Names
 from assistant.language.numbers import Numbers
 from assistant.language.when import Found, When, WhenParts, blank
 
-__all__ = ["FOLDER", "Found", "Language", "Languages", "WhenParts", "blank", "load_languages", "shipped"]
+__all__ = ["FOLDER", "Found", "Language", "Languages", "WhenParts", "blank", "load_languages", "phrases", "shipped"]
 
 FOLDER = Path(__file__).resolve().parent.parent / "languages"
 ALWAYS = "en"
@@ -39,11 +40,13 @@ class Languages(BaseModel):
     languages: tuple[Language, ...]
     _numbers: Numbers = PrivateAttr()
     _when: When = PrivateAttr()
+    _names: Names = PrivateAttr()
     _ceilings: tuple[re.Pattern[str], re.Pattern[str]] = PrivateAttr()
 
     def model_post_init(self, context: Any) -> None:
         self._numbers = Numbers(self.languages)
         self._when = When(self.languages, self._numbers)
+        self._names = Names(self.languages)
         at_most = Table.words(self.languages, "at_most", lambda lang: lang.at_most).pattern
         or_less = Table.words(self.languages, "or_less", lambda lang: lang.or_less).pattern
         amount = r"(?<![\w.,])\d[\d,]*(?:\.\d+)?"
@@ -85,9 +88,20 @@ class Languages(BaseModel):
         """The last date the text names, as YYYY-MM-DD relative to `today`, and where."""
         return self._when.date(text, today)
 
+    def person(self, text: str, known: Callable[[str], bool] = lambda word: False) -> str | None:
+        """The name a customer gives ("my name is Nusrat Jahan", "naam Arjun Rao"), title-cased;
+        `known(word)` says which words are the business's own and so no name."""
+        return self._names.find(text, known)
+
     def find_count(self, text: str) -> Found | None:
         """How many people (or seats, tickets) the text asks for, as digits, and where."""
         return self._when.count(text)
+
+
+def phrases(said: Iterable[str]) -> re.Pattern[str]:
+    """Any of these words or phrases, whole and regardless of case: how a pack's own words for
+    something (a channel, "text message") are found in a message."""
+    return re.compile(Table(((key(word), key(word), True) for word in said), "phrases").pattern, re.IGNORECASE)
 
 
 def load_languages(codes: Iterable[str], folder: Path = FOLDER) -> Languages:

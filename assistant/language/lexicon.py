@@ -66,6 +66,10 @@ class Language(_Strict):
     at_most: Words = []  # before an amount, a ceiling on it: "under", "no more than", ไม่เกิน
     or_less: Words = []  # after an amount, a ceiling on it: "or less", "tops", "tak", "er moddhe"
 
+    names: Words = []  # before a person's name, whatever follows: "my name is", "amar nam", "मेरा नाम"
+    self_names: Words = []  # before a name only when what follows looks like one: "I am", "this is"
+    not_names: Words = []  # words that are never part of a name, so they end one: "and", "looking", "from"
+
     days: dict[Annotated[int, Field(ge=0)], Words] = {}  # days from today ("kal" is tomorrow: nobody books yesterday)
     weekdays: dict[Weekday, Words] = {}
     months: dict[Annotated[int, Field(ge=1, le=12)], Words] = {}

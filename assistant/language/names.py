@@ -1,0 +1,51 @@
+"""A person's name as a customer gives it, read with the words of every loaded language.
+
+"my name is", "amar nam" and "मेरा नाम" introduce a name whatever follows; "I am" and "this is"
+only may ("I am salaried", "this is for four"), so what follows them is a name only when it
+looks like one: not a word that is never a name, not one of the business's own words, and
+capitalised by a writer who capitalises. A name is at most four words of letters and ends at
+punctuation, a digit, or such a word ("my name is Meera Joshi and my number is ...").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+
+from assistant.language.lexicon import LETTER, Language, Table
+
+_WORD = rf"{LETTER}(?:{LETTER}|[.'’-])*"
+_RUN = rf"({_WORD}(?:[ \t]+{_WORD}){{0,3}})"
+MAX_WORDS = 4
+
+
+class Names:
+    def __init__(self, languages: Iterable[Language]):
+        languages = tuple(languages)
+        sure = Table.words(languages, "names", lambda lang: lang.names).pattern
+        maybe = Table.words(languages, "self_names", lambda lang: lang.self_names).pattern
+        self._never = Table.words(languages, "not_names", lambda lang: lang.not_names)
+        self._patterns = ((re.compile(rf"{sure}\s+{_RUN}", re.IGNORECASE), True),
+                          (re.compile(rf"{maybe}\s+{_RUN}", re.IGNORECASE), False))
+
+    def find(self, text: str, known: Callable[[str], bool] = lambda word: False) -> str | None:
+        """The name the text gives, title-cased; `known` says whether a word is one of the
+        business's own ("salaried", "platinum"), which no name is made of."""
+        cases = any(c.isupper() for c in text)  # a writer who capitalises "I" capitalises names
+        for pattern, sure in self._patterns:
+            for found in pattern.finditer(text):
+                words = self._name_words(found.group(1).split(), known, cases)
+                if words and (sure or not cases or words[0][0].isupper()):
+                    return " ".join(w[:1].upper() + w[1:].lower() if w.isascii() else w for w in words)
+        return None
+
+    def _name_words(self, said: list[str], known: Callable[[str], bool], cases: bool) -> list[str]:
+        """The leading words that can be a name: a capitalised name ends at a word in lower case."""
+        words: list[str] = []
+        for word in said[:MAX_WORDS]:
+            if word in self._never or known(word.lower()):
+                break
+            if words and cases and words[0][0].isupper() and not word[0].isupper():
+                break
+            words.append(word)
+        return words
