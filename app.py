@@ -10,6 +10,7 @@ from pathlib import Path
 
 from flask import Flask
 from flask_cors import CORS
+from threadpoolctl import threadpool_limits
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from assistant import api, concierge_api, errors, logs, telemetry
@@ -44,6 +45,9 @@ def create_app(config: dict | None = None) -> Flask:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxy_count, x_proto=settings.proxy_count)  # type: ignore[method-assign]
     CORS(app, origins=settings.cors_origins)
 
+    # A turn's matrix work is small: BLAS threads would only wait for cores that other requests
+    # (or the embedding model) already use. One thread per request, as for the model.
+    threadpool_limits(1, user_api="blas")
     catalog = load_catalog(settings.pack_dir)
     index = CatalogIndex(catalog, default_embedder())
     session_db = settings.session_db or Path(app.instance_path) / "sessions.sqlite3"
