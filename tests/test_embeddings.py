@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from assistant.embeddings import DIMENSIONS, MiniLMEmbedder, ModelIntegrityError, default_embedder
+from assistant.embeddings import DIMENSIONS, QUERY_TOKENS, MiniLMEmbedder, ModelIntegrityError, default_embedder
 
 
 def test_vectors_are_unit_length_and_batch_independent():
@@ -16,6 +16,17 @@ def test_vectors_are_unit_length_and_batch_independent():
     assert together.shape == (2, DIMENSIONS)
     assert np.allclose(np.linalg.norm(together, axis=1), 1.0, atol=1e-5)
     assert np.allclose(together, alone, atol=1e-4), "padding to the batch's longest must not change vectors"
+
+
+def test_a_message_is_read_from_its_first_query_tokens():
+    embedder = default_embedder()
+    short = "my card was declined at the shop"
+    assert np.allclose(embedder.embed_one(short), embedder.embed([short])[0], atol=1e-4), "a short one whole"
+    story = " ".join(["yesterday I went to the market with my family"] * 8)  # far past QUERY_TOKENS
+    assert len(embedder._tokenizer.encode(story).ids) > 2 * QUERY_TOKENS
+    assert np.allclose(embedder.embed_one(story), embedder.embed_one(story + " and why was I charged twice"),
+                       atol=1e-5), "nothing past the first tokens is read"
+    assert not np.allclose(embedder.embed_one(story), embedder.embed([story])[0], atol=1e-3)
 
 
 def test_paraphrases_are_closer_than_unrelated_text():
