@@ -12,7 +12,8 @@ A reply is
   article, or anything else (a booking started, a greeting).
 
 Usage: python3 bench/intent_eval.py [--limit N] [--details out.jsonl]
-Targets: wrong_rate <= 0.10 and answerable_helped_rate >= 0.75.
+Targets: wrong_rate <= 0.10, answerable_helped_rate >= 0.75, and a turn's p99 (ms_p99, through the
+Flask test client with a SQLite session) under 15 ms on an idle machine.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import collections
 import csv
 import json
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -77,9 +79,12 @@ def main() -> None:
                           "client_rate_per_min": 0, "session_rate_per_min": 0})
         client = app.test_client()
         started = time.perf_counter()
+        took = []
         for row in rows:
             want = expected[row["category"]]
+            asked = time.perf_counter()
             response = client.post("/chat", json={"query": row["text"], "session_id": str(uuid.uuid4())}).get_json()
+            took.append(1000 * (time.perf_counter() - asked))
             verdict, cause = judge(response, want)
             verdicts[verdict] += 1
             by_category[row["category"]][verdict] += 1
@@ -106,6 +111,8 @@ def main() -> None:
         "answerable_helped_rate": round(answerable_helped / max(answerable, 1), 3),
         "worst_categories": {c: round(by_category[c]["wrong"] / sum(by_category[c].values()), 2) for c in worst[:8]},
         "ms_per_question": round(1000 * elapsed / len(rows), 2),
+        "ms_p50": round(statistics.median(took), 2),
+        "ms_p99": round(statistics.quantiles(took, n=100)[98], 2) if len(took) > 1 else None,
     }))
 
 
