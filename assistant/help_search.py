@@ -33,6 +33,7 @@ import numpy as np
 from assistant.classifier import Classifier
 from assistant.domain import FaqEntry
 from assistant.embeddings import MiniLMEmbedder
+from assistant.language.lexicon import LETTER
 
 LEXICAL_WEIGHT = 0.02  # BM25 points worth one unit of cosine similarity, tuned on the bank's dev set
 ANSWERS = 0.55  # the belief in an article from which it answers the question (tuned on the dev set)
@@ -48,7 +49,7 @@ our out over own please same should so some such tell than that the their them t
 to too under until up very want was way we were what when where which while who whom why will with would yes
 yet you your yours kya hai kaise kare karna mera meri mujhe aap ami amar hoga ki ke ka ko""".split())
 _THAI = re.compile(r"[\u0e00-\u0e7f]+")
-_WORD = re.compile(r"[^\W\d_]+|\d+")
+_WORD = re.compile(rf"{LETTER}+|\d+")  # vowel signs stay in their word: কার্ড, फास्टैग, ร้อน
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 from conftest import Conversation, app_for
 
+from assistant.help_search import terms
+
 # The team's own phrasings, none of them in any pack's data.
 FOUND = [
     ("bank", "the cash machine kept hold of my card last night", "card-retained-atm"),
@@ -79,3 +81,9 @@ def test_cancelling_something_we_do_not_hold_is_a_help_question(chat):
     data = chat.say("I'd like to cancel my credit card")
     assert data["intent"]["type"] == "faq" and data["help"]["article"] == "close-card"
     assert chat.say("cancel")["reply"] == "There's nothing to cancel. What can I help you with?"
+
+
+def test_words_in_scripts_with_vowel_signs_stay_whole_for_the_word_search():
+    assert terms("আমার কার্ড হারিয়ে গেছে") == ["আমার", "কার্ড", "হারিয়ে", "গেছে"]
+    assert terms("फास्टैग कैसे लगवाएं") == ["फास्टैग", "कैसे", "लगवाएं"]
+    assert "ร้" in terms("ร้อน")  # Thai, unspaced: pairs of letters, the tone mark kept on its letter
