@@ -15,8 +15,7 @@ from collections.abc import Callable, Iterable
 from assistant.language.lexicon import LETTER, Language, Table
 
 _WORD = rf"{LETTER}(?:{LETTER}|[.'’-])*"
-_RUN = rf"({_WORD}(?:[ \t]+{_WORD}){{0,3}})"
-MAX_WORDS = 4
+_RUN = rf"({_WORD}(?:[ \t]+{_WORD}){{0,3}})"  # at most four words
 
 
 class Names:
@@ -42,7 +41,7 @@ class Names:
     def _name_words(self, said: list[str], known: Callable[[str], bool], cases: bool) -> list[str]:
         """The leading words that can be a name: a capitalised name ends at a word in lower case."""
         words: list[str] = []
-        for word in said[:MAX_WORDS]:
+        for word in said:
             if word in self._never or known(word.lower()):
                 break
             if words and cases and words[0][0].isupper() and not word[0].isupper():
