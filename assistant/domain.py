@@ -303,6 +303,10 @@ class Pack(Strict):
     page: Page
     catalog: Source
     knowledge: str = "faq.json"
+    # The help centre's belief in an article from which it answers: the same belief means less
+    # among many articles than among few, so a pack with real customers' questions tunes its own
+    # (bench/intent_eval.py); 0.55 keeps a small help centre from answering what it should hand over.
+    answers_from: float = Field(default=0.55, gt=0, lt=1)
     languages: list[str] = Field(default=["en"], min_length=1)  # codes of assistant/languages/<code>.yml
     names: list[str] = []  # attributes whose values also name an item ("Thar" for the Thar LX)
     short_names: bool = False  # an item's name cut short still names it ("Lenovo Legion" for the Legion 5 15ARP8)

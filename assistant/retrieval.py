@@ -33,7 +33,8 @@ class CatalogIndex:
             client, "products", [p.id for p in catalog.products], [p.search_text() for p in catalog.products],
             [self.rules.metadata(p) for p in catalog.products],
         )
-        self.help = HelpCentre(catalog.faq, embedder, catalog.examples.intents.get("out_of_scope", []))
+        self.help = HelpCentre(catalog.faq, embedder, catalog.examples.intents.get("out_of_scope", []),
+                               catalog.pack.answers_from)
 
     def _collection(self, client, kind: str, ids: list[str], texts: list[str], metadatas):
         """A collection named by its content, so apps in one process share identical indexes."""

@@ -255,8 +255,9 @@ class Understanding:
             kind = "faq"  # "what is the late fee?" with nothing at hand is for the help centre
         elif kind in ("faq", "out_of_scope", "unknown") and topics and (has_products or named):
             kind = "feature_query"  # a fact the items at hand hold, answered from their data
-        elif "cheapest" in cues and not named and (kind in ("comparison", "feature_query")
-                                                   or (kind == "unknown" and has_products)):
+        elif "cheapest" in cues and not named and (
+                kind in ("comparison", "feature_query")
+                or (has_products and (kind == "unknown" or (kind == "faq" and confidence < CONFIDENT)))):
             kind = "product_info"  # "which is the cheapest?", "anything cheaper?": ranks every match, not just those shown
         if kind in ("comparison", "eligibility_check"):  # "compare them and check if I'm eligible"
             wants_comparison |= kind == "comparison"
