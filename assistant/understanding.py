@@ -107,8 +107,7 @@ class PhraseMatcher:
 
     def __init__(self, section: dict[str, list[str]]):
         self._patterns = {
-            value: re.compile("|".join(_bounded(unicodedata.normalize("NFC", p.lower()))
-                                       for p in sorted(phrases, key=len, reverse=True)))
+            value: _phrases([unicodedata.normalize("NFC", p.lower()) for p in phrases])
             for value, phrases in section.items()
             if phrases
         }
@@ -118,6 +117,9 @@ class PhraseMatcher:
             for phrase in phrases
             if " " not in phrase and len(phrase) >= _FUZZY_MIN_LENGTH
         }
+        self._by_length: dict[int, list[str]] = {}
+        for word in self._single_words:
+            self._by_length.setdefault(len(word), []).append(word)
 
     def exact(self, text: str) -> list[str]:
         """Values mentioned, in order; a phrase inside a longer one ("islamic" in "non-islamic") does not count."""
@@ -144,7 +146,12 @@ class PhraseMatcher:
 
     @lru_cache(maxsize=4096)  # noqa: B019 - one vocabulary per pack, kept for the process; difflib is the costliest rule
     def _closest(self, word: str) -> str | None:
-        close = get_close_matches(word, self._single_words, n=1, cutoff=_FUZZY_CUTOFF)
+        # Only words of a length that could be close enough: difflib would drop the rest itself,
+        # one slow comparison each (2 * shorter / both lengths is the best ratio two lengths allow).
+        n = len(word)
+        lengths = [m for m in self._by_length if 2 * min(n, m) / (n + m) >= _FUZZY_CUTOFF]
+        candidates = [w for m in lengths for w in self._by_length[m]]
+        close = get_close_matches(word, candidates, n=1, cutoff=_FUZZY_CUTOFF)
         return self._single_words[close[0]] if close else None
 
     def find(self, text: str, words: list[str]) -> list[str]:
@@ -156,10 +163,16 @@ class PhraseMatcher:
 _UNSPACED = re.compile(r"[\u0e00-\u0e7f]")  # Thai: words run together, so no boundaries to look for
 
 
-def _bounded(phrase: str) -> str:
-    """A phrase's pattern, whole words only, except in a script written without spaces."""
-    pattern = re.escape(phrase)
-    return pattern if _UNSPACED.search(phrase) else rf"(?<!\w){pattern}(?!\w)"
+def _phrases(phrases: list[str]) -> re.Pattern[str]:
+    """Any of the phrases, longest first, as whole words except in a script written without
+    spaces. The word boundaries stand outside the alternation: inside it, they kept the regex
+    engine from skipping ahead to a phrase's first letter, and a long message took ten times as
+    long to read."""
+    ordered = sorted(phrases, key=len, reverse=True)
+    spaced = "|".join(re.escape(p) for p in ordered if not _UNSPACED.search(p))
+    unspaced = "|".join(re.escape(p) for p in ordered if _UNSPACED.search(p))
+    either = [rf"(?<!\w)(?:{spaced})(?!\w)"] if spaced else []
+    return re.compile("|".join([*either, *([unspaced] if unspaced else [])]))
 
 
 class Money:
@@ -450,7 +463,7 @@ class _NumberFilter:
         self.spec = spec
         units = "|".join(re.escape(u) for u in spec.units)
         self.units = re.compile(rf"(\d+(?:\.\d+)?)\s*-?\s*(?:{units})\b") if spec.units else None
-        self.cues = re.compile("|".join(_bounded(c) for c in spec.cues)) if spec.cues else None
+        self.cues = _phrases(spec.cues) if spec.cues else None
 
     def read(self, clean: str, said: str, money: Money, answering: bool, ceiling: int | None) -> int | float | None:
         """`clean` has amounts as digits; `said` the words as typed, for cues such as "lakh";
