@@ -32,9 +32,19 @@ class Classifier:
         return [str(label) for label in self._model.classes_]
 
     def rank(self, text: str) -> Ranked:
-        probabilities = self._model.predict_proba(self.embedder.embed_one(text)[None, :])[0]
+        probabilities = self._probabilities(self.embedder.embed_one(text))
         order = np.argsort(-probabilities)
         return tuple((str(self._model.classes_[i]), float(probabilities[i])) for i in order)
+
+    def _probabilities(self, vector: np.ndarray) -> np.ndarray:
+        """The model's probabilities for one vector, as `predict_proba` gives them, without the
+        input checks that cost a turn more than the arithmetic (a millisecond per call)."""
+        scores = self._model.coef_ @ vector + self._model.intercept_
+        if len(scores) == 1:  # two labels: one score, the second label's log-odds
+            second = 1.0 / (1.0 + np.exp(-scores[0]))
+            return np.array([1.0 - second, second])
+        exp = np.exp(scores - scores.max())
+        return exp / exp.sum()
 
 
 @lru_cache(maxsize=16)

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from sklearn.model_selection import StratifiedKFold
 
+from assistant.classifier import Classifier
 from assistant.domain import load_catalog
 from assistant.embeddings import default_embedder
 from assistant.router import Router, filter_phrases
@@ -47,3 +48,16 @@ def test_searches_made_of_the_catalogs_own_words_are_generated_from_its_vocabula
              for phrase in phrases for w in phrase.lower().split()} | {"car", "cars"}
     assert made and all(set(text.lower().split()) <= words for text in made)
     assert made == filter_phrases(catalog.vocabulary.filters, ["car", "cars"])  # the same model every start-up
+
+
+@pytest.mark.parametrize("labels", [["hi", "lost", "hi", "lost"], ["hi", "lost", "fee", "fee"]])
+def test_the_classifiers_probabilities_are_logistic_regressions_own(labels):
+    """Worked out in numpy for speed: with two labels (one log-odds) and with more (a softmax)."""
+    texts = ["hello there", "my card is lost", "what is the annual fee?", "is there a fee for cash"]
+    classifier = Classifier(texts, labels, default_embedder(), strength=16.0, balanced=True)
+    for message in ("hey", "someone took my card", "fees?"):
+        vector = default_embedder().embed_one(message)
+        expected = dict(zip(classifier.labels, classifier._model.predict_proba(vector[None, :])[0], strict=True))
+        ranked = dict(classifier.rank(message))
+        assert ranked.keys() == expected.keys()
+        assert all(abs(ranked[label] - expected[label]) < 1e-6 for label in expected)
