@@ -27,8 +27,6 @@ from assistant.reminders import ReminderStore
 
 SLOT_ORDER: tuple[BookingSlot, ...] = ("product", "channel", "branch", "date", "time", "name", "phone")
 _NAME_ONLY = re.compile(r"^[^\W\d_][^\W\d_ .'-]*(?:[ .'-]+[^\W\d_]+){0,4}$")
-_RESEND = re.compile(r"\b(resend|send (?:it |the code |a new code |a code )?again|new code|another code|didn'?t get)\b",
-                     re.IGNORECASE)
 
 
 @dataclass
@@ -83,7 +81,7 @@ class BookingDesk:
             return BookingStep(text=" ".join([*problems, self.summary(slots)]).strip(), question=question,
                                choices=choices)
         goal.missing = []
-        if slots.get("code_sent") and not _RESEND.search(text):
+        if slots.get("code_sent") and not self.languages.asks_again(text):
             return BookingStep(text=" ".join(problems), question="Please type the 6-digit code we sent you.")
         return self._send_code(goal, now)
 

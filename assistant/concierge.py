@@ -22,7 +22,7 @@ from zoneinfo import ZoneInfo
 from pydantic import BaseModel
 
 from assistant.domain import Catalog, DataError
-from assistant.language import load_languages, phrases
+from assistant.language import blank, load_languages, phrases
 from assistant.nlu import DONTCARE, SchemaUnderstanding
 from assistant.notify import PHONE_LIKE, e164
 from assistant.restaurant_services import INDIAN, RestaurantServices, in_locality, is_open, serves
@@ -45,12 +45,6 @@ QUESTIONS = {
     "contact": "What name and mobile number should I book the table under?",
     "reminder": "When should I remind you (for example at 7:30 pm)?",
 }
-_HINDI = {  # Hindi words of the concierge's own rules, as the Hinglish they read (dates and numbers
-    # are read in Hindi as they are, see assistant/languages/hi.yml)
-    "टेबल": "table", "बुक": "book", "याद": "remind", "घंटा": "hour", "घंटे": "hour", "पहले": "before",
-}
-_LEAD = re.compile(r"\b(\d{1,3}|[^\W\d_]+)\s*(hours?|hrs?|minutes?|mins?)\s+(?:before|pehle|earlier)")
-
 
 class Plan(BaseModel):
     """One user's request in progress: what is known, what each step returned, what was asked."""
@@ -86,6 +80,7 @@ class Concierge:
                                              " (user_id TEXT PRIMARY KEY, body TEXT NOT NULL)")
         self.reader = reader
         self._channels = {name: phrases(said) for name, said in self.setup.channels.items()}
+        self._booking = phrases(catalog.vocabulary.intents.get("booking", []))
 
     def handle(self, user_id: str, instruction: str) -> dict[str, Any]:
         with self.locks.lock(f"concierge:{user_id}"):
@@ -93,7 +88,7 @@ class Concierge:
             plan = Plan.model_validate_json(row[0]) if row else Plan()
             now = self.clock().astimezone(self.zone)
             said = self.read(instruction, now, plan)
-            if plan.done or _new_request(instruction, said):  # who the customer is carries over
+            if plan.done or self._new_request(instruction, said):  # who the customer is carries over
                 plan = Plan(slots={key: plan.slots[key] for key in ("name", "phone") if plan.slots.get(key)})
             answer = self._advance(plan, user_id, said, now)
             self._plans.write("INSERT OR REPLACE INTO concierge_plans VALUES (?, ?)", (user_id, plan.model_dump_json()))
@@ -136,10 +131,13 @@ class Concierge:
         return self._result(plan)
 
     def read(self, instruction: str, now: dt.datetime, plan: Plan) -> dict[str, Any]:
-        """The details an instruction gives; the reminder's clause is read apart from the booking's."""
-        text = " ".join(_HINDI.get(word, word) for word in self.languages.digits(instruction).split())
-        cut = re.search(r"\bremind", text, re.IGNORECASE)
-        booking, reminder = (text[:cut.start()], text[cut.start():]) if cut else (text, "")
+        """The details an instruction gives; the reminder's clause ("... and remind me at 7") and
+        how long ahead it asks ("an hour before", "ek ghanta pehle") are read apart from the booking's."""
+        text = self.languages.digits(instruction)
+        lead = self.languages.reminder_lead(text)
+        cut = self.languages.reminder_start(text)
+        booking, reminder = (text[:cut], text[cut:]) if cut is not None else (text, "")
+        booking = blank(booking, lead)
         clean = normalise(booking)
         found = self.reader.read(booking, now.date())
         if plan.asking == "guests" and "guests" not in found and re.fullmatch(r"\d{1,2}", clean):
@@ -153,20 +151,16 @@ class Concierge:
         name = self.languages.person(instruction, self.catalog.vocabulary.words.__contains__)
         if name:
             found["name"] = name
-        if reminder or plan.asking == "reminder":
-            found.update(self._read_reminder(reminder or instruction, now, plan))
+        if lead and (reminder or plan.asking == "reminder"):
+            found.update(remind=True, remind_before_min=int(lead.value), remind_time=None)
+        elif reminder or plan.asking == "reminder":
+            found.update(self._read_reminder(reminder or instruction, now))
         return found
 
-    def _read_reminder(self, text: str, now: dt.datetime, plan: Plan) -> dict[str, Any]:
-        """"an hour before", "30 minutes before", or a time ("at 7 pm"), on the reservation's day."""
-        clean = normalise(text)
-        lead = _LEAD.search(clean)
-        amount = (1 if lead[1] in ("a", "an") else self.languages.number(lead[1])) if lead else None
-        if lead and amount:
-            minutes = amount * (60 if lead[2].startswith(("h", "hr")) else 1)
-            return {"remind": True, "remind_before_min": minutes, "remind_time": None}
+    def _read_reminder(self, text: str, now: dt.datetime) -> dict[str, Any]:
+        """A reminder at a time ("at 7 pm"), on the reservation's day unless another is named."""
         when = self.languages.parse_when(text, now)
-        if when.time:  # on the reservation's day unless the customer names another
+        if when.time:
             return {"remind": True, "remind_time": f"{when.time:%H:%M}", "remind_before_min": None,
                     "remind_date": when.date.isoformat() if when.date else None}
         return {"remind": True}
@@ -278,14 +272,13 @@ class Concierge:
         city = self.catalog.pack.attributes["city"].words(slots["city"])
         return self._ask(plan, "time", f"I couldn't find {cuisine} restaurants open at {time} anywhere in {city}.")
 
+    def _new_request(self, instruction: str, said: dict[str, Any]) -> bool:
+        """"Book ... in Bandra on Saturday" starts over; "Colaba" or "at 9 pm" answers the question
+        asked. A request to book is said in the pack's words for one (its `booking` cues)."""
+        return bool(self._booking.search(instruction)) and len([k for k in SEARCH if said.get(k)]) >= 2
+
     def _cuisine_words(self, cuisine: str) -> str:
         return "Indian" if cuisine == INDIAN else self.catalog.pack.attributes["cuisines"].words(cuisine)
-
-
-def _new_request(instruction: str, said: dict[str, Any]) -> bool:
-    """"Book ... in Bandra on Saturday" starts over; "Colaba" or "at 9 pm" answers the question asked."""
-    return bool(re.search(r"\b(book|reserve|reservation)\b", instruction, re.IGNORECASE)) and \
-        len([k for k in SEARCH if said.get(k)]) >= 2
 
 
 def _locality_names(place: str) -> list[str]:

@@ -171,6 +171,14 @@ def test_a_reminder_in_the_past_asks_for_a_valid_time(ask, clock):
     assert done["reminder"]["scheduled_for"] == "2026-11-23T19:45" and done["reservation"]["time"] == "20:00"
 
 
+def test_a_hinglish_reminder_said_before_its_verb(ask):
+    """Hindi puts how long ahead before "remind": "do ghante pehle yaad dila dena" is two hours."""
+    result = ask("Bandra Mumbai mein Saturday raat 8 baje 4 log ke liye Indian restaurant book karna, "
+                 "do ghante pehle yaad dila dena")
+    assert result["reservation"]["date"] == "2026-11-28" and result["reservation"]["time"] == "20:00"
+    assert result["reminder"]["scheduled_for"] == "2026-11-28T18:00"
+
+
 @pytest.mark.parametrize("body,field", [
     ({"instruction": "book a table"}, "user_id"),
     ({"user_id": "", "instruction": "book a table"}, "user_id"),

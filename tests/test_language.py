@@ -211,6 +211,36 @@ def test_the_business_own_words_are_no_name():
     assert LANGUAGES.person("i'm salaried") == "Salaried"  # all in lower case, and without the pack nothing tells
 
 
+@pytest.mark.parametrize("text, asking, minutes", [
+    ("book it and remind me an hour before", "remind me", 60),
+    ("and ping me 30 minutes in advance", "ping me", 30),
+    ("ek ghanta pehle yaad dila dena", "yaad dila dena", 60),
+    ("do ghante pehle remind kar dena", "remind kar dena", 120),
+    ("१ घंटा पहले याद दिला देना", "याद दिला देना", 60),
+    ("১ ঘণ্টা আগে মনে করিয়ে দিবেন", "মনে করিয়ে দিবেন", 60),
+    ("2 ชั่วโมงล่วงหน้าแจ้งเตือนด้วย", "แจ้งเตือน", 120),
+    ("remind me at 7:30 pm", "remind me", None),
+])
+def test_a_reminder_request_and_its_lead_in_every_language(text, asking, minutes):
+    start = LANGUAGES.reminder_start(text)
+    assert start is not None and text[start:].startswith(asking)
+    lead = LANGUAGES.reminder_lead(LANGUAGES.digits(text))
+    assert (int(lead.value) if lead else None) == minutes
+
+
+@pytest.mark.parametrize("text", ["table for 2 hours from now", "an hour", "I'll be there before 8"])
+def test_no_lead_without_a_length_of_time_before(text):
+    assert LANGUAGES.reminder_lead(text) is None
+
+
+@pytest.mark.parametrize("text, again", [
+    ("resend please", True), ("I didn't get the code", True), ("code nahi aaya", True), ("কোড পাইনি", True),
+    ("ส่งรหัสใหม่หน่อย", False), ("ขอรหัสใหม่", True), ("123456", False), ("send it to my office", False),
+])
+def test_asking_for_a_code_again_in_every_language(text, again):
+    assert LANGUAGES.asks_again(text) is again
+
+
 def test_a_pack_reads_only_its_own_languages_and_english():
     bangla = load_languages(["bn"])
     assert bangla.codes == ("en", "bn")

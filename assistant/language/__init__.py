@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError
 from assistant.language.lexicon import LETTER, Language, Table, key
 from assistant.language.names import Names
 from assistant.language.numbers import Numbers
+from assistant.language.reminders import Reminders
 from assistant.language.when import Found, When, WhenParts, blank
 
 __all__ = ["FOLDER", "Found", "Language", "Languages", "WhenParts", "blank", "load_languages", "phrases", "shipped"]
@@ -41,12 +42,16 @@ class Languages(BaseModel):
     _numbers: Numbers = PrivateAttr()
     _when: When = PrivateAttr()
     _names: Names = PrivateAttr()
+    _reminders: Reminders = PrivateAttr()
+    _resend: re.Pattern[str] = PrivateAttr()
     _ceilings: tuple[re.Pattern[str], re.Pattern[str]] = PrivateAttr()
 
     def model_post_init(self, context: Any) -> None:
         self._numbers = Numbers(self.languages)
         self._when = When(self.languages, self._numbers)
         self._names = Names(self.languages)
+        self._reminders = Reminders(self.languages, self._numbers)
+        self._resend = re.compile(Table.words(self.languages, "resend", lambda lang: lang.resend).pattern, re.IGNORECASE)
         at_most = Table.words(self.languages, "at_most", lambda lang: lang.at_most).pattern
         or_less = Table.words(self.languages, "or_less", lambda lang: lang.or_less).pattern
         amount = r"(?<![\w.,])\d[\d,]*(?:\.\d+)?"
@@ -92,6 +97,19 @@ class Languages(BaseModel):
         """The name a customer gives ("my name is Nusrat Jahan", "naam Arjun Rao"), title-cased;
         `known(word)` says which words are the business's own and so no name."""
         return self._names.find(text, known)
+
+    def reminder_start(self, text: str) -> int | None:
+        """Where a request for a reminder starts in the text ("remind me", "yaad dila dena")."""
+        return self._reminders.start(text)
+
+    def reminder_lead(self, text: str) -> Found | None:
+        """How many minutes ahead a reminder is asked for ("an hour before", "30 minute pehle"),
+        as digits, and where."""
+        return self._reminders.lead(text)
+
+    def asks_again(self, text: str) -> bool:
+        """Whether the text asks for a code to be sent again ("resend", "code nahi aaya")."""
+        return bool(self._resend.search(text))
 
     def find_count(self, text: str) -> Found | None:
         """How many people (or seats, tickets) the text asks for, as digits, and where."""

@@ -66,6 +66,11 @@ class Language(_Strict):
     at_most: Words = []  # before an amount, a ceiling on it: "under", "no more than", ไม่เกิน
     or_less: Words = []  # after an amount, a ceiling on it: "or less", "tops", "tak", "er moddhe"
 
+    remind: Words = []  # where a request for a reminder starts: "remind me", "yaad dilana", "মনে করিয়ে"
+    lengths: dict[Annotated[int, Field(gt=0)], Words] = {}  # lengths of time, in minutes: 60 is "hour", "ghanta"
+    before: Words = []  # after a length of time, how long ahead: "an hour before", "do ghante pehle"
+    resend: Words = []  # asking for a code again: "resend", "send it again", "code nahi aaya"
+
     names: Words = []  # before a person's name, whatever follows: "my name is", "amar nam", "मेरा नाम"
     self_names: Words = []  # before a name only when what follows looks like one: "I am", "this is"
     not_names: Words = []  # words that are never part of a name, so they end one: "and", "looking", "from"
