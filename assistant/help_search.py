@@ -40,13 +40,6 @@ CLASSIFIER_SHARE = 0.4  # the classifier's weight in the blended belief, the sea
 SEARCH_TEMPERATURE = 0.05  # how sharply the search's scores become a distribution: cosine units
 READER_STRENGTH = 16.0  # its inverse regularisation: many labels, few phrasings each, so fitted tightly
 NONE = ""  # the classifier's label for a question no article answers
-STOP_WORDS = frozenset("""
-a about after again all also am an and any are as ask at be because been before being but by can could did do
-does doing done for from get got had has have having her here hers him his how i if in into is it its just
-know let like made make many may me more most much must my need needs no not now of off on once only or other
-our out over own please same should so some such tell than that the their them then there these they this those
-to too under until up very want was way we were what when where which while who whom why will with would yes
-yet you your yours kya hai kaise kare karna mera meri mujhe aap ami amar hoga ki ke ka ko""".split())
 _THAI = re.compile(r"[\u0e00-\u0e7f]+")
 _WORD = re.compile(rf"{LETTER}+|\d+")  # vowel signs stay in their word: কার্ড, फास्टैग, ร้อน
 
@@ -59,14 +52,14 @@ class Hit:
     similarity: float
 
 
-def terms(text: str) -> list[str]:
-    """Words for lexical matching: lower-cased, lightly stemmed, without stop words; Thai,
-    written without spaces, as overlapping pairs of letters."""
+def terms(text: str, stop_words: frozenset[str] = frozenset()) -> list[str]:
+    """Words for lexical matching: lower-cased, lightly stemmed, without the languages' stop
+    words; Thai, written without spaces, as overlapping pairs of letters."""
     found: list[str] = []
     for word in _WORD.findall(text.lower()):
         if _THAI.fullmatch(word):
             found += [word[i:i + 2] for i in range(max(1, len(word) - 1))]
-        elif word not in STOP_WORDS and len(word) > 1:
+        elif word not in stop_words and len(word) > 1:
             found.append(_stem(word))
     return found
 
@@ -107,12 +100,14 @@ class HelpCentre:
     """The pack's help articles, searchable by what a customer writes."""
 
     def __init__(self, entries: list[FaqEntry], embedder: MiniLMEmbedder, unrelated: Sequence[str] = (),
-                 answers_from: float = 0.55):
+                 answers_from: float = 0.55, stop_words: frozenset[str] = frozenset()):
         """`unrelated`: questions the business does not answer (the pack's out-of-scope examples);
         `answers_from`: the belief in an article from which it answers the question (the pack's
-        `answers_from`, tuned on real questions: docs/understanding.md)."""
+        `answers_from`, tuned on real questions: docs/understanding.md); `stop_words`: the pack's
+        languages' words that the word search leaves out."""
         self.entries = entries
         self.answers_from = answers_from
+        self.stop_words = stop_words
         self.embedder = embedder
         phrasings = [(n, text) for n, e in enumerate(entries) for text in _phrasings(e)]
         # Each article's phrasings are consecutive rows: where each article's rows start.
@@ -122,7 +117,8 @@ class HelpCentre:
         labels = [entries[n].id for n, _ in phrasings] + [NONE] * len(unrelated)
         self._reader = Classifier(texts, labels, embedder, READER_STRENGTH, balanced=False) \
             if len(set(labels)) > 1 else None
-        self._lexical = BM25([terms(" ".join([*_phrasings(e), e.answer, *e.steps, e.category])) for e in entries])
+        self._lexical = BM25([terms(" ".join([*_phrasings(e), e.answer, *e.steps, e.category]), stop_words)
+                              for e in entries])
         # A turn asks about one message several times (the router's second opinion, the search,
         # whether its first article answers): the belief is worked out once.
         self._belief = lru_cache(maxsize=256)(self._similarity_and_belief)
@@ -157,7 +153,7 @@ class HelpCentre:
         """Each article's nearest phrasing's cosine similarity, and the blended belief that it
         answers the question (summing to at most one over the articles)."""
         similarity = np.maximum.reduceat(self._vectors @ self.embedder.embed_one(query), self._starts)
-        fused = similarity + LEXICAL_WEIGHT * self._lexical.scores(terms(query))
+        fused = similarity + LEXICAL_WEIGHT * self._lexical.scores(terms(query, self.stop_words))
         searched = np.exp((fused - fused.max()) / SEARCH_TEMPERATURE)
         searched /= searched.sum()
         similarity.setflags(write=False)

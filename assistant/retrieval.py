@@ -16,6 +16,7 @@ from assistant.domain import Catalog, FaqEntry, Product
 from assistant.embeddings import MiniLMEmbedder
 from assistant.filters import FilterRules, Filters
 from assistant.help_search import HelpCentre
+from assistant.language import load_languages
 
 SURE_MATCH = 0.75  # cosine similarity at which an article answers the question whatever its words
 
@@ -34,7 +35,7 @@ class CatalogIndex:
             [self.rules.metadata(p) for p in catalog.products],
         )
         self.help = HelpCentre(catalog.faq, embedder, catalog.examples.intents.get("out_of_scope", []),
-                               catalog.pack.answers_from)
+                               catalog.pack.answers_from, load_languages(catalog.pack.languages).stop_words)
 
     def _collection(self, client, kind: str, ids: list[str], texts: list[str], metadatas):
         """A collection named by its content, so apps in one process share identical indexes."""

@@ -24,7 +24,7 @@ from assistant.calculator import find_expression
 from assistant.comparison import rank_key
 from assistant.domain import Catalog, Filter, FilterValue
 from assistant.filters import FilterRules
-from assistant.help_search import STOP_WORDS, HelpCentre
+from assistant.help_search import HelpCentre
 from assistant.language import load_languages
 from assistant.router import Routed, Router
 from assistant.state import PROFILE_FACTS, CustomerProfile, Pending, Wish
@@ -363,7 +363,7 @@ class Understanding:
         """Whether the message says nothing but filter values, item words and little words."""
         for matcher in self.filters.values():
             text = matcher.without(text)
-        filler = STOP_WORDS | {w for key in ("item", "items") for w in self.catalog.text[key].lower().split()}
+        filler = self.languages.stop_words | {w for key in ("item", "items") for w in self.catalog.text[key].lower().split()}
         return not set(re.findall(r"[a-z]+", text)) - filler
 
     def _spelled(self, clean: str) -> str:

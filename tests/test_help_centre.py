@@ -7,6 +7,7 @@ import pytest
 from conftest import Conversation, app_for
 
 from assistant.help_search import terms
+from assistant.language import load_languages
 
 # The team's own phrasings, none of them in any pack's data.
 FOUND = [
@@ -81,6 +82,13 @@ def test_cancelling_something_we_do_not_hold_is_a_help_question(chat):
     data = chat.say("I'd like to cancel my credit card")
     assert data["intent"]["type"] == "faq" and data["help"]["article"] == "close-card"
     assert chat.say("cancel")["reply"] == "There's nothing to cancel. What can I help you with?"
+
+
+def test_the_word_search_leaves_out_the_packs_languages_stop_words():
+    hindi, bangla = load_languages(["hi"]).stop_words, load_languages(["bn"]).stop_words
+    assert terms("mera card kaise block kare", hindi) == ["card", "block"]
+    assert len(terms("mera card kaise block kare", bangla)) == 5, "Hindi words are no Bangla stop words"
+    assert terms("আমার কার্ড কিভাবে ব্লক করব", bangla) == ["কার্ড", "ব্লক", "করব"]
 
 
 def test_words_in_scripts_with_vowel_signs_stay_whole_for_the_word_search():

@@ -59,6 +59,11 @@ class Languages(BaseModel):
         self._ceilings = (re.compile(rf"{at_most}\s*{currency}(?=\d)", re.IGNORECASE),
                           re.compile(rf"({amount})(?:\s*{LETTER}+\.?)?\s*{or_less}", re.IGNORECASE))  # "60000 baht or less"
 
+    @property
+    def stop_words(self) -> frozenset[str]:
+        """Every language's words too common to tell one question from another, lower-cased."""
+        return frozenset(key(word) for lang in self.languages for word in lang.stop_words)
+
     def digits(self, text: str) -> str:
         """Native digits (০-৯, ०-९, ๐-๙) as ASCII ones; the text keeps its length."""
         return self._numbers.digits(text)

@@ -66,6 +66,7 @@ class Language(_Strict):
     at_most: Words = []  # before an amount, a ceiling on it: "under", "no more than", ไม่เกิน
     or_less: Words = []  # after an amount, a ceiling on it: "or less", "tops", "tak", "er moddhe"
 
+    stop_words: Words = []  # words too common to tell one question from another in a word search: "the", "kya"
     remind: Words = []  # where a request for a reminder starts: "remind me", "yaad dilana", "মনে করিয়ে"
     lengths: dict[Annotated[int, Field(gt=0)], Words] = {}  # lengths of time, in minutes: 60 is "hour", "ghanta"
     before: Words = []  # after a length of time, how long ahead: "an hour before", "do ghante pehle"
