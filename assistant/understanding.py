@@ -330,6 +330,10 @@ class Understanding:
         if routed.confidence >= CONFIDENT:
             return self._served(routed.intent), routed.confidence
         asking_for = searching and "want" in cues  # "show me Islamic ones instead": a search, whatever an article says
+        told = bool(profile.model_dump(exclude_none=True)) and self.catalog.pack.eligibility is not None
+        if told and not asking_for and (routed.probability("eligibility_check") >= PLAUSIBLE
+                                        or not self._article_for(spelled)):
+            return "eligibility_check", routed.probability("eligibility_check")  # "amar salary 2 lakh", "I'm a business owner"
         if not naming and not asking_for and self._article_for(spelled):  # unsure, an article answers, no item named
             return "faq", routed.confidence
         for cue in _CUE_INTENTS:

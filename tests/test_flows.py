@@ -340,3 +340,12 @@ def test_a_feature_question_instead_of_the_clarifying_answer_is_answered_for_tho
     assert data["products"] and all(catalog.product(p["id"]).tier == "gold" for p in data["products"])
     first = catalog.product(data["products"][0]["id"])
     assert f"{first.rate:g}% a year" in data["reply"]
+
+
+@pytest.mark.parametrize("told", ["amar salary 2 lakh 50 hajar", "I'm a business owner", "I am 25 years old"])
+def test_a_profile_fact_told_unasked_checks_the_cards_at_hand(conversation, told):
+    """Nobody asked, and the router is unsure of the words: a fact eligibility needs is for eligibility."""
+    chat = conversation()
+    chat.say("platinum credit card")
+    data = chat.say(told)
+    assert data["intent"]["type"] == "eligibility_check" and "eligibility" in data["agents"]
