@@ -174,7 +174,8 @@ class CrewPipeline:
         """The goal this message serves. A booking or troubleshooting goal waiting for an answer
         takes it; a request the pack groups with the active goal (a sale's follow-ups) continues
         it; anything else starts a new goal, suspending the active one if it matters more.
-        "Never mind" cancels whatever is active; "thanks" closes a sale that stays open."""
+        "Never mind" cancels whatever is active; "thanks" closes a sale that stays open, or a
+        troubleshooting that waits for an answer."""
         board, active = state.goals, state.goals.active
         if intent.type == "cancel":
             return active
@@ -185,7 +186,7 @@ class CrewPipeline:
             return active
         if active and active.type == goal_type and kind and kind.stays_open:
             return active
-        if active and intent.thanks and self._stays_open(active):
+        if active and intent.thanks and (self._stays_open(active) or collecting == "support"):
             board.finish(active, "customer said thanks")
         return board.start(goal_type, f"customer asked: {intent.type}", kind.priority if kind else QUICK_PRIORITY)
 
@@ -195,6 +196,8 @@ class CrewPipeline:
         another request ("which model?" may be answered with a product's name)."""
         if intent.type == collecting or (collecting == "booking" and self.desk.answers(goal, text)):
             return True
+        if collecting == "support" and intent.thanks:  # "thanks" is no model or symptom
+            return False
         if intent.type == "product_info" and goal.missing[:1] == ["product"]:
             return True
         return intent.type not in INTERRUPTIONS[collecting]

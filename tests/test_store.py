@@ -83,6 +83,13 @@ def test_t2_support_dependency_asks_the_model_then_gives_the_fix(chat, catalog):
     assert fixed["state"]["active_goal"] is None and fixed["state"]["goal_stack"] == []
 
 
+def test_thanks_while_troubleshooting_waits_for_the_model_ends_it(chat):
+    chat.say("my phone won't charge anymore")
+    thanked = chat.say("thanks")
+    assert thanked["agents"] == ["formatter"] and thanked["help"]["article"] is None, "'thanks' is no model"
+    assert (thanked["state"]["active_goal"] or {}).get("type") != "support" and thanked["state"]["goal_stack"] == []
+
+
 def test_t3_interleaving_suspends_the_sale_for_support_and_resumes_it(chat, shelf, catalog):
     recommended = chat.say("Recommend a laptop, budget 35k.")
     sale = recommended["state"]["active_goal"]
