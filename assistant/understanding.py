@@ -272,6 +272,7 @@ class Understanding:
                 kind in ("comparison", "feature_query")
                 or (has_products and (kind == "unknown" or (kind == "faq" and confidence < CONFIDENT)))):
             kind = "product_info"  # "which is the cheapest?", "anything cheaper?": ranks every match, not just those shown
+        kind = self._served(kind)  # after the above: "book a table for 4" where the pack books nothing is no price question
         if kind in ("comparison", "eligibility_check"):  # "compare them and check if I'm eligible"
             wants_comparison |= kind == "comparison"
             wants_eligibility |= kind == "eligibility_check"
@@ -318,7 +319,7 @@ class Understanding:
                 return "calculate", 1.0
             cue = next((cue for cue in _CUE_INTENTS if cue in cues), None)
             if cue:
-                return self._served(_CUE_INTENTS[cue]), PLAUSIBLE
+                return _CUE_INTENTS[cue], PLAUSIBLE
             return ("product_info", PLAUSIBLE) if searching else ("unknown", 0.0)
         routed = self.router.route(spelled)
         if expression and ("calculate" in cues or routed.intent == "calculate"):
@@ -328,7 +329,7 @@ class Understanding:
         if routed.intent in NEEDS_PRODUCTS and not searching and routed.confidence < SURE and self._article_for(spelled):
             return "faq", routed.confidence  # "are extra cards free?": names nothing we sell, and an article answers
         if routed.confidence >= CONFIDENT:
-            return self._served(routed.intent), routed.confidence
+            return routed.intent, routed.confidence
         asking_for = searching and "want" in cues  # "show me Islamic ones instead": a search, whatever an article says
         told = bool(profile.model_dump(exclude_none=True)) and self.catalog.pack.eligibility is not None
         if told and not asking_for and (routed.probability("eligibility_check") >= PLAUSIBLE
@@ -338,7 +339,7 @@ class Understanding:
             return "faq", routed.confidence
         for cue in _CUE_INTENTS:
             if cue in cues and routed.probability(_CUE_INTENTS[cue]) >= PLAUSIBLE:
-                return self._served(_CUE_INTENTS[cue]), routed.probability(_CUE_INTENTS[cue])
+                return _CUE_INTENTS[cue], routed.probability(_CUE_INTENTS[cue])
         if searching and routed.intent == "product_info":  # the catalog's own words, and a search is likeliest
             return "product_info", routed.confidence
         if naming and "want" in cues:  # "show me the Legion 5": wanting an item by its name

@@ -251,6 +251,14 @@ def test_the_chat_reads_with_the_same_schema_reader_as_the_concierge(app, client
     assert found["products"] and all(catalog.product(p["id"]).value("city") == "mumbai" for p in found["products"])
 
 
+def test_asking_the_chat_to_book_a_listed_place_says_how_booking_works(client):
+    """The chat books nothing here: "for 4" is a party, not a question about the price for two."""
+    chat = Conversation(client)
+    chat.say("south indian places in bangalore")
+    asked = chat.say("book a table there for 4 tomorrow at 8pm")
+    assert asked["intent"]["type"] == "faq" and asked["help"]["article"] == "how-to-book"
+
+
 @pytest.mark.parametrize("said, kind", [("text message me the confirmation", "sms"), ("watsapp pe bhejo", "whatsapp"),
                                         ("", "sms")])
 def test_the_channel_is_read_with_the_packs_words(ask, outbox, said, kind):
