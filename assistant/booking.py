@@ -11,7 +11,6 @@ through here after it is sent: not into replies, state, logs or prompts.
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from zoneinfo import ZoneInfo
@@ -26,7 +25,6 @@ from assistant.notify import PHONE_LIKE, Notifier, e164, mask_phone
 from assistant.reminders import ReminderStore
 
 SLOT_ORDER: tuple[BookingSlot, ...] = ("product", "channel", "branch", "date", "time", "name", "phone")
-_NAME_ONLY = re.compile(r"^[^\W\d_][^\W\d_ .'-]*(?:[ .'-]+[^\W\d_]+){0,4}$")
 
 
 @dataclass
@@ -120,11 +118,10 @@ class BookingDesk:
                 patch["phone"] = phone
             else:
                 problems.append(f"{phone_text.group(0).strip()} doesn't look like a mobile number.")
-        name = self.languages.person(text, self.catalog.vocabulary.words.__contains__)
+        bare = phone_text.start() if phone_text else len(text) if waiting_for == ["name"] and not patch else None
+        name = self.languages.person(text, self.catalog.vocabulary.words.__contains__, ending_at=bare)
         if name:
             patch["name"] = name
-        elif waiting_for == ["name"] and not patch and _NAME_ONLY.match(text.strip()):
-            patch["name"] = text.strip().title()
         return patch, problems
 
     def missing(self, slots: dict) -> list[BookingSlot]:

@@ -145,10 +145,12 @@ class Concierge:
         channel = next((name for name, said in self._channels.items() if said.search(instruction)), None)
         if channel:
             found["channel"] = channel
-        phone = next(filter(None, (e164(m[0], self.catalog.business) for m in PHONE_LIKE.finditer(instruction))), None)
+        phones = [(m, e164(m[0], self.catalog.business)) for m in PHONE_LIKE.finditer(instruction)]
+        phone = next(((m, number) for m, number in phones if number), None)
         if phone:  # the first run of digits that is a phone number in the business's country
-            found["phone"] = phone
-        name = self.languages.person(instruction, self.catalog.vocabulary.words.__contains__)
+            found["phone"] = phone[1]
+        name = self.languages.person(instruction, self.catalog.vocabulary.words.__contains__,
+                                     ending_at=phone[0].start() if phone else None)
         if name:
             found["name"] = name
         if lead and (reminder or plan.asking == "reminder"):

@@ -252,3 +252,18 @@ def test_a_banglish_booking_request(chat):
     assert (slots["product"], slots["channel"], slots["date"], slots["time"]) == (
         "visa-platinum-business", "call", "2026-11-24", "17:00")
     assert data["state"]["active_goal"]["missing"] == ["name", "phone"]
+
+
+def test_a_name_and_number_given_before_they_are_asked_are_kept(chat):
+    """Out of order, bare, beside the phone number: the name is the words before it."""
+    chat.say("book me a call tomorrow at 5 pm")
+    data = chat.say("Nusrat Jahan, 01712345678")
+    slots = data["state"]["active_goal"]["slots"]
+    assert slots["name"] == "Nusrat Jahan" and slots["phone"] == "+8801712345678"
+    assert "name" not in data["state"]["active_goal"]["missing"]
+
+
+@pytest.mark.parametrize("said", ["whatsapp 01712345678", "tomorrow 01712345678", "my number is 01712345678"])
+def test_words_before_a_number_that_are_no_name(chat, said):
+    chat.say("book me a call tomorrow at 5 pm")
+    assert not chat.say(said)["state"]["active_goal"]["slots"].get("name")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+import re
 import shutil
 import string
 from pathlib import Path
@@ -204,6 +205,16 @@ def test_a_name_in_every_language(text, expected):
 ])
 def test_what_is_no_name(text):
     assert LANGUAGES.person(text) is None
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Rahul Verma, 9811122233", "Rahul Verma"), ("Book a table in Bandra tomorrow, Meera Joshi 9820012345", "Meera Joshi"),
+    ("rahim uddin 01712345678", "Rahim Uddin"), ("call me at 9811122233", None), ("kal 9811122233", None),
+    ("Book a table for 2 in Bandra at 8pm 9820012345", None),
+])
+def test_a_name_said_bare_just_before_a_phone_number(text, expected):
+    phone = re.search(r"\d{10,}", text)
+    assert phone and LANGUAGES.person(text, ending_at=phone.start()) == expected
 
 
 def test_the_business_own_words_are_no_name():

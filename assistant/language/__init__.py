@@ -98,10 +98,13 @@ class Languages(BaseModel):
         """The last date the text names, as YYYY-MM-DD relative to `today`, and where."""
         return self._when.date(text, today)
 
-    def person(self, text: str, known: Callable[[str], bool] = lambda word: False) -> str | None:
+    def person(self, text: str, known: Callable[[str], bool] = lambda word: False,
+               ending_at: int | None = None) -> str | None:
         """The name a customer gives ("my name is Nusrat Jahan", "naam Arjun Rao"), title-cased;
-        `known(word)` says which words are the business's own and so no name."""
-        return self._names.find(text, known)
+        `known(word)` says which words are the business's own and so no name. With `ending_at`
+        (where a phone number starts, or the end of an answer to "your name?"), also a name said
+        bare just before it ("Rahul Verma, 9811122233")."""
+        return self._names.find(text, known, ending_at)
 
     def reminder_start(self, text: str) -> int | None:
         """Where a request for a reminder starts in the text ("remind me", "yaad dila dena")."""
