@@ -34,6 +34,7 @@ MAX_TOKENS = 256
 # would otherwise take twice a short one's time.
 QUERY_TOKENS = 32
 DIMENSIONS = 384
+BLIND = 0.5  # the share of a text's tokens the model can't read from which it reads nothing of it
 
 
 class ModelIntegrityError(RuntimeError):
@@ -99,6 +100,11 @@ class MiniLMEmbedder:
         tokens = [t.removeprefix("##") for t in self._tokenizer.encode(text, add_special_tokens=False).tokens]
         lost = sum(t == "[UNK]" or (len(t) == 1 and not t.isascii()) for t in tokens)
         return lost / len(tokens) if tokens else 0.0
+
+    def blind(self, text: str) -> bool:
+        """Whether the model can't read the text at all (Thai, Bangla, Devanagari): its vector
+        says nothing, so only words can."""
+        return self.unreadable(text) > BLIND
 
     def _embed_one(self, text: str) -> np.ndarray:
         """One customer message, read up to QUERY_TOKENS."""

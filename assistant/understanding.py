@@ -26,6 +26,7 @@ from assistant.domain import Catalog, Filter, FilterValue
 from assistant.filters import FilterRules
 from assistant.help_search import HelpCentre
 from assistant.language import load_languages
+from assistant.language.lexicon import LETTER
 from assistant.router import Routed, Router
 from assistant.state import PROFILE_FACTS, CustomerProfile, Pending, Wish
 
@@ -41,7 +42,6 @@ _AGE = re.compile(
 )
 CONFIDENT = 0.5  # the router's probability from which its intent is taken as it is
 SURE = 0.8  # from this probability, the router's reading of a question about items stands whatever else says
-BLIND = 0.5  # share of a message's tokens the embedding model can't read, from which the router can't either
 PLAUSIBLE = 0.15  # below CONFIDENT, a vocabulary phrase may choose an intent the router finds at least this likely
 _CUE_INTENTS = {"cancel": "cancel", "comparison": "comparison", "eligibility": "eligibility_check",
                 "booking": "booking", "support": "support", "faq": "faq", "thanks": "thanks", "greeting": "greeting",
@@ -314,12 +314,14 @@ class Understanding:
             return "product_info", 1.0
         if searching and self._only_catalog_words(spelled):  # "amex gold", "islamic or conventional"
             return "product_info", 1.0
-        if self.router.embedder.unreadable(spelled) > BLIND:  # a script the model can't read: the pack's words decide
+        if self.router.embedder.blind(spelled):  # a script the model can't read: the pack's words decide
             if expression:
                 return "calculate", 1.0
             cue = next((cue for cue in _CUE_INTENTS if cue in cues), None)
             if cue:
                 return _CUE_INTENTS[cue], PLAUSIBLE
+            if self._article_for(spelled):  # "จอมอนิเตอร์กระพริบ": the words of an article, not a sale
+                return "faq", PLAUSIBLE
             return ("product_info", PLAUSIBLE) if searching else ("unknown", 0.0)
         routed = self.router.route(spelled)
         if expression and ("calculate" in cues or routed.intent == "calculate"):
@@ -365,11 +367,12 @@ class Understanding:
                        self.router.embedder.knows)
 
     def _only_catalog_words(self, text: str) -> bool:
-        """Whether the message says nothing but filter values, item words and little words."""
+        """Whether the message says nothing but filter values, item words and little words, in
+        any script ("โน้ตบุ๊คเปิดไม่ติด" says more than "laptop")."""
         for matcher in self.filters.values():
             text = matcher.without(text)
         filler = self.languages.stop_words | {w for key in ("item", "items") for w in self.catalog.text[key].lower().split()}
-        return not set(re.findall(r"[a-z]+", text)) - filler
+        return not set(re.findall(rf"{LETTER}+", text)) - filler
 
     def _spelled(self, clean: str) -> str:
         """The message with typos of the pack's words corrected ("credit crad"), for the router:
