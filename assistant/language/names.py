@@ -66,5 +66,5 @@ def _titled(words: list[str]) -> str:
 def _when_words(language: Language) -> list[str]:
     """A language's words for days and parts of the day: "tomorrow" is no one's name (months
     are left out: April, May and June are)."""
-    said = [language.days, language.weekdays, language.parts]
-    return [word for words in said for value in words.values() for word in value if " " not in word]
+    said = [*language.days.values(), *language.weekdays.values(), *language.parts.values()]
+    return [word for words in said for word in words if " " not in word]
