@@ -14,6 +14,7 @@ channel and activations per message (onnxruntime's dynamic quantisation): a mess
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
@@ -53,13 +54,18 @@ def _integer_arithmetic(model_bytes: bytes) -> bytes:
     """The model with its matrix products in int8, as onnxruntime's tools make it (about 3 s):
     shapes inferred and constants folded first, then each MatMul's weights quantised per output
     channel (per tensor, the vectors moved too far from the original's)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        source, prepared, quantised = (Path(tmp) / name for name in ("source.onnx", "prepared.onnx", "int8.onnx"))
-        source.write_bytes(model_bytes)
-        quant_pre_process(source, prepared, skip_symbolic_shape=True)
-        quantize_dynamic(prepared, quantised, weight_type=QuantType.QInt8, op_types_to_quantize=["MatMul"],
-                         per_channel=True)
-        return quantised.read_bytes()
+    silenced = logging.root.manager.disable
+    logging.disable(logging.INFO)  # the quantiser tells the root logger about every tensor it skips
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            source, prepared, quantised = (Path(tmp) / name for name in ("source.onnx", "prepared.onnx", "int8.onnx"))
+            source.write_bytes(model_bytes)
+            quant_pre_process(source, prepared, skip_symbolic_shape=True)
+            quantize_dynamic(prepared, quantised, weight_type=QuantType.QInt8, op_types_to_quantize=["MatMul"],
+                             per_channel=True)
+            return quantised.read_bytes()
+    finally:
+        logging.disable(silenced)
 
 
 class MiniLMEmbedder:
