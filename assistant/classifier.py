@@ -25,7 +25,10 @@ class Classifier:
     def __init__(self, texts: Sequence[str], labels: Sequence[str], embedder: MiniLMEmbedder,
                  strength: float, balanced: bool):
         self.embedder = embedder
-        self._model = _trained(tuple(texts), tuple(labels), embedder, strength, balanced)
+        readable = [(text, label) for text, label in zip(texts, labels, strict=True) if not embedder.blind(text)]
+        # Examples in a script the model can't read teach it nothing but noise: left out.
+        self._model = _trained(tuple(t for t, _ in readable), tuple(label for _, label in readable), embedder,
+                               strength, balanced)
 
     @property
     def labels(self) -> list[str]:

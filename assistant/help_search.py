@@ -110,12 +110,15 @@ class HelpCentre:
         self.answers_from = answers_from
         self.stop_words = stop_words
         self.embedder = embedder
-        phrasings = [(n, text) for n, e in enumerate(entries) for text in _phrasings(e)]
+        # The model learns only phrasings it can read: one in a script it can't (Thai, Bangla)
+        # is noise to it, and the word search below has it.
+        readable = [[text for text in _phrasings(e) if not embedder.blind(text)] for e in entries]
+        phrasings = [(n, text) for n, said in enumerate(readable) for text in said]
         # Each article's phrasings are consecutive rows: where each article's rows start.
-        self._starts = np.cumsum([0, *(len(_phrasings(e)) for e in entries)])[:-1]
-        texts = (*(text for _, text in phrasings), *unrelated)
+        self._starts = np.cumsum([0, *(len(said) for said in readable)])[:-1]
+        texts = (*(text for _, text in phrasings), *(text for text in unrelated if not embedder.blind(text)))
         self._vectors = embedder.embed_corpus(texts)[: len(phrasings)]  # the classifier's own, embedded once
-        labels = [entries[n].id for n, _ in phrasings] + [NONE] * len(unrelated)
+        labels = [entries[n].id for n, _ in phrasings] + [NONE] * (len(texts) - len(phrasings))
         self._reader = Classifier(texts, labels, embedder, READER_STRENGTH, balanced=False) \
             if len(set(labels)) > 1 else None
         self._lexical = BM25([terms(" ".join([*_phrasings(e), e.answer, *e.steps, e.category]), stop_words)
