@@ -84,6 +84,18 @@ def test_cancelling_something_we_do_not_hold_is_a_help_question(chat):
     assert chat.say("cancel")["reply"] == "There's nothing to cancel. What can I help you with?"
 
 
+@pytest.mark.parametrize("domain, question, article", [
+    ("bank", "আমার কার্ড হারিয়ে গেছে", "lost-or-stolen-card"),
+    ("bank", "পিন ভুলে গেছি", "forgot-pin"),
+    ("store", "จอมอนิเตอร์กระพริบตลอดเวลา", "monitor-flickering"),
+])
+def test_a_question_in_a_script_the_model_cannot_read_is_answered_by_its_words(chat_in, domain, question, article):
+    """The model reads these as unknown tokens; the word search over the pack's phrasings finds
+    the article, and a fault in Thai naming a device starts no sale."""
+    data = chat_in(domain).say(question)
+    assert data["help"]["article"] == article and not data["products"]
+
+
 def test_the_word_search_leaves_out_the_packs_languages_stop_words():
     hindi, bangla = load_languages(["hi"]).stop_words, load_languages(["bn"]).stop_words
     assert terms("mera card kaise block kare", hindi) == ["card", "block"]
