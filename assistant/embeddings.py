@@ -101,11 +101,14 @@ class MiniLMEmbedder:
         return self._tokenizer.token_to_id(word) is not None
 
     def unreadable(self, text: str) -> float:
-        """The share of the text's tokens the model cannot read: unknown, or a lone letter of a
-        script it only has letter by letter (Bangla, Devanagari), which carry no meaning to it."""
-        tokens = [t.removeprefix("##") for t in self._tokenizer.encode(text, add_special_tokens=False).tokens]
-        lost = sum(t == "[UNK]" or (len(t) == 1 and not t.isascii()) for t in tokens)
-        return lost / len(tokens) if tokens else 0.0
+        """The share of the text's word tokens the model cannot read: unknown, or a lone letter
+        of a script it only has letter by letter (Bangla, Devanagari), which carry no meaning to
+        it. Digits and signs are left out: "ไม่เกิน 20000" is as unreadable as "ไม่เกิน"."""
+        encoding = self._tokenizer.encode(text, add_special_tokens=False)
+        words = [token.removeprefix("##") for token, (start, end) in zip(encoding.tokens, encoding.offsets, strict=True)
+                 if any(c.isalpha() for c in text[start:end])]  # digits and signs (৳, 20000) say nothing of the script
+        lost = sum(t == "[UNK]" or (len(t) == 1 and not t.isascii()) for t in words)
+        return lost / len(words) if words else 0.0
 
     def blind(self, text: str) -> bool:
         """Whether the model can't read the text at all (Thai, Bangla, Devanagari): its vector

@@ -258,7 +258,8 @@ class Understanding:
         answers = pending == "clarify_product" and bool(filters)  # "platinum", "1500" after "Which tier?"
         spelled = self._spelled(clean)
         kind, confidence = self._kind(spelled, clean, cues, expression, pending, profile, answers,
-                                      searching=bool(filters or named), naming=bool(named))
+                                      searching=bool(filters or named), naming=bool(named),
+                                      priced=any(name in self.numbers for name in filters))
         if kind == "thanks":
             kind, thanks = "greeting", True
         else:
@@ -299,7 +300,8 @@ class Understanding:
         )
 
     def _kind(self, spelled: str, clean: str, cues: set[str], expression: str | None, pending: Pending | None,
-              profile: CustomerProfile, answers: bool, searching: bool, naming: bool) -> tuple[str, float]:
+              profile: CustomerProfile, answers: bool, searching: bool, naming: bool,
+              priced: bool) -> tuple[str, float]:
         """The intent, and how sure of it we are. What the conversation is waiting for comes
         first (an answer to a profile or clarifying question); a message of catalog words is a
         search; in a script the model cannot read, the pack's words decide. Then the router,
@@ -320,6 +322,8 @@ class Understanding:
             cue = next((cue for cue in _CUE_INTENTS if cue in cues), None)
             if cue:
                 return _CUE_INTENTS[cue], PLAUSIBLE
+            if priced:  # "มีโน้ตบุ๊ค...ไม่เกิน 20000 ไหม": a budget is for buying, whatever words it shares with a fix
+                return "product_info", PLAUSIBLE
             if self._article_for(spelled):  # "จอมอนิเตอร์กระพริบ": the words of an article, not a sale
                 return "faq", PLAUSIBLE
             return ("product_info", PLAUSIBLE) if searching else ("unknown", 0.0)

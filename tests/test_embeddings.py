@@ -57,3 +57,11 @@ def test_a_tampered_model_file_is_refused(tmp_path):
     fake.write_bytes(b"not the model")
     with pytest.raises(ModelIntegrityError):
         MiniLMEmbedder(model_path=fake)
+
+
+@pytest.mark.parametrize("text, blind", [
+    ("โน้ตบุ๊คราคาไม่เกิน 20000", True), ("আমার কার্ড হারিয়ে গেছে", True), ("मेरी कार की सर्विस", True),
+    ("laptop under 20000", False), ("amar card hariye geche", False), ("৳50,000", False),
+])
+def test_a_script_the_model_cannot_read_is_told_by_its_words_not_its_digits(text, blind):
+    assert default_embedder().blind(text) is blind

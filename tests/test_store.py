@@ -83,6 +83,14 @@ def test_t2_support_dependency_asks_the_model_then_gives_the_fix(chat, catalog):
     assert fixed["state"]["active_goal"] is None and fixed["state"]["goal_stack"] == []
 
 
+@pytest.mark.parametrize("said", ["มีโน้ตบุ๊คสำหรับทำงานราคาไม่เกิน 20000 ไหม", "โน้ตบุ๊คราคาไม่เกิน 20000"])
+def test_a_thai_request_with_a_budget_is_a_sale(chat, said):
+    """The model can't read Thai, and "ทำงาน" (work) is also in a fix's phrasings: a budget says buying."""
+    data = chat.say(said)
+    assert data["intent"]["type"] == "product_info" and data["intent"]["filters"]["max_price"] == 20000
+    assert data["products"] and data["help"]["article"] is None
+
+
 def test_thanks_while_troubleshooting_waits_for_the_model_ends_it(chat):
     chat.say("my phone won't charge anymore")
     thanked = chat.say("thanks")
