@@ -324,7 +324,8 @@ class Understanding:
                 return _CUE_INTENTS[cue], PLAUSIBLE
             if priced:  # "มีโน้ตบุ๊ค...ไม่เกิน 20000 ไหม": a budget is for buying, whatever words it shares with a fix
                 return "product_info", PLAUSIBLE
-            if self._article_for(spelled):  # "จอมอนิเตอร์กระพริบ": the words of an article, not a sale
+            device = self.catalog.pack.support.device_filter if self.catalog.pack.support else None
+            if self._article_for(self._without_filters(spelled, keep=device)):  # "จอมอนิเตอร์กระพริบ": a fix, not a sale
                 return "faq", PLAUSIBLE
             return ("product_info", PLAUSIBLE) if searching else ("unknown", 0.0)
         routed = self.router.route(spelled)
@@ -370,11 +371,17 @@ class Understanding:
         return Speller([w for t in [*texts, *self._known_words] for w in re.findall(r"[a-z]+", t.lower())],
                        self.router.embedder.knows)
 
+    def _without_filters(self, text: str, keep: str | None = None) -> str:
+        """The message with its filter values blanked but `keep`'s: what it says besides naming
+        items ("दिल्ली में इटालियन" names a city and a cuisine, which an article may name too)."""
+        for name, matcher in self.filters.items():
+            text = text if name == keep else matcher.without(text)
+        return text
+
     def _only_catalog_words(self, text: str) -> bool:
         """Whether the message says nothing but filter values, item words and little words, in
         any script ("โน้ตบุ๊คเปิดไม่ติด" says more than "laptop")."""
-        for matcher in self.filters.values():
-            text = matcher.without(text)
+        text = self._without_filters(text)
         filler = self.languages.stop_words | {w for key in ("item", "items") for w in self.catalog.text[key].lower().split()}
         return not set(re.findall(rf"{LETTER}+", text)) - filler
 

@@ -251,6 +251,14 @@ def test_the_chat_reads_with_the_same_schema_reader_as_the_concierge(app, client
     assert found["products"] and all(catalog.product(p["id"]).value("city") == "mumbai" for p in found["products"])
 
 
+def test_a_search_in_devanagari_is_a_search_though_an_article_names_its_city(client):
+    """The model can't read Devanagari; the words decide, and a city and a cuisine are the
+    catalog's words, not a question for the article that lists the cities."""
+    found = Conversation(client).say("दिल्ली में अच्छे इटालियन रेस्टोरेंट बताओ")
+    assert found["intent"]["type"] == "product_info" and found["help"]["article"] is None
+    assert found["intent"]["filters"] == {"city": "delhi", "cuisine": "italian"}
+
+
 def test_asking_the_chat_to_book_a_listed_place_says_how_booking_works(client):
     """The chat books nothing here: "for 4" is a party, not a question about the price for two."""
     chat = Conversation(client)
