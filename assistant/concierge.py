@@ -153,10 +153,9 @@ class Concierge:
                                      ending_at=phone[0].start() if phone else None)
         if name:
             found["name"] = name
-        if lead and (reminder or plan.asking == "reminder"):
-            found.update(remind=True, remind_before_min=int(lead.value), remind_time=None)
-        elif reminder or plan.asking == "reminder":
-            found.update(self._read_reminder(reminder or instruction, now))
+        if reminder or plan.asking == "reminder":
+            found.update({"remind": True, "remind_before_min": int(lead.value), "remind_time": None} if lead
+                         else self._read_reminder(reminder or instruction, now))
         return found
 
     def _read_reminder(self, text: str, now: dt.datetime) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 chromadb's default embedding function downloads its model at first use and pads every
 sentence to 256 tokens; this one loads a model file installed by pip (checked against its
-sha256) and pads each batch only to its longest sentence, which is what makes it fast.
+sha256) and reads each text alone, unpadded, which is what makes it fast.
 
 The file stores its weights as int8 but computes in float32 (they are widened on loading).
 At start-up its matrix products are requantised for integer arithmetic, weights per output
@@ -35,7 +35,7 @@ MAX_TOKENS = 256
 # would otherwise take twice a short one's time.
 QUERY_TOKENS = 32
 DIMENSIONS = 384
-BLIND = 0.5  # the share of a text's tokens the model can't read from which it reads nothing of it
+BLIND = 0.5  # the share of a text's word tokens the model can't read from which it reads nothing of it
 
 
 class ModelIntegrityError(RuntimeError):

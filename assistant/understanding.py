@@ -381,9 +381,12 @@ class Understanding:
     def _only_catalog_words(self, text: str) -> bool:
         """Whether the message says nothing but filter values, item words and little words, in
         any script ("โน้ตบุ๊คเปิดไม่ติด" says more than "laptop")."""
-        text = self._without_filters(text)
-        filler = self.languages.stop_words | {w for key in ("item", "items") for w in self.catalog.text[key].lower().split()}
-        return not set(re.findall(rf"{LETTER}+", text)) - filler
+        return not set(re.findall(rf"{LETTER}+", self._without_filters(text))) - self._filler
+
+    @cached_property
+    def _filler(self) -> frozenset[str]:
+        """Little words and the item's own name ("card", "cards"): no request on their own."""
+        return self.languages.stop_words | {w for key in ("item", "items") for w in self.catalog.text[key].lower().split()}
 
     def _spelled(self, clean: str) -> str:
         """The message with typos of the pack's words corrected ("credit crad"), for the router:

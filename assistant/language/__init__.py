@@ -44,6 +44,7 @@ class Languages(BaseModel):
     _names: Names = PrivateAttr()
     _reminders: Reminders = PrivateAttr()
     _resend: re.Pattern[str] = PrivateAttr()
+    _stop_words: frozenset[str] = PrivateAttr()
     _ceilings: tuple[re.Pattern[str], re.Pattern[str]] = PrivateAttr()
 
     def model_post_init(self, context: Any) -> None:
@@ -52,6 +53,7 @@ class Languages(BaseModel):
         self._names = Names(self.languages)
         self._reminders = Reminders(self.languages, self._numbers)
         self._resend = re.compile(Table.words(self.languages, "resend", lambda lang: lang.resend).pattern, re.IGNORECASE)
+        self._stop_words = frozenset(key(word) for lang in self.languages for word in lang.stop_words)
         at_most = Table.words(self.languages, "at_most", lambda lang: lang.at_most).pattern
         or_less = Table.words(self.languages, "or_less", lambda lang: lang.or_less).pattern
         amount = r"(?<![\w.,])\d[\d,]*(?:\.\d+)?"
@@ -62,7 +64,7 @@ class Languages(BaseModel):
     @property
     def stop_words(self) -> frozenset[str]:
         """Every language's words too common to tell one question from another, lower-cased."""
-        return frozenset(key(word) for lang in self.languages for word in lang.stop_words)
+        return self._stop_words
 
     def digits(self, text: str) -> str:
         """Native digits (০-৯, ०-९, ๐-๙) as ASCII ones; the text keeps its length."""
