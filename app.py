@@ -13,21 +13,22 @@ from flask_cors import CORS
 from threadpoolctl import threadpool_limits
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from assistant import api, concierge_api, errors, logs, telemetry
-from assistant.booking import BookingDesk
-from assistant.bookings import BookingStore
-from assistant.concierge import Concierge, ServiceReader, load_members
-from assistant.config import Settings  # sets the crewai telemetry switches first
-from assistant.domain import load_catalog
-from assistant.embeddings import default_embedder
-from assistant.notify import build_notifier
-from assistant.periodic import Periodic
-from assistant.preferences import PreferenceStore
-from assistant.ratelimit import RateLimiter
-from assistant.reminders import ReminderScheduler, ReminderStore
-from assistant.restaurant_services import RestaurantServices
-from assistant.retrieval import CatalogIndex
-from assistant.store import open_store
+from assistant.booking.codes import BookingStore
+from assistant.booking.desk import BookingDesk
+from assistant.booking.notifications import build_notifier
+from assistant.booking.periodic import Periodic
+from assistant.booking.reminders import ReminderScheduler, ReminderStore
+from assistant.concierge.planner import Concierge, ServiceReader, load_members
+from assistant.concierge.services import RestaurantServices
+from assistant.dialogue.preferences import PreferenceStore
+from assistant.dialogue.sessions import open_store
+from assistant.infra.config import Settings  # sets the crewai telemetry switches first
+from assistant.pack.model import load_catalog
+from assistant.tools.embeddings import default_embedder
+from assistant.tools.retrieval import CatalogIndex
+from assistant.web import api, errors, logs, telemetry
+from assistant.web import concierge as concierge_api
+from assistant.web.ratelimit import RateLimiter
 from crew_pipeline import CrewPipeline
 
 
@@ -103,7 +104,7 @@ def _crew_mode(settings: Settings, catalog):
     """LLM mode when a model is configured; importing crewai costs seconds, so only then."""
     if not settings.llm_model:
         return None
-    from assistant.crew_mode import CrewMode
+    from assistant.llm.crew_mode import CrewMode
 
     return CrewMode(settings, catalog)
 

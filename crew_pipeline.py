@@ -10,26 +10,28 @@ import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from assistant import formatting, guard
-from assistant.booking import BookingDesk
-from assistant.bookings import redact_codes
-from assistant.config import Settings
-from assistant.display import public_product
-from assistant.domain import Catalog, Product
-from assistant.filters import Filters
-from assistant.goals import QUICK_PRIORITY, Goal
-from assistant.offline_crew import AGENTS, HELP_INTENTS, TurnWork
-from assistant.preferences import PreferenceStore, learn, starting_state, welcome_back
-from assistant.retrieval import CatalogIndex
-from assistant.router import Router
-from assistant.schemas import ChatRequest, ChatResponse, HelpResult
-from assistant.state import PROFILE_FACTS, CustomerProfile, SessionState, Turn
-from assistant.store import SessionStore, VersionConflict
-from assistant.tool_gateway import ToolGateway
-from assistant.understanding import NEEDS_PRODUCTS, Details, Intent, IntentType, Understanding
+from agents.crew import OFFLINE as AGENTS
+from agents.work import HELP_INTENTS, TurnWork
+from assistant.booking.codes import redact_codes
+from assistant.booking.desk import BookingDesk
+from assistant.dialogue.goals import QUICK_PRIORITY, Goal
+from assistant.dialogue.preferences import PreferenceStore, learn, starting_state, welcome_back
+from assistant.dialogue.sessions import SessionStore, VersionConflict
+from assistant.dialogue.state import PROFILE_FACTS, CustomerProfile, SessionState, Turn
+from assistant.infra.config import Settings
+from assistant.pack import texts as formatting
+from assistant.pack.display import public_product
+from assistant.pack.model import Catalog, Product
+from assistant.tools.filters import Filters
+from assistant.tools.gateway import ToolGateway
+from assistant.tools.retrieval import CatalogIndex
+from assistant.understanding import guard
+from assistant.understanding.reader import NEEDS_PRODUCTS, Details, Intent, IntentType, Understanding
+from assistant.understanding.router import Router
+from assistant.web.schemas import ChatRequest, ChatResponse, HelpResult
 
 if TYPE_CHECKING:  # crewai is imported only when an LLM is configured
-    from assistant.crew_mode import CrewMode
+    from assistant.llm.crew_mode import CrewMode
 
 EventSink = Callable[[str, dict], None]
 # What a message must be to set aside a goal waiting for the customer's answer.

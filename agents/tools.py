@@ -7,9 +7,9 @@ import json
 
 from crewai.tools import BaseTool, tool
 
-import assistant.config  # noqa: F401  (sets the crewai telemetry switches before the import)
-from assistant.calculator import CalculationError
-from assistant.offline_crew import TurnWork
+import assistant.infra.config  # noqa: F401  (sets the crewai telemetry switches before the import)
+from agents.work import TurnWork
+from assistant.tools.calculator import CalculationError
 
 
 def make_tools(work: TurnWork, agent: str) -> dict[str, BaseTool]:

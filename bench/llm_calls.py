@@ -24,15 +24,15 @@ os.environ.setdefault("CREWAI_DISABLE_TELEMETRY", "true")
 os.environ.setdefault("CREWAI_TRACING_ENABLED", "false")
 
 from crewai import Agent, Crew, Process, Task  # noqa: E402
+from scripted_llm import ScriptedLLM, restate_draft  # noqa: E402
 from tokenizers import Tokenizer  # noqa: E402
 
-from agents import definitions  # noqa: E402
+from agents.definitions import definitions  # noqa: E402
 from agents.tools import make_tools  # noqa: E402
+from agents.work import TurnWork  # noqa: E402
 from app import create_app  # noqa: E402
-from assistant.offline_crew import TurnWork  # noqa: E402
-from assistant.scripted_llm import ScriptedLLM, restate_draft  # noqa: E402
-from assistant.state import SessionState  # noqa: E402
-from assistant.understanding import Intent  # noqa: E402
+from assistant.dialogue.state import SessionState  # noqa: E402
+from assistant.understanding.reader import Intent  # noqa: E402
 from bench.seed import SEED_CONVERSATION  # noqa: E402
 
 SEED_CONVERSATION_AGENTS = ("retriever", "comparator", "eligibility", "formatter")  # the seed's crew (no booking)

@@ -1,9 +1,9 @@
-"""Score the schema-driven understanding (assistant.nlu) on SGD Restaurants_2 dev user turns.
+"""Score the schema-driven understanding (assistant.understanding.nlu) on SGD Restaurants_2 dev user turns.
 
     python3 bench/nlu_eval.py [--data DIR]
 
 Runs in process: each dialogue is followed by a DialogueTracker, exactly as
-`python3 -m assistant.nlu` does for lines carrying a dialogue_id. Scores intent accuracy and
+`python3 -m assistant.understanding.nlu` does for lines carrying a dialogue_id. Scores intent accuracy and
 slot precision / recall / F1 against the gold `new_slots`, with the gold values normalised by
 the same rules the product uses (assistant.language) and TODAY fixed to 2019-03-01, a
 Friday (the date SGD's Restaurants_2 schema gives as the default reservation date).
@@ -33,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from assistant.nlu import DialogueTracker, Kind, SchemaUnderstanding  # noqa: E402
+from assistant.understanding.nlu import DialogueTracker, Kind, SchemaUnderstanding  # noqa: E402
 
 TODAY = dt.date(2019, 3, 1)  # a Friday
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "sgd-restaurants-dev"

@@ -34,12 +34,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("CREWAI_DISABLE_TELEMETRY", "true")
 os.environ.setdefault("CREWAI_TRACING_ENABLED", "false")
 
-from assistant.domain import load_catalog  # noqa: E402
-from assistant.embeddings import default_embedder  # noqa: E402
-from assistant.help_search import HelpCentre  # noqa: E402
 from assistant.language import load_languages  # noqa: E402
-from assistant.router import Router  # noqa: E402
-from assistant.understanding import Understanding  # noqa: E402
+from assistant.pack.model import load_catalog  # noqa: E402
+from assistant.tools.embeddings import default_embedder  # noqa: E402
+from assistant.tools.help_search import HelpCentre  # noqa: E402
+from assistant.understanding.reader import Understanding  # noqa: E402
+from assistant.understanding.router import Router  # noqa: E402
 
 PACKS = ("bank", "cars", "store", "restaurants")
 DATA = Path(__file__).resolve().parent.parent / "data"

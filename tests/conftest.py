@@ -14,7 +14,7 @@ import uuid  # noqa: E402
 import pytest  # noqa: E402
 
 from app import create_app  # noqa: E402
-from assistant.filters import FilterRules  # noqa: E402
+from assistant.tools.filters import FilterRules  # noqa: E402
 
 
 def app_for(tmp_path, domain: str = "bank", **settings):

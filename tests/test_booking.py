@@ -15,7 +15,7 @@ import pytest
 from conftest import Clock, Conversation
 
 from app import create_app
-from assistant.notify import OutboxNotifier
+from assistant.booking.notifications import OutboxNotifier
 
 DHAKA = ZoneInfo("Asia/Dhaka")
 NOW = dt.datetime(2026, 11, 23, 9, 30, tzinfo=DHAKA)  # a Monday morning

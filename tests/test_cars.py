@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.filters import FilterRules
+from assistant.tools.filters import FilterRules
 
 DOMAIN = "cars"  # the app fixture (conftest.py) serves this pack
 

@@ -15,9 +15,9 @@ from zoneinfo import ZoneInfo
 import pytest
 from conftest import Clock, Conversation, app_for
 
-from assistant.concierge import Plan, ServiceReader
-from assistant.domain import DataError, load_catalog
-from assistant.notify import NotifyError
+from assistant.booking.notifications import NotifyError
+from assistant.concierge.planner import Plan, ServiceReader
+from assistant.pack.model import DataError, load_catalog
 
 DOMAIN = "restaurants"
 DATA = Path(__file__).resolve().parent.parent / "data" / "restaurants"

@@ -1,4 +1,4 @@
-"""The CrewAI agents and tasks that LLM mode runs: declared in agents/ and tasks/, built here
+"""The CrewAI agents and tasks that LLM mode runs: declared in agents/ (agents.yaml, tasks.yaml), built here
 with a real crewai LLM object pointed at a closed local port (nothing is called)."""
 
 from __future__ import annotations
@@ -7,13 +7,13 @@ import json
 
 import crewai  # noqa: E402
 import pytest
+from agents.crew import build_crew  # noqa: E402
 
-from agents import AGENT_NAMES, build_agent, definitions  # noqa: E402
+from agents.definitions import AGENT_NAMES, build_agent, definitions  # noqa: E402
 from agents.tools import make_tools  # noqa: E402
-from assistant.crew import build_crew  # noqa: E402
-from assistant.offline_crew import TurnWork  # noqa: E402
-from assistant.state import CustomerProfile, SessionState  # noqa: E402
-from assistant.understanding import Intent  # noqa: E402
+from agents.work import TurnWork  # noqa: E402
+from assistant.dialogue.state import CustomerProfile, SessionState  # noqa: E402
+from assistant.understanding.reader import Intent  # noqa: E402
 
 ALLOWED_TOOLS = {  # the bank pack's allow-lists (data/bank/pack.yaml `tools`)
     "retriever": ["search_products", "search_faq"],

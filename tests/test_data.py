@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from assistant.filters import FilterRules
+from assistant.tools.filters import FilterRules
 
 
 def test_catalog_size_and_coverage(catalog):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import yaml
 
-from assistant.config import Settings
+from assistant.infra.config import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 NOT_OURS = re.compile(r"^(PYTHON|PIP_|CREWAI_)")

@@ -15,8 +15,8 @@ import pytest
 import yaml
 from conftest import Conversation, app_for
 
-from assistant.domain import DataError, load_catalog
-from assistant.filters import FilterRules
+from assistant.pack.model import DataError, load_catalog
+from assistant.tools.filters import FilterRules
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 

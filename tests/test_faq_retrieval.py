@@ -1,4 +1,4 @@
-"""Help articles are found by meaning and by words (assistant/help_search.py), and nothing is invented when none fits."""
+"""Help articles are found by meaning and by words (assistant/tools/help_search.py), and nothing is invented when none fits."""
 
 from __future__ import annotations
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from conftest import assert_products_match
 
-from assistant.comparison import compare, rank_key
-from assistant.display import money
-from assistant.eligibility import check
-from assistant.state import CustomerProfile
+from assistant.dialogue.state import CustomerProfile
+from assistant.pack.display import money
+from assistant.tools.comparison import compare, rank_key
+from assistant.tools.eligibility import check
 
 
 def taka(amount: int) -> str:

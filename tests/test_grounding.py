@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.grounding import Facts, figures, violations
+from assistant.llm.grounding import Facts, figures, violations
 
 
 def test_figures_are_normalised_across_spellings():

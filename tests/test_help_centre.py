@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from conftest import Conversation, app_for
 
-from assistant.help_search import terms
 from assistant.language import load_languages
+from assistant.tools.help_search import terms
 
 # The team's own phrasings, none of them in any pack's data.
 FOUND = [

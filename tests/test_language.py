@@ -1,4 +1,4 @@
-"""Language knowledge as data (assistant/languages/*.yml) and the one module that reads it."""
+"""Language knowledge as data (assistant/language/data/*.yml) and the one module that reads it."""
 
 from __future__ import annotations
 
@@ -262,7 +262,7 @@ def test_a_pack_reads_only_its_own_languages_and_english():
 
 
 def test_every_pack_declares_languages_that_load():
-    for pack in sorted(ROOT.glob("data/*/pack.yaml")) + [ROOT / "assistant/pack_template/pack.yaml"]:
+    for pack in sorted(ROOT.glob("data/*/pack.yaml")) + [ROOT / "assistant/pack/template/pack.yaml"]:
         codes = yaml.safe_load(pack.read_text(encoding="utf-8")).get("languages", ["en"])
         assert load_languages(codes).codes[0] == "en", pack
 

@@ -11,9 +11,9 @@ import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from scripted_llm import ScriptedLLM, restate_draft
 
 from app import create_app
-from assistant.scripted_llm import ScriptedLLM, restate_draft
 
 SEED = [
     ("I want a platinum conventional credit card for business", ["Product Retriever"]),

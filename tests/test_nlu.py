@@ -1,4 +1,4 @@
-"""Schema-driven understanding (assistant.nlu): any SGD service schema, turns read alone or in a conversation."""
+"""Schema-driven understanding (assistant.understanding.nlu): any SGD service schema, turns read alone or in a conversation."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from assistant.language import shipped
-from assistant.nlu import DONTCARE, NO_INTENT, DialogueTracker, Kind, SchemaUnderstanding
+from assistant.understanding.nlu import DONTCARE, NO_INTENT, DialogueTracker, Kind, SchemaUnderstanding
 
 TODAY = dt.date(2026, 11, 20)  # a Friday
 ROOT = Path(__file__).resolve().parent.parent
@@ -272,7 +272,7 @@ def _run(tmp_path: Path, lines: str, *args: str) -> subprocess.CompletedProcess:
     schema.write_text(json.dumps(DINING))
     values = tmp_path / "values.json"
     values.write_text(json.dumps(DINING_VALUES))
-    return subprocess.run([sys.executable, "-m", "assistant.nlu", "--schema", str(schema), "--values", str(values),
+    return subprocess.run([sys.executable, "-m", "assistant.understanding.nlu", "--schema", str(schema), "--values", str(values),
                            "--today", TODAY.isoformat(), *args], input=lines, capture_output=True, text=True,
                           cwd=ROOT, timeout=60)
 
@@ -304,11 +304,11 @@ def test_cli_rejects_bad_lines_with_status_2(tmp_path, lines, message):
 
 
 def test_cli_rejects_a_missing_or_invalid_schema(tmp_path):
-    missing = subprocess.run([sys.executable, "-m", "assistant.nlu", "--schema", str(tmp_path / "nope.json")],
+    missing = subprocess.run([sys.executable, "-m", "assistant.understanding.nlu", "--schema", str(tmp_path / "nope.json")],
                              input="", capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert missing.returncode == 2 and "nope.json" in missing.stderr and "Traceback" not in missing.stderr
     bad = tmp_path / "bad.json"
     bad.write_text('{"service_name": "x"}')
-    invalid = subprocess.run([sys.executable, "-m", "assistant.nlu", "--schema", str(bad)],
+    invalid = subprocess.run([sys.executable, "-m", "assistant.understanding.nlu", "--schema", str(bad)],
                              input="", capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert invalid.returncode == 2 and "not an SGD service schema" in invalid.stderr

@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from assistant.notify import ConsoleNotifier, NotifyError, OutboxNotifier, WebhookNotifier, build_notifier, mask
+from assistant.booking.notifications import ConsoleNotifier, NotifyError, OutboxNotifier, WebhookNotifier, build_notifier, mask
 
 
 def test_the_log_sender_masks_codes_and_phone_numbers(caplog):

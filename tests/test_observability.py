@@ -10,7 +10,7 @@ import uuid
 
 import pytest
 
-from assistant.logs import JsonFormatter
+from assistant.web.logs import JsonFormatter
 
 
 @pytest.fixture

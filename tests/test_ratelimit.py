@@ -7,7 +7,7 @@ import uuid
 import pytest
 
 from app import create_app
-from assistant import ratelimit
+from assistant.web import ratelimit
 
 
 @pytest.fixture(autouse=True)

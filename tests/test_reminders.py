@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from assistant.reminders import ReminderScheduler, ReminderStore
+from assistant.booking.reminders import ReminderScheduler, ReminderStore
 
 UTC = dt.UTC
 DUE = dt.datetime(2026, 11, 24, 10, 0, tzinfo=UTC)

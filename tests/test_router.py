@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from sklearn.model_selection import StratifiedKFold
 
-from assistant.classifier import Classifier
-from assistant.domain import load_catalog
-from assistant.embeddings import default_embedder
-from assistant.router import Router, filter_phrases
+from assistant.pack.model import load_catalog
+from assistant.tools.embeddings import default_embedder
+from assistant.understanding.classifier import Classifier
+from assistant.understanding.router import Router, filter_phrases
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 # Held-out accuracy each pack must keep (5-fold cross-validation over its own examples); measured

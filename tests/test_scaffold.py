@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from app import create_app
-from assistant.domain import TEXT_KEYS, load_catalog
+from assistant.pack.model import TEXT_KEYS, load_catalog
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -8,8 +8,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from app import create_app
-from assistant.state import SessionState
-from assistant.store import SQLiteSessionStore, VersionConflict
+from assistant.dialogue.sessions import SQLiteSessionStore, VersionConflict
+from assistant.dialogue.state import SessionState
 
 REQUESTS = [
     ("I want an islamic gold credit card", {"banking_type": "islami", "tier": "gold"}),

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from assistant.calculator import CalculationError, calculate, find_expression
-from assistant.tool_gateway import ToolNotAllowed
+from assistant.tools.calculator import CalculationError, calculate, find_expression
+from assistant.tools.gateway import ToolNotAllowed
 
 INVENTORY = Path(__file__).resolve().parent.parent / "data" / "store" / "inventory.csv"
 

@@ -15,9 +15,9 @@ import uuid
 import pytest
 
 from app import create_app
-from assistant import store as store_module
-from assistant.state import SessionState, Turn
-from assistant.store import RedisSessionStore, SessionBusy, SQLiteSessionStore, VersionConflict
+from assistant.dialogue import sessions as store_module
+from assistant.dialogue.sessions import RedisSessionStore, SessionBusy, SQLiteSessionStore, VersionConflict
+from assistant.dialogue.state import SessionState, Turn
 
 
 @pytest.fixture(scope="session")

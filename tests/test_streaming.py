@@ -66,8 +66,8 @@ def test_unknown_or_malformed_session_ids(client):
 
 
 def test_a_busy_session_mid_stream_is_a_session_busy_event(client, pipeline, monkeypatch):
-    from assistant import store as store_module
-    from assistant.store import SQLiteSessionStore
+    from assistant.dialogue import sessions as store_module
+    from assistant.dialogue.sessions import SQLiteSessionStore
 
     monkeypatch.setattr(store_module, "LOCK_WAIT_S", 0.2)
     session = str(uuid.uuid4())

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.comparison import compare
-from assistant.eligibility import check
-from assistant.formatting import comparison_table
-from assistant.state import CustomerProfile
+from assistant.dialogue.state import CustomerProfile
+from assistant.pack.texts import comparison_table
+from assistant.tools.comparison import compare
+from assistant.tools.eligibility import check
 
 
 @pytest.fixture

@@ -5,16 +5,16 @@ from __future__ import annotations
 import pytest
 
 from assistant.language import load_languages
-from assistant.understanding import Money, Understanding, normalise
+from assistant.understanding.reader import Money, Understanding, normalise
 
 
 @pytest.fixture(scope="module")
 def understand(request):
     from pathlib import Path
 
-    from assistant.domain import load_catalog
-    from assistant.embeddings import default_embedder
-    from assistant.router import Router
+    from assistant.pack.model import load_catalog
+    from assistant.tools.embeddings import default_embedder
+    from assistant.understanding.router import Router
 
     catalog = load_catalog(Path(__file__).resolve().parent.parent / "data" / "bank")
     understanding = Understanding(catalog, Router.for_pack(catalog, default_embedder()))

@@ -1,4 +1,4 @@
-"""Language knowledge: declared per language as data (assistant/languages/<code>.yml), read here only.
+"""Language knowledge: declared per language as data (assistant/language/data/<code>.yml), read here only.
 
 A pack names the languages its customers write in pack.yaml (`languages: [en, bn]`); English is
 always loaded too, as customers everywhere mix it in. `load_languages` reads and checks those
@@ -27,7 +27,7 @@ from assistant.language.when import Found, When, WhenParts, blank
 
 __all__ = ["FOLDER", "Found", "Language", "Languages", "WhenParts", "blank", "load_languages", "phrases", "shipped"]
 
-FOLDER = Path(__file__).resolve().parent.parent / "languages"
+FOLDER = Path(__file__).resolve().parent / "data"
 ALWAYS = "en"
 _CODE = re.compile(r"^[a-z]{2,3}$")
 

@@ -1,6 +1,6 @@
 """What a language file may say, and its words merged across languages into lookups and patterns.
 
-Each language is one file, assistant/languages/<code>.yml: values first, then the words for them
+Each language is one file, assistant/language/data/<code>.yml: values first, then the words for them
 (`1: [ek, এক]`), native script and the romanisation customers type side by side. The engine
 knows no word of any language itself; it reads them all from these files.
 """
@@ -15,7 +15,7 @@ from typing import Annotated, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
-from assistant.domain import Weekday
+from assistant.pack.model import Weekday
 
 Part = Literal["morning", "noon", "midday", "afternoon", "evening"]
 Word = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]

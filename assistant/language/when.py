@@ -24,9 +24,9 @@ from decimal import Decimal
 from operator import attrgetter
 from typing import NamedTuple
 
-from assistant.domain import WEEKDAYS
 from assistant.language.lexicon import END, LETTER, Language, Part, Table
 from assistant.language.numbers import Numbers
+from assistant.pack.model import WEEKDAYS
 
 # The hour a part of the day stands for alone, and whether it makes 1-11 afternoon hours.
 PART_HOURS: dict[Part, tuple[int, bool]] = {"morning": (10, False), "noon": (12, True), "midday": (13, True),

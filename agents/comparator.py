@@ -1,0 +1,10 @@
+"""The Comparator: a side-by-side table of the products at hand."""
+
+from __future__ import annotations
+
+from agents.work import TurnWork
+
+
+def comparator(work: TurnWork) -> None:
+    if len(work.selection) > 1:
+        work.comparison = work.tools.call("comparator", "compare_products", work.selection)

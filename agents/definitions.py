@@ -1,0 +1,51 @@
+"""The CrewAI agents and tasks of LLM mode, declared in agents.yaml and tasks.yaml; imported only when an LLM is used."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+from crewai import Agent, Task
+from crewai.llms.base_llm import BaseLLM
+from crewai.tools import BaseTool
+
+import assistant.infra.config  # noqa: F401  (sets the crewai telemetry switches before the import)
+
+AGENT_NAMES = ("retriever", "comparator", "eligibility", "booking", "support", "formatter")
+HERE = Path(__file__).parent
+
+
+@lru_cache(maxsize=2)
+def definitions(kind: str = "agents") -> dict[str, dict]:
+    """`kind`: "agents" or "tasks", the YAML file of that name beside this one."""
+    return yaml.safe_load((HERE / f"{kind}.yaml").read_text(encoding="utf-8"))
+
+
+def build_agent(name: str, llm: BaseLLM, tools: dict[str, BaseTool], inputs: dict[str, str]) -> Agent:
+    """An agent with exactly the tools given (its pack's allow-list), and always the configured
+    LLM (an Agent without `llm=` silently falls back to a hosted default model)."""
+    spec = definitions()[name]
+    return Agent(
+        role=spec["role"],
+        goal=spec["goal"].format(**inputs),
+        backstory=spec["backstory"],
+        tools=list(tools.values()),
+        llm=llm,
+        allow_delegation=False,
+        max_iter=3,  # the facts arrive as context; a tool call is the exception
+        max_retry_limit=0,  # a failed call falls back to the offline reply instead
+        memory=False,
+        verbose=False,
+    )
+
+
+def build_task(name: str, agent: Agent, context: list[Task]) -> Task:
+    spec = definitions("tasks")[name]
+    return Task(
+        name=name,
+        description=spec["description"],
+        expected_output=spec["expected_output"],
+        agent=agent,
+        context=context,
+    )

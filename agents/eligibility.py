@@ -1,0 +1,10 @@
+"""The Eligibility agent: each product's verdict against what the customer told us."""
+
+from __future__ import annotations
+
+from agents.work import TurnWork
+
+
+def eligibility(work: TurnWork) -> None:
+    work.verdicts = [work.tools.call("eligibility", "check_eligibility", p, work.state.profile)
+                     for p in work.selection]

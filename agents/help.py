@@ -1,0 +1,32 @@
+"""What the Retriever and Support agents share: the help centre's answer and exact arithmetic."""
+
+from __future__ import annotations
+
+from agents.work import TurnWork
+from assistant.tools.calculator import CalculationError
+
+SUGGESTIONS = 3  # articles offered beside a hand-over
+SUGGESTION_FLOOR = 0.3  # below this similarity an article is too far off even to suggest
+
+
+def look_up(work: TurnWork, agent: str) -> None:
+    """The help article that answers the question, if the help centre is sure of one; otherwise
+    the nearest few, to offer beside the hand-over. A message not understood, or taken for out
+    of scope, that an article answers becomes a faq turn."""
+    question = work.intent.read_as or work.query
+    hits = work.tools.call(agent, "search_faq", question, limit=SUGGESTIONS)
+    if hits and work.index.help.answers(question, hits[0][0]):
+        work.faq = hits[0][0]
+        work.intent.type = "faq"
+    else:
+        work.suggestions = [entry for entry, score in hits if score >= SUGGESTION_FLOOR]
+
+
+def calculate(work: TurnWork, agent: str) -> None:
+    try:
+        result = work.tools.call(agent, "calculate", work.intent.expression or "")
+    except CalculationError as error:
+        work.calculation = f"I can't work that out: {error}."
+        return
+    shown = f"{result:,}" if isinstance(result, int) else f"{result:,.2f}".rstrip("0").rstrip(".")
+    work.calculation = f"{work.intent.expression} = **{shown}**"

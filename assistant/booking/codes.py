@@ -1,0 +1,98 @@
+"""Confirmed bookings and their one-time codes, in SQLite, apart from session state.
+
+A code lives only here, salted and hashed: it is never in session state, replies, logs or
+prompts. It expires after 10 minutes, allows 3 wrong tries, and is compared in constant time.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import hmac
+import re
+import secrets
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel
+
+from assistant.infra.sqlite import SharedSQLite
+
+CODE_TTL = dt.timedelta(minutes=10)
+MAX_WRONG_TRIES = 3
+MAX_CODES_PER_GOAL = 4  # the first code and three resends
+
+CodeCheck = Literal["ok", "wrong", "expired", "locked", "none"]
+
+
+class Booking(BaseModel):
+    id: str
+    session_id: str
+    product_id: str
+    product_name: str
+    name: str
+    phone: str
+    channel: str  # one of the pack's booking channels
+    branch: str | None
+    starts_at: dt.datetime
+    status: Literal["confirmed"] = "confirmed"
+
+
+class BookingStore:
+    def __init__(self, path: Path):
+        self._db = SharedSQLite(path, """
+            CREATE TABLE IF NOT EXISTS bookings (id TEXT PRIMARY KEY, body TEXT NOT NULL);
+            CREATE TABLE IF NOT EXISTS codes (
+                goal_id TEXT PRIMARY KEY, salt BLOB NOT NULL, digest BLOB NOT NULL,
+                expires_at TEXT NOT NULL, wrong INTEGER NOT NULL DEFAULT 0, issued INTEGER NOT NULL);
+        """)
+
+    def issue_code(self, goal_id: str, now: dt.datetime) -> str | None:
+        """A fresh 6-digit code for this goal (replacing any earlier one); None once too many were sent."""
+        code = f"{secrets.randbelow(10**6):06d}"
+        salt = secrets.token_bytes(16)
+        with self._db.transaction() as db:
+            row = db.execute("SELECT issued FROM codes WHERE goal_id=?", (goal_id,)).fetchone()
+            issued = row[0] if row else 0
+            if issued >= MAX_CODES_PER_GOAL:
+                return None
+            db.execute(
+                "INSERT OR REPLACE INTO codes VALUES (?, ?, ?, ?, 0, ?)",
+                (goal_id, salt, _digest(salt, code), (now + CODE_TTL).isoformat(), issued + 1),
+            )
+        return code
+
+    def check_code(self, goal_id: str, code: str, now: dt.datetime) -> CodeCheck:
+        with self._db.transaction() as db:
+            row = db.execute("SELECT salt, digest, expires_at, wrong FROM codes WHERE goal_id=?", (goal_id,)).fetchone()
+            if row is None:
+                return "none"
+            salt, digest, expires_at, wrong = row
+            if wrong >= MAX_WRONG_TRIES:
+                return "locked"
+            if now >= dt.datetime.fromisoformat(expires_at):
+                return "expired"
+            if hmac.compare_digest(_digest(salt, code), digest):
+                db.execute("DELETE FROM codes WHERE goal_id=?", (goal_id,))
+                return "ok"
+            db.execute("UPDATE codes SET wrong = wrong + 1 WHERE goal_id=?", (goal_id,))
+            return "locked" if wrong + 1 >= MAX_WRONG_TRIES else "wrong"
+
+    def save(self, booking: Booking) -> None:
+        self._db.write("INSERT INTO bookings VALUES (?, ?)", (booking.id, booking.model_dump_json()))
+
+
+CODE_LIKE = re.compile(r"(?<!\d)(\d{6})(?!\d)")  # a one-time code as typed: six digits alone
+
+
+def redact_codes(text: str) -> str:
+    """Any six-digit run masked, for text that may hold a code the customer typed."""
+    return CODE_LIKE.sub("••••••", text)
+
+
+def new_booking_id() -> str:
+    return "BK-" + secrets.token_hex(4).upper()
+
+
+def _digest(salt: bytes, code: str) -> bytes:
+    return hashlib.sha256(salt + code.encode()).digest()

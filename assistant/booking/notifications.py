@@ -1,0 +1,105 @@
+"""How messages reach a customer's phone: one-time codes, confirmations, reminders.
+
+The log sender is the default and masks every code and number; the outbox sender writes
+JSON lines that tests and demos read codes from; the webhook sender posts to an HTTP hook
+(a Slack incoming webhook accepts exactly its body).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import http.client
+import json
+import logging
+import re
+import threading
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Protocol
+
+from assistant.pack.model import Business
+
+log = logging.getLogger("assistant.notify")
+_DIGIT_RUN = re.compile(r"\d{4,}")
+PHONE_LIKE = re.compile(r"(?<![\d+])\+?\d[\d -]{6,17}\d(?!\d)")  # then e164() says whether it is one
+
+
+class NotifyError(RuntimeError):
+    """A message could not be handed to its channel."""
+
+
+class Notifier(Protocol):
+    def send(self, to: str, text: str, kind: str) -> None: ...
+
+
+def mask(text: str) -> str:
+    """Every run of 4+ digits (codes, phone numbers) down to its last two digits."""
+    return _DIGIT_RUN.sub(lambda m: "*" * (len(m.group(0)) - 2) + m.group(0)[-2:], text)
+
+
+def e164(raw: str, business: Business) -> str | None:
+    """A phone number in E.164, or None if it is not one. A local number (01712345678,
+    1712345678) gets the business's country code; another country's number needs its + (or 00)."""
+    digits = re.sub(r"[\s-]", "", raw)
+    country = business.country_code
+    if digits.startswith("00"):
+        digits = "+" + digits[2:]
+    elif digits.startswith(country[1:]):
+        digits = "+" + digits
+    elif not digits.startswith("+"):
+        digits = country + digits.removeprefix("0")
+    if digits.startswith(country):
+        national = digits[len(country):]
+        return digits if len(national) == business.national_number_digits else None
+    return digits if 8 <= len(digits) - 1 <= 15 else None
+
+
+def mask_phone(phone: str) -> str:
+    """Country code and last three digits only, enough for a customer to recognise their number."""
+    head = phone[:4] if len(phone) > 7 else ""
+    return head + "*" * (len(phone) - len(head) - 3) + phone[-3:]
+
+
+class ConsoleNotifier:
+    def send(self, to: str, text: str, kind: str) -> None:
+        log.info("%s to %s: %s", kind, mask_phone(to), mask(text))
+
+
+class OutboxNotifier:
+    """Unmasked on purpose: tests and demos read codes from here. Opened per line so each is flushed."""
+
+    def __init__(self, path: Path | str):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+
+    def send(self, to: str, text: str, kind: str) -> None:
+        line = json.dumps({"at": dt.datetime.now(dt.UTC).isoformat(), "to": to, "kind": kind,
+                           "text": text}, ensure_ascii=False)
+        with self._lock, self.path.open("a", encoding="utf-8") as outbox:
+            outbox.write(line + "\n")
+
+
+class WebhookNotifier:
+    def __init__(self, url: str, timeout_s: float = 5):
+        self.url = url
+        self.timeout_s = timeout_s
+
+    def send(self, to: str, text: str, kind: str) -> None:
+        body = json.dumps({"text": f"[{kind}] to {to}: {text}"}).encode()
+        request = urllib.request.Request(self.url, data=body, headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
+                if not 200 <= response.status < 300:
+                    raise NotifyError(f"webhook answered {response.status}")
+        except (urllib.error.URLError, http.client.HTTPException, OSError) as error:
+            raise NotifyError(f"webhook failed: {error}") from error
+
+
+def build_notifier(outbox: str | Path | None, webhook_url: str | None) -> Notifier:
+    if webhook_url:
+        return WebhookNotifier(webhook_url)
+    if outbox:
+        return OutboxNotifier(outbox)
+    return ConsoleNotifier()

@@ -1,0 +1,89 @@
+"""Reminders kept in SQLite and sent when due, exactly once, across restarts and workers.
+
+Each due reminder is claimed with one atomic UPDATE before it is sent, so two workers (or a
+restarted app and the one it replaced) never both send it; a claim left by a process that
+died mid-send expires after five minutes and the reminder is tried again.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import secrets
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+from assistant.booking.notifications import Notifier, mask
+from assistant.booking.periodic import Periodic
+from assistant.infra.sqlite import SharedSQLite
+
+log = logging.getLogger(__name__)
+CLAIM_EXPIRES = dt.timedelta(minutes=5)
+
+
+def _utc(moment: dt.datetime) -> str:
+    """UTC ISO text, so that due times compare correctly as strings in SQL."""
+    if moment.tzinfo is None:
+        raise ValueError("reminder times must be timezone-aware")
+    return moment.astimezone(dt.UTC).isoformat()
+
+
+class ReminderStore:
+    def __init__(self, path: Path):
+        self._db = SharedSQLite(path, """CREATE TABLE IF NOT EXISTS reminders (
+            id TEXT PRIMARY KEY, booking_id TEXT NOT NULL, recipient TEXT NOT NULL, text TEXT NOT NULL,
+            due_at TEXT NOT NULL, claim TEXT, claimed_at TEXT, sent_at TEXT)""")
+
+    def schedule(self, booking_id: str, to: str, text: str, due_at: dt.datetime) -> str:
+        reminder_id = "rem_" + secrets.token_hex(8)
+        self._db.write("INSERT INTO reminders (id, booking_id, recipient, text, due_at) VALUES (?, ?, ?, ?, ?)",
+                    (reminder_id, booking_id, to, text, _utc(due_at)))
+        return reminder_id
+
+    def pending(self) -> list[dict]:
+        rows = self._db.rows("SELECT id, booking_id, due_at FROM reminders WHERE sent_at IS NULL ORDER BY due_at")
+        return [{"id": r[0], "booking_id": r[1], "due_at": r[2]} for r in rows]
+
+    def deliver_due(self, now: dt.datetime, notifier: Notifier) -> int:
+        """Send every unsent reminder due by `now`; returns how many this call sent."""
+        due = self._db.rows("SELECT id, recipient, text FROM reminders WHERE sent_at IS NULL AND due_at <= ? "
+                         "ORDER BY due_at", (_utc(now),))
+        return sum(self._deliver(reminder_id, to, text, now, notifier) for reminder_id, to, text in due)
+
+    def _deliver(self, reminder_id: str, to: str, text: str, now: dt.datetime, notifier: Notifier) -> bool:
+        """Claim, send, mark sent; a failure releases the claim so a later round retries it."""
+        claim = secrets.token_hex(8)
+        try:
+            claimed = self._db.write(
+                "UPDATE reminders SET claimed_at=?, claim=? WHERE id=? AND sent_at IS NULL "
+                "AND (claimed_at IS NULL OR claimed_at < ?)",
+                (_utc(now), claim, reminder_id, _utc(now - CLAIM_EXPIRES)))
+            if claimed != 1:
+                return False  # sent already, or another worker is sending it
+            notifier.send(to, text, "reminder")
+        except Exception as error:  # one failing reminder must not stop the others
+            log.warning("reminder %s not sent, will retry: %s", reminder_id, mask(str(error)))
+            self._release(reminder_id, claim)
+            return False
+        try:
+            self._db.write("UPDATE reminders SET sent_at=? WHERE id=? AND claim=?", (_utc(now), reminder_id, claim))
+        except sqlite3.Error as error:  # sent but not recorded; the claim holds it back for five minutes
+            log.error("reminder %s sent but not marked sent: %s", reminder_id, error)
+        return True
+
+    def _release(self, reminder_id: str, claim: str) -> None:
+        """Only our own claim: one that expired and was taken over belongs to the other worker now."""
+        try:
+            self._db.write("UPDATE reminders SET claim=NULL, claimed_at=NULL WHERE id=? AND claim=? AND sent_at IS NULL",
+                        (reminder_id, claim))
+        except sqlite3.Error as error:  # the claim then simply expires
+            log.error("reminder %s claim not released: %s", reminder_id, error)
+
+
+class ReminderScheduler(Periodic):
+    """Sends due reminders every `interval_s`, and at once on start (those due during downtime)."""
+
+    def __init__(self, store: ReminderStore, notifier: Notifier, interval_s: float = 30.0,
+                 clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC)):
+        super().__init__("reminders", interval_s, lambda: store.deliver_due(clock(), notifier))

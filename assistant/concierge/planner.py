@@ -1,0 +1,360 @@
+"""The restaurant concierge (seed 001): one instruction in, a booked table, a message and a reminder out.
+
+A plan per user_id runs the seed's steps in order: search, reserve, confirm by message, and
+schedule the reminder if one was asked for. What is missing is asked for, one question at a
+time (`ask_user`), and the next instruction from that user continues the same plan. Failures
+take the seed's fallbacks: no restaurant found suggests other localities; a fully booked slot
+takes the earliest alternate and says so; a failed message is retried once; a reminder in the
+past asks for a valid time. Plans live in SQLite and are locked per user, so concurrent
+requests never mix users' state.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from pydantic import BaseModel
+
+from assistant.booking.notifications import PHONE_LIKE, e164
+from assistant.concierge.services import INDIAN, RestaurantServices, in_locality, is_open, serves
+from assistant.dialogue.sessions import SessionStore
+from assistant.infra.sqlite import SharedSQLite
+from assistant.language import blank, load_languages, phrases
+from assistant.pack.model import Catalog, DataError
+from assistant.understanding.nlu import DONTCARE, SchemaUnderstanding
+from assistant.understanding.reader import normalise
+
+ASKED_IN_ORDER = ("city", "locality", "cuisine", "date", "time", "guests")
+SEARCH = ("city", "locality", "cuisine", "date", "time", "restaurant_id")
+BOOK = "ReserveRestaurant"  # the schema's intent for booking a table (data/restaurants/schema.json)
+FROM_SCHEMA = {"city": "city", "locality": "locality", "cuisine": "cuisine", "restaurant_name": "restaurant_id",
+               "date": "date", "time": "time", "party_size": "guests"}  # the schema's slot -> the plan's
+QUESTIONS = {
+    "city": "Which city should I book in?",
+    "locality": "Which area of {city} would you like?",
+    "cuisine": "Which cuisine would you like (for example North Indian, South Indian or Bengali)?",
+    "date": "Which day should I book the table for?",
+    "time": "At what time?",
+    "guests": "For how many people?",
+    "contact": "What name and mobile number should I book the table under?",
+    "reminder": "When should I remind you (for example at 7:30 pm)?",
+}
+
+class Plan(BaseModel):
+    """One user's request in progress: what is known, what each step returned, what was asked."""
+
+    slots: dict[str, Any] = {}
+    restaurant: dict | None = None
+    reservation: dict | None = None
+    notification: dict | None = None
+    reminder: dict | None = None
+    notes: list[str] = []
+    asking: str | None = None
+    done: bool = False
+
+    def booked(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The restaurant and the reservation, which every step after reserving needs."""
+        assert self.restaurant is not None and self.reservation is not None, "a step ran before the table was reserved"
+        return self.restaurant, self.reservation
+
+
+class Concierge:
+    def __init__(self, catalog: Catalog, services: RestaurantServices, plans_db, locks: SessionStore,
+                 members: dict[str, dict], reader: ServiceReader, clock: Callable[[], dt.datetime] | None = None):
+        self.catalog = catalog
+        self.services = services
+        self.locks = locks
+        self.members = members
+        self.zone = ZoneInfo(catalog.business.timezone)
+        self.clock = clock or (lambda: dt.datetime.now(self.zone))
+        self.languages = load_languages(catalog.pack.languages)
+        assert catalog.pack.concierge is not None, "a concierge is made only for a pack that declares one"
+        self.setup = catalog.pack.concierge
+        self._plans = SharedSQLite(plans_db, "CREATE TABLE IF NOT EXISTS concierge_plans"
+                                             " (user_id TEXT PRIMARY KEY, body TEXT NOT NULL)")
+        self.reader = reader
+        self._channels = {name: phrases(said) for name, said in self.setup.channels.items()}
+        self._booking = phrases(catalog.vocabulary.intents.get("booking", []))
+
+    def handle(self, user_id: str, instruction: str) -> dict[str, Any]:
+        with self.locks.lock(f"concierge:{user_id}"):
+            row = self._plans.one("SELECT body FROM concierge_plans WHERE user_id=?", (user_id,))
+            plan = Plan.model_validate_json(row[0]) if row else Plan()
+            now = self.clock().astimezone(self.zone)
+            said = self.read(instruction, now, plan)
+            if plan.done or self._new_request(instruction, said):  # who the customer is carries over
+                plan = Plan(slots={key: plan.slots[key] for key in ("name", "phone") if plan.slots.get(key)})
+            answer = self._advance(plan, user_id, said, now)
+            self._plans.write("INSERT OR REPLACE INTO concierge_plans VALUES (?, ?)", (user_id, plan.model_dump_json()))
+            return answer
+
+    def _advance(self, plan: Plan, user_id: str, said: dict[str, Any], now: dt.datetime) -> dict[str, Any]:
+        """Take in what the instruction said, then run the plan's next steps as far as they go:
+        the answer, a question, or an error. A changed search detail means searching again."""
+        if plan.reservation is None and any(plan.slots.get(k) not in (None, v) for k, v in said.items() if k in SEARCH):
+            plan.restaurant = None
+        plan.slots.update(said)
+        known = self.members.get(user_id, {})
+        for field in ("name", "phone"):
+            plan.slots[field] = plan.slots.get(field) or known.get(field)
+        missing = [slot for slot in ASKED_IN_ORDER if not plan.slots.get(slot)]
+        if missing:
+            return self._ask(plan, missing[0])
+        if plan.slots["date"] < now.date().isoformat():
+            plan.slots["date"] = None
+            return self._ask(plan, "date", "That date has already passed.")
+        if plan.restaurant is None:
+            found = self._search(plan, now)
+            if "ask_user" in found or "error" in found:
+                return found
+        if not (plan.slots.get("name") and plan.slots.get("phone")):
+            return self._ask(plan, "contact")
+        if plan.reservation is None:
+            failed = self._reserve(plan)
+            if failed:
+                return failed
+        if plan.notification is None:
+            failed = self._notify(plan)
+            if failed:
+                return failed
+        if plan.slots.get("remind") and plan.reminder is None:
+            asked = self._remind(plan, user_id, now)
+            if asked:
+                return asked
+        plan.done, plan.asking = True, None
+        return self._result(plan)
+
+    def read(self, instruction: str, now: dt.datetime, plan: Plan) -> dict[str, Any]:
+        """The details an instruction gives; the reminder's clause ("... and remind me at 7") and
+        how long ahead it asks ("an hour before", "ek ghanta pehle") are read apart from the booking's."""
+        text = self.languages.digits(instruction)
+        lead = self.languages.reminder_lead(text)
+        cut = self.languages.reminder_start(text)
+        booking, reminder = (text[:cut], text[cut:]) if cut is not None else (text, "")
+        booking = blank(booking, lead)
+        clean = normalise(booking)
+        found = self.reader.read(booking, now.date())
+        if plan.asking == "guests" and "guests" not in found and re.fullmatch(r"\d{1,2}", clean):
+            found["guests"] = int(clean)
+        channel = next((name for name, said in self._channels.items() if said.search(instruction)), None)
+        if channel:
+            found["channel"] = channel
+        phones = [(m, e164(m[0], self.catalog.business)) for m in PHONE_LIKE.finditer(instruction)]
+        phone = next(((m, number) for m, number in phones if number), None)
+        if phone:  # the first run of digits that is a phone number in the business's country
+            found["phone"] = phone[1]
+        name = self.languages.person(instruction, self.catalog.vocabulary.words.__contains__,
+                                     ending_at=phone[0].start() if phone else None)
+        if name:
+            found["name"] = name
+        if reminder or plan.asking == "reminder":
+            found.update({"remind": True, "remind_before_min": int(lead.value), "remind_time": None} if lead
+                         else self._read_reminder(reminder or instruction, now))
+        return found
+
+    def _read_reminder(self, text: str, now: dt.datetime) -> dict[str, Any]:
+        """A reminder at a time ("at 7 pm"), on the reservation's day unless another is named."""
+        when = self.languages.parse_when(text, now)
+        if when.time:
+            return {"remind": True, "remind_time": f"{when.time:%H:%M}", "remind_before_min": None,
+                    "remind_date": when.date.isoformat() if when.date else None}
+        return {"remind": True}
+
+    def _ask(self, plan: Plan, slot: str, why: str = "") -> dict[str, Any]:
+        plan.asking = slot
+        city = self.catalog.pack.attributes["city"].words(plan.slots.get("city") or "")
+        question = QUESTIONS[slot].format(city=city)
+        return {"ask_user": f"{why} {question}".strip()}
+
+    def _search(self, plan: Plan, now: dt.datetime) -> dict[str, Any]:
+        slots = plan.slots
+        found = self.services.search_restaurant(slots["city"], slots["locality"], slots["cuisine"], slots["date"],
+                                                slots["time"], now.date())
+        if "error" in found:
+            return {"error": "search_failed", "details": found["details"]}
+        choices = found["restaurants"]
+        if slots.get("restaurant_id"):  # the one the customer named, booked out or not
+            choices = [r for r in choices if r["id"] == slots["restaurant_id"]] or choices
+        else:  # the best rated that is free at that time, before one that would need another time
+            choices = sorted(choices, key=lambda r: "available_slots" in r)
+        if not choices:  # the seed's fallback: another area, else another cuisine, else another time
+            return self._suggest(plan)
+        plan.restaurant = {key: choices[0][key] for key in ("id", "name", "address", "rating")}
+        return {}
+
+    def _reserve(self, plan: Plan) -> dict[str, Any] | None:
+        slots, restaurant = plan.slots, plan.restaurant
+        assert restaurant is not None, "the search chooses the restaurant before reserving"
+        booked = self.services.reserve_table(restaurant["id"], slots["date"], slots["time"], slots["guests"],
+                                             slots["name"], slots["phone"])
+        if booked.get("status") == "no_availability" and booked.get("alternate_slots"):
+            earliest = min(booked["alternate_slots"])
+            plan.notes.append(f"{slots['time']} was fully booked, so I took the earliest alternate, {earliest}.")
+            slots["time"] = earliest
+            booked = self.services.reserve_table(restaurant["id"], slots["date"], earliest, slots["guests"],
+                                                 slots["name"], slots["phone"])
+        if booked.get("status") != "confirmed":
+            plan.done = True
+            return {"error": "reservation_failed",
+                    "details": booked.get("error_message") or booked.get("details") or "no table could be booked"}
+        plan.reservation = {"reservation_id": booked["reservation_id"], "date": slots["date"], "time": slots["time"],
+                            "table_number": booked["table_number"], "status": "confirmed"}
+        return None
+
+    def _notify(self, plan: Plan) -> dict[str, Any] | None:
+        slots, (restaurant, reservation) = plan.slots, plan.booked()
+        channel = slots.get("channel") or self.setup.default_channel
+        text = (f"Your table for {slots['guests']} at {restaurant['name']}, {restaurant['address']}, is confirmed for "
+                f"{_day(slots['date'])} at {slots['time']} (table {reservation['table_number']}, "
+                f"reservation {reservation['reservation_id']}).")
+        for _ in range(2):  # the gateway may be briefly down: one retry
+            sent = self.services.send_message(slots["phone"], text, channel)
+            if sent.get("status") == "sent":
+                plan.notification = {"message_id": sent["message_id"], "status": "sent"}
+                return None
+        plan.done = True
+        return {"error": "notification_failed",
+                "details": f"The table is booked ({reservation['reservation_id']}), but the {channel} "
+                           f"confirmation could not be sent: {sent.get('error_message', 'gateway unavailable')}."}
+
+    def _remind(self, plan: Plan, user_id: str, now: dt.datetime) -> dict[str, Any] | None:
+        slots, (restaurant, reservation) = plan.slots, plan.booked()
+        starts = dt.datetime.combine(dt.date.fromisoformat(slots["date"]), dt.time.fromisoformat(slots["time"]),
+                                     tzinfo=self.zone)
+        if slots.get("remind_time"):
+            day = dt.date.fromisoformat(slots.get("remind_date") or slots["date"])
+            at = dt.datetime.combine(day, dt.time.fromisoformat(slots["remind_time"]), tzinfo=self.zone)
+        else:
+            at = starts - dt.timedelta(minutes=slots.get("remind_before_min") or 60)
+        text = f"Reminder: your table at {restaurant['name']} is at {slots['time']} today."
+        scheduled = self.services.schedule_reminder(user_id, at, text, slots["phone"],
+                                                    reservation["reservation_id"], now)
+        if scheduled.get("status") != "scheduled":
+            slots["remind_time"] = slots["remind_date"] = slots["remind_before_min"] = None
+            return self._ask(plan, "reminder", f"Your table is booked, but a reminder at {at:%H:%M} on "
+                                               f"{_day(at.date().isoformat())} would be in the past.")
+        plan.reminder = {key: scheduled[key] for key in ("reminder_id", "scheduled_for", "status")}
+        return None
+
+    def _result(self, plan: Plan) -> dict[str, Any]:
+        restaurant, reservation = plan.booked()
+        result: dict[str, Any] = {"restaurant": restaurant, "reservation": reservation, "notification": plan.notification}
+        if plan.reminder:
+            result["reminder"] = plan.reminder
+        done = (f"Booked a table for {plan.slots['guests']} at {restaurant['name']} on "
+                f"{_day(reservation['date'])} at {reservation['time']}.")
+        result["message"] = " ".join([*plan.notes, done])
+        return result
+
+    def _suggest(self, plan: Plan) -> dict[str, Any]:
+        """Nothing matched: what would, from the catalog, and the one question that gets there."""
+        slots = plan.slots
+        locality, cuisine, time = slots["locality"], self._cuisine_words(slots["cuisine"]), slots["time"]
+        open_then = [r for r in self.catalog.products if r.value("city") == slots["city"] and is_open(r, time)]
+        why = f"I couldn't find {cuisine} restaurants in {locality} open at {time}"
+        elsewhere = sorted({r.value("locality") for r in open_then
+                            if serves(r, slots["cuisine"]) and not in_locality(r, locality)})[:3]
+        if elsewhere:
+            slots["locality"] = None
+            return self._ask(plan, "locality", f"{why}; {', '.join(elsewhere)} "
+                                               f"{'has' if len(elsewhere) == 1 else 'have'} some.")
+        words = self.catalog.pack.attributes["cuisines"].words
+        served = sorted({words(c) for r in open_then if in_locality(r, locality) for c in r.value("cuisines")})[:5]
+        if served:
+            slots["cuisine"] = None
+            return self._ask(plan, "cuisine", f"{why}; there you can have {', '.join(served)}.")
+        slots["time"] = None
+        city = self.catalog.pack.attributes["city"].words(slots["city"])
+        return self._ask(plan, "time", f"I couldn't find {cuisine} restaurants open at {time} anywhere in {city}.")
+
+    def _new_request(self, instruction: str, said: dict[str, Any]) -> bool:
+        """"Book ... in Bandra on Saturday" starts over; "Colaba" or "at 9 pm" answers the question
+        asked. A request to book is said in the pack's words for one (its `booking` cues)."""
+        return bool(self._booking.search(instruction)) and len([k for k in SEARCH if said.get(k)]) >= 2
+
+    def _cuisine_words(self, cuisine: str) -> str:
+        return "Indian" if cuisine == INDIAN else self.catalog.pack.attributes["cuisines"].words(cuisine)
+
+
+def _locality_names(place: str) -> list[str]:
+    """A locality and the name people use for its whole area ("Bandra" for Bandra West)."""
+    names = [place]
+    words = place.split()
+    if len(words) == 2 and words[1].lower() in ("west", "east", "north", "south") and len(words[0]) >= 4:
+        names.append(words[0])
+    return names
+
+
+def _said_as(section: dict[str, list[str]]) -> dict[str, str]:
+    """A vocabulary section turned around: each way of saying a value -> the value."""
+    return {phrase: value for value, phrases in section.items() for phrase in phrases}
+
+
+class ServiceReader:
+    """The pack's one reader of what a customer wants booked or found: its service schema
+    (assistant/nlu) over the catalog's values, for the concierge's instructions and the chat alike."""
+
+    def __init__(self, catalog: Catalog, schema: Mapping):
+        self.catalog = catalog
+        vocabulary = catalog.vocabulary.filters
+        localities = {name: place for place in {r.value("locality") for r in catalog.products}
+                      for name in _locality_names(place)}
+        strange = sorted(set(catalog.vocabulary.places) - set(localities))
+        if strange:
+            raise DataError(f"vocabulary places names no locality of the catalog: {strange}")
+        # another spelling of a place ("बांद्रा") -> the place as the catalog names it ("Bandra")
+        self._spelt = _said_as(catalog.vocabulary.places)
+        # what each known value said means: a city or cuisine key, a locality, a restaurant
+        self.known: dict[str, dict[str, Any]] = {
+            "city": _said_as(vocabulary.get("city", {})),
+            "cuisine": _said_as({**vocabulary.get("cuisine", {}), INDIAN: ["indian", "desi", "bharatiya"]}),
+            "locality": {**localities, **{said: localities[name] for said, name in self._spelt.items()}},
+            "restaurant_name": {name: r for r in catalog.products for name in {r.name, r.name.rstrip(".")}},
+        }
+        languages = load_languages(catalog.pack.languages)
+        try:
+            self.schema = SchemaUnderstanding.from_schema(
+                schema, {slot: list(said) for slot, said in self.known.items()}, languages)
+        except (KeyError, TypeError) as exc:
+            raise DataError(f"the concierge's service schema is malformed: {exc!r}") from exc
+        lacking = sorted(set(FROM_SCHEMA) - set(self.schema.slots)) + ([BOOK] if BOOK not in self.schema.intents else [])
+        if lacking:
+            raise DataError(f"the concierge's service schema lacks {lacking}")
+
+    def read(self, text: str, today: dt.date) -> dict[str, Any]:
+        """The details as the schema reads them (read as a booking, the fullest reading), in the
+        plan's terms: a city or cuisine by its key, a restaurant by its id. A locality said as its
+        whole area ("Bandra") stays so, and names its city; a restaurant by name settles where,
+        and what it serves."""
+        reading = self.schema.slots_for(BOOK, self.schema.scan(text, today), {})
+        found: dict[str, Any] = {FROM_SCHEMA[slot]: self.known[slot][value] if slot in self.known else value
+                                 for slot, value in reading.items() if slot in FROM_SCHEMA and value != DONTCARE}
+        if "locality" in found:
+            found.setdefault("city", self._city_of(found["locality"]))
+            found["locality"] = self._spelt.get(reading["locality"], reading["locality"])
+        chosen = found.pop("restaurant_id", None)
+        if chosen:
+            found.update(restaurant_id=chosen.id, city=chosen.value("city"), locality=chosen.value("locality"),
+                         cuisine=chosen.value("cuisines")[0])
+        if "guests" in found:
+            found["guests"] = int(found["guests"])
+        return found
+
+    def _city_of(self, locality: str) -> str | None:
+        return next((r.value("city") for r in self.catalog.products if r.value("locality") == locality), None)
+
+
+def _day(iso: str) -> str:
+    day = dt.date.fromisoformat(iso)
+    return f"{day:%A} {day.day} {day:%B}"
+
+
+def load_members(path: Path) -> dict[str, dict]:
+    """Registered users' names and phones, so a known user's instruction needs neither."""
+    return {m["user_id"]: m for m in json.loads(path.read_text(encoding="utf-8"))}

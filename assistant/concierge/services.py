@@ -1,0 +1,157 @@
+"""The concierge's four services (seed 001, section 3.2), run locally against the restaurants pack.
+
+They answer the way the external services the seed describes do, failures included, so the
+concierge's fallbacks are exercised for real: search returns up to 5 matches or none; a table
+can be fully booked (the pack's simulated calendar, or every table taken by earlier
+reservations), answered with alternate slots; the message gateway can be down (the notifier
+raises); a reminder in the past is refused. Reservations live in SQLite, so capacity holds
+across workers and restarts.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import secrets
+from typing import Any
+
+from assistant.booking.notifications import Notifier, NotifyError
+from assistant.booking.reminders import ReminderStore
+from assistant.infra.sqlite import SharedSQLite
+from assistant.pack.model import WEEKDAYS, Catalog, Product
+
+MAX_RESULTS = 5
+SLOT = dt.timedelta(minutes=30)
+INDIAN = "indian"  # any Indian cuisine, as in "an Indian restaurant"
+NON_INDIAN = {"chinese", "italian", "continental", "cafe"}
+_COUNTS = "SELECT time, COUNT(*) FROM reservations WHERE restaurant_id=? AND date=? GROUP BY time"
+
+
+class RestaurantServices:
+    def __init__(self, catalog: Catalog, calendar: dict[str, dict[str, list[str]]], bookings_db,
+                 notifier: Notifier, reminders: ReminderStore):
+        self.catalog = catalog
+        self.calendar = calendar
+        self.notifier = notifier
+        self.reminders = reminders
+        self._db = SharedSQLite(bookings_db, """CREATE TABLE IF NOT EXISTS reservations (
+            id TEXT PRIMARY KEY, restaurant_id TEXT NOT NULL, date TEXT NOT NULL, time TEXT NOT NULL,
+            guests INTEGER NOT NULL, name TEXT NOT NULL, phone TEXT NOT NULL, table_number TEXT NOT NULL)""")
+
+    def search_restaurant(self, city: str, locality: str, cuisine: str, date: str, time: str,
+                          today: dt.date) -> dict[str, Any]:
+        """Up to 5 restaurants open at that time, best rated first; {"restaurants": []} when none match."""
+        problem = _missing(city=city, locality=locality, cuisine=cuisine) or _bad_when(date, time, today)
+        if problem:
+            return {"error": "invalid_request", "details": problem}
+        found = [r for r in self.catalog.products
+                 if r.value("city") == city and in_locality(r, locality)
+                 and serves(r, cuisine) and is_open(r, time)]
+        found.sort(key=lambda r: (-r.value("rating"), r.name))
+        return {"restaurants": [self._summary(r, date, time) for r in found[:MAX_RESULTS]]}
+
+    def reserve_table(self, restaurant_id: str, date: str, time: str, guests: int, user_name: str,
+                      user_phone: str) -> dict[str, Any]:
+        """A table, or "no_availability" with the free half-hour slots nearest the one asked for."""
+        restaurant = self.catalog.product(restaurant_id)
+        if restaurant is None:
+            return {"status": "invalid_restaurant", "error_message": f"No restaurant {restaurant_id}."}
+        if not 1 <= guests <= 20 or not user_name.strip() or not user_phone.startswith("+"):
+            return {"error": "invalid_request", "details": "guests must be 1-20, with a name and an E.164 phone"}
+        with self._db.transaction() as db:  # the count and the insert are one step: no double booking
+            taken = db.execute("SELECT COUNT(*) FROM reservations WHERE restaurant_id=? AND date=? AND time=?",
+                               (restaurant_id, date, time)).fetchone()[0]
+            if not self._free(restaurant, date, time, taken):
+                alternates = self._alternates(restaurant, date, time, dict(db.execute(_COUNTS, (restaurant_id, date))))
+                return {"status": "no_availability", "alternate_slots": alternates,
+                        "error_message": f"No tables available at {time}."
+                                         + (f" Next available: {', '.join(alternates)}." if alternates else "")}
+            reservation_id, table = "rev_" + secrets.token_hex(5), str(taken + 1)
+            db.execute("INSERT INTO reservations VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                       (reservation_id, restaurant_id, date, time, guests, user_name, user_phone, table))
+        arrive = (dt.datetime.combine(dt.date.fromisoformat(date), dt.time.fromisoformat(time))
+                  - dt.timedelta(minutes=10)).strftime("%H:%M")
+        return {"reservation_id": reservation_id, "table_number": table, "status": "confirmed",
+                "instructions": f"Arrive by {arrive}; the table is held for 15 minutes."}
+
+    def send_message(self, phone_number: str, message_text: str, channel: str) -> dict[str, Any]:
+        if len(message_text) > 500:
+            return {"status": "failed", "error_message": "Message longer than 500 characters."}
+        try:
+            self.notifier.send(phone_number, message_text, channel)
+        except NotifyError as error:
+            return {"status": "failed", "error": "service_unavailable", "error_message": str(error)}
+        return {"message_id": "msg_" + secrets.token_hex(5), "status": "sent"}
+
+    def schedule_reminder(self, user_id: str, reminder_time: dt.datetime, message_text: str, phone: str,
+                          reservation_id: str, now: dt.datetime) -> dict[str, Any]:
+        if reminder_time <= now:
+            return {"error": "invalid_time", "details": "Cannot schedule in the past."}
+        reminder_id = self.reminders.schedule(reservation_id, phone, message_text[:300], reminder_time)
+        return {"reminder_id": reminder_id, "status": "scheduled", "scheduled_for": f"{reminder_time:%Y-%m-%dT%H:%M}"}
+
+    def _summary(self, restaurant: Product, date: str, time: str) -> dict[str, Any]:
+        summary = {"id": restaurant.id, "name": restaurant.name, "address": restaurant.value("address"),
+                   "rating": restaurant.value("rating"), "cuisine": ", ".join(restaurant.value("cuisines"))}
+        if self._booked_out(restaurant, date, time):
+            counts = dict(self._db.rows(_COUNTS, (restaurant.id, date)))
+            summary["available_slots"] = self._alternates(restaurant, date, time, counts)
+        return summary
+
+    def _booked_out(self, restaurant: Product, date: str, time: str) -> bool:
+        weekday = WEEKDAYS[dt.date.fromisoformat(date).weekday()]
+        return time in self.calendar.get(restaurant.id, {}).get(weekday, [])
+
+    def _free(self, restaurant: Product, date: str, time: str, taken: int) -> bool:
+        return is_open(restaurant, time) and not self._booked_out(restaurant, date, time) and taken < restaurant.value("tables")
+
+    def _alternates(self, restaurant: Product, date: str, time: str, counts: dict[str, int]) -> list[str]:
+        """The free slot just before and just after the one asked for (as the seed's ["19:00", "21:00"]);
+        `counts` is the day's reservations per time."""
+        day = dt.date.fromisoformat(date)
+        asked = dt.datetime.combine(day, dt.time.fromisoformat(time))
+        found = []
+        for step in (-1, 1):
+            moment = asked + step * SLOT
+            while moment.date() == day and _opens(restaurant) <= moment.time() < _closes(restaurant):
+                slot = f"{moment:%H:%M}"
+                if self._free(restaurant, date, slot, counts.get(slot, 0)):
+                    found.append(slot)
+                    break
+                moment += step * SLOT
+        return sorted(found)
+
+
+def in_locality(restaurant: Product, locality: str) -> bool:
+    """"Bandra" covers Bandra West and Bandra East."""
+    place, asked = restaurant.value("locality").lower(), locality.lower().strip()
+    return place == asked or place.startswith(asked + " ")
+
+
+def serves(restaurant: Product, cuisine: str) -> bool:
+    cuisines = restaurant.value("cuisines")
+    return cuisine in cuisines or (cuisine == INDIAN and bool(set(cuisines) - NON_INDIAN))
+
+
+def is_open(restaurant: Product, time: str) -> bool:
+    return _opens(restaurant) <= dt.time.fromisoformat(time) < _closes(restaurant)
+
+
+def _opens(restaurant: Product) -> dt.time:
+    return dt.time.fromisoformat(restaurant.value("opens"))
+
+
+def _closes(restaurant: Product) -> dt.time:
+    return dt.time.fromisoformat(restaurant.value("closes"))
+
+
+def _missing(**fields: str) -> str | None:
+    blank = [name for name, value in fields.items() if not (value or "").strip()]
+    return f"missing {', '.join(blank)}" if blank else None
+
+
+def _bad_when(date: str, time: str, today: dt.date) -> str | None:
+    try:
+        day, _ = dt.date.fromisoformat(date), dt.time.fromisoformat(time)
+    except (TypeError, ValueError):
+        return "date must be YYYY-MM-DD and time HH:MM"
+    return "date must not be in the past" if day < today else None

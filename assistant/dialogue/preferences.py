@@ -1,0 +1,109 @@
+"""What a returning customer prefers, learned from their conversations and kept per customer_id.
+
+Apart from session state: a session ends, preferences carry into the next one (the customer
+can overrule them at any time, and DELETE /customers/<id>/preferences forgets them).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from assistant.dialogue.state import SessionState
+from assistant.infra.sqlite import SharedSQLite
+from assistant.pack.display import money
+from assistant.pack.model import Catalog
+from assistant.pack.texts import filter_words, say
+
+Style = Literal["short", "detailed"]
+_STYLE_CUES: dict[Style, re.Pattern] = {
+    "short": re.compile(r"\b(briefly|in short|short answer|keep it short|tl;?dr|quickly)\b", re.IGNORECASE),
+    "detailed": re.compile(r"\b(in detail|detailed|explain fully|elaborate|all the details)\b", re.IGNORECASE),
+}
+KEPT_PER_FILTER = 3
+
+
+class Preferences(BaseModel):
+    filters: dict[str, list[str]] = {}  # values the customer chose per filter, most recent first
+    employment: str | None = None
+    income_band: str | None = None
+    style: Style | None = None
+    updated_at: float = Field(default_factory=time.time)
+
+    def is_empty(self) -> bool:
+        return self.model_dump(exclude={"updated_at"}, exclude_defaults=True) == {}
+
+
+def learn(known: Preferences, state: SessionState, query: str, catalog: Catalog) -> Preferences:
+    """The preferences after this turn: what the customer chose now wins over what they chose before."""
+    profile = state.profile
+    update: dict = {}
+    chosen = {name: value if isinstance(value, list) else [value] for name, value in state.filters.items()
+              if name not in catalog.pack.search.always and isinstance(value, (str, list))}
+    if chosen:
+        merged = dict(known.filters)
+        for name, said in chosen.items():
+            merged[name] = [*said, *(v for v in known.filters.get(name, []) if v not in said)][:KEPT_PER_FILTER]
+        if merged != known.filters:
+            update["filters"] = merged
+    if profile.employment:
+        update["employment"] = profile.employment
+    if profile.monthly_income is not None:
+        update["income_band"] = income_band(profile.monthly_income, catalog)
+    style = next((s for s, cue in _STYLE_CUES.items() if cue.search(query)), None)
+    if style:
+        update["style"] = style
+    if all(getattr(known, k) == v for k, v in update.items()):
+        return known
+    return known.model_copy(update={**update, "updated_at": time.time()})
+
+
+def income_band(income: int, catalog: Catalog) -> str:
+    """A range, not the figure: "৳50,000–100,000" from the pack's income bands."""
+    fact = catalog.pack.profile.get("monthly_income")
+    limits = fact.bands if fact and fact.bands else [income + 1]
+    cash = lambda amount: money(amount, catalog.business.currency_symbol)  # noqa: E731
+    low = 0
+    for limit in limits:
+        if income < limit:
+            return f"under {cash(limit)}" if low == 0 else f"{cash(low)}–{cash(limit)}"
+        low = limit
+    return f"over {cash(low)}"
+
+
+def starting_state(preferences: Preferences, state: SessionState, catalog: Catalog) -> None:
+    """A returning customer's new session starts from what they preferred last time."""
+    carried = {name: preferences.filters[name][0] for name in catalog.pack.search.carry if preferences.filters.get(name)}
+    state.filters = {**state.filters, **carried}
+    if preferences.employment and not state.profile.employment:
+        state.profile = state.profile.model_copy(update={"employment": preferences.employment})
+
+
+def welcome_back(preferences: Preferences, catalog: Catalog) -> str:
+    carried = [name for name in catalog.pack.search.carry if preferences.filters.get(name)]
+    if carried:
+        value = filter_words(catalog, carried[0], preferences.filters[carried[0]][0])
+        return say(catalog, "welcome_back_filter", value=value)
+    return say(catalog, "welcome_back")
+
+
+class PreferenceStore:
+    """One row per customer in SQLite; shared by every worker that opens the same file."""
+
+    def __init__(self, path: Path):
+        self._db = SharedSQLite(path, "CREATE TABLE IF NOT EXISTS preferences"
+                                      " (customer_id TEXT PRIMARY KEY, body TEXT NOT NULL)")
+
+    def get(self, customer_id: str) -> Preferences:
+        row = self._db.one("SELECT body FROM preferences WHERE customer_id=?", (customer_id,))
+        return Preferences.model_validate_json(row[0]) if row else Preferences()
+
+    def save(self, customer_id: str, preferences: Preferences) -> None:
+        self._db.write("INSERT OR REPLACE INTO preferences VALUES (?, ?)", (customer_id, preferences.model_dump_json()))
+
+    def delete(self, customer_id: str) -> bool:
+        return self._db.write("DELETE FROM preferences WHERE customer_id=?", (customer_id,)) > 0

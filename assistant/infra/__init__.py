@@ -1,0 +1,1 @@
+"""Configuration and the one way to open SQLite."""

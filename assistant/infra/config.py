@@ -1,0 +1,70 @@
+"""All configuration, read in one place: environment variables (or a .env file) and overrides.
+
+`create_app(config)` passes its overrides here, so tests and deployments use the same fields.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# crewai phones home and stalls when these are unset; they must precede any crewai import.
+os.environ.setdefault("CREWAI_DISABLE_TELEMETRY", "true")
+os.environ.setdefault("CREWAI_TRACING_ENABLED", "false")
+os.environ.setdefault("OTEL_SDK_DISABLED", "true")
+os.environ.setdefault("ANONYMIZED_TELEMETRY", "false")
+
+
+class Settings(BaseSettings):
+    # A .env may hold other tools' keys too; unknown keys passed to create_app are refused there.
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore", case_sensitive=False)
+
+    domain: str = Field(default="bank", pattern=r"^[a-z0-9][a-z0-9_-]{0,39}$",
+                        description="the domain pack: a folder under data/ (bank, cars, store)")
+    data_dir: Path | None = Field(default=None, description="a domain pack folder elsewhere; overrides DOMAIN")
+    session_db: Path | None = Field(
+        default=None, description="SQLite file for sessions; default: <instance>/sessions.sqlite3"
+    )
+    session_store: str | None = Field(
+        default=None, pattern=r"^(redis|rediss|unix)://", description="redis://host:6379/0 to share sessions across machines"
+    )
+    session_ttl_s: float = Field(default=7 * 24 * 3600, gt=0, description="idle time after which a session expires")
+    bookings_db: Path | None = Field(
+        default=None, description="SQLite file for bookings, codes and reminders; default: beside session_db"
+    )
+    notify_outbox: Path | None = Field(default=None, description="append messages to this JSON-lines file")
+    notify_webhook_url: str | None = Field(default=None, description="POST messages here (a Slack incoming webhook works)")
+    reminder_poll_s: float = Field(default=30, ge=0, description="how often due reminders are sent; 0: never")
+    max_products: int = Field(default=5, ge=1, le=20, description="products listed per answer")
+    faq_min_similarity: float = Field(
+        default=0.45, ge=0, le=1, description="cosine similarity below which a troubleshooting fix is not given"
+    )
+    history_limit: int = Field(default=50, ge=2, description="turns kept per session")
+    max_request_bytes: int = Field(default=16 * 1024, ge=1024)
+    cors_origins: list[str] = Field(default=["http://localhost:5000", "http://127.0.0.1:5000"])
+    # LLM mode (issue 3): unset LLM_MODEL means the offline assistant.
+    llm_model: str | None = Field(default=None, description="e.g. openai/gpt-4o-mini, ollama/llama3.1")
+    llm_base_url: str | None = Field(default=None, description="any OpenAI-compatible server's /v1 URL")
+    llm_api_key: str | None = Field(default=None, validation_alias=AliasChoices("llm_api_key", "openai_api_key"))
+    llm_timeout_s: float = Field(default=20, gt=0, description="per LLM call")
+    llm_max_retries: int = Field(default=1, ge=0, le=3, description="client retries per call")
+    llm_turn_deadline_s: float = Field(default=30, gt=0, description="a turn never waits longer for the LLM")
+    llm_calls_per_turn: int = Field(default=6, ge=1, le=20, description="LLM call budget per turn")
+    # The app is CPU-bound (rules, embeddings): one worker per core, threads for waiting on I/O.
+    workers: int = Field(default=os.cpu_count() or 1, ge=1, description="gunicorn worker processes")
+    threads: int = Field(default=4, ge=1, description="threads per gunicorn worker")
+    client_rate_per_min: int = Field(default=120, ge=0, description="chat messages per client address a minute; 0: no limit")
+    session_rate_per_min: int = Field(default=30, ge=0, description="chat messages per session a minute; 0: no limit")
+    proxy_count: int = Field(default=0, ge=0, le=5, description="trusted proxies in front (X-Forwarded-For hops)")
+    log_level: str = Field(default="INFO", pattern=r"^(DEBUG|INFO|WARNING|ERROR)$")
+    host: str = "127.0.0.1"
+    port: int = 5000
+
+    @property
+    def pack_dir(self) -> Path:
+        return self.data_dir or ROOT / "data" / self.domain

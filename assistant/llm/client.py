@@ -1,0 +1,108 @@
+"""The configured LLM, and the per-turn budget every call of LLM mode goes through.
+
+Imported only when an LLM is configured (crewai costs seconds to import). Each turn wraps the
+model in a `BudgetedLLM`: a call past the turn's call budget or deadline is refused, an empty
+reply is an error, and `run_before_deadline` never lets a turn wait longer than its deadline,
+whatever the provider's client does with retries.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from crewai import LLM
+from crewai.llms.base_llm import BaseLLM
+from pydantic import ConfigDict
+
+import assistant.infra.config  # noqa: F401  (sets the crewai telemetry switches before the import)
+from assistant.infra.config import Settings
+
+T = TypeVar("T")
+
+
+class LLMFault(Exception):
+    """The LLM could not serve this turn; the offline reply stands in."""
+
+
+class BudgetExceeded(LLMFault):
+    pass
+
+
+class DeadlineExceeded(LLMFault):
+    pass
+
+
+class EmptyReply(LLMFault):
+    pass
+
+
+def build_llm(settings: Settings) -> BaseLLM:
+    """The model from settings. The `openai/` route needs some key even for local servers."""
+    assert settings.llm_model, "LLM mode runs only with a model configured"
+    return LLM(
+        model=settings.llm_model,
+        base_url=settings.llm_base_url,
+        api_key=settings.llm_api_key or ("not-needed" if settings.llm_base_url else None),
+        timeout=settings.llm_timeout_s,
+        max_retries=settings.llm_max_retries,
+        temperature=0.2,
+    )
+
+
+class BudgetedLLM(BaseLLM):
+    """One turn's view of the model: counts calls and refuses those over budget or deadline."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+    inner: Any
+    max_calls: int
+    deadline: float  # time.monotonic() value
+    calls: int = 0
+
+    def call(self, messages, tools=None, callbacks=None, available_functions=None, from_task=None,
+             from_agent=None, response_model=None):
+        if self.calls >= self.max_calls:
+            raise BudgetExceeded(f"over the budget of {self.max_calls} LLM calls")
+        if time.monotonic() >= self.deadline:
+            raise DeadlineExceeded("the turn's deadline passed")
+        self.calls += 1
+        reply = self.inner.call(messages, tools=tools, callbacks=callbacks,
+                                available_functions=available_functions, from_task=from_task,
+                                from_agent=from_agent, response_model=response_model)
+        if reply is None or (isinstance(reply, str) and not reply.strip()):
+            raise EmptyReply("the model returned nothing")
+        return reply
+
+    def supports_function_calling(self) -> bool:
+        return self.inner.supports_function_calling()
+
+    def supports_stop_words(self) -> bool:
+        return self.inner.supports_stop_words()
+
+    def get_context_window_size(self) -> int:
+        return self.inner.get_context_window_size()
+
+    def run_before_deadline(self, work: Callable[[], T]) -> T:
+        """Run `work` (which calls this LLM) but return or raise by the deadline at the latest.
+
+        A call still in flight then finishes in the background; this LLM refuses any further one.
+        """
+        outcome: dict[str, Any] = {}
+
+        def target() -> None:
+            try:
+                outcome["value"] = work()
+            except BaseException as error:  # handed to the caller below
+                outcome["error"] = error
+
+        thread = threading.Thread(target=target, daemon=True, name="llm-turn")
+        thread.start()
+        thread.join(max(0.0, self.deadline - time.monotonic()))
+        if thread.is_alive():
+            self.deadline = 0.0
+            raise DeadlineExceeded("the LLM did not answer before the turn's deadline")
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome["value"]

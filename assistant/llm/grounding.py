@@ -1,0 +1,86 @@
+"""The guard on LLM replies: every figure, product name and verdict must come from the turn's data.
+
+A model may rephrase, never invent. The facts a reply may use are the turn's tool results
+(products, comparison, verdicts, FAQ answer), the deterministic draft reply, and what the
+customer wrote. A figure counts as a claim when it carries a currency sign, a percent sign or
+a unit (k, lakh), or is 100 or more; small bare numbers (list markers, counts) are free.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from assistant.pack.model import Catalog
+
+_NUMBER = re.compile(
+    r"(?P<currency>[৳₹฿$€£]|\b(?:tk|rs|bdt|taka|inr|baht|thb)\b\.?)?\s*"
+    r"(?P<number>\d{1,3}(?:,\d{2,3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+    r"\s*(?P<unit>%|percent\b|k\b|lakhs?\b|lacs?\b|crores?\b)?",
+    re.IGNORECASE,
+)
+_UNITS = {"k": 1_000, "lakh": 100_000, "lakhs": 100_000, "lac": 100_000, "lacs": 100_000,
+          "crore": 10_000_000, "crores": 10_000_000}
+_LEAKS = re.compile(r"\b(?:search_products|search_faq|compare_products|check_eligibility)\b"
+                    r"|^\s*(?:Thought|Action|Action Input|Observation|Final Answer):", re.MULTILINE)
+_SAYS_ELIGIBLE = re.compile(r"\byou(?:'re| are)\s+(?:fully\s+)?eligible\b|\byou\s+qualify\b", re.IGNORECASE)
+_SAYS_INELIGIBLE = re.compile(
+    r"\b(?:not|n't|in)\s*eligible\b|\bdo(?:n't| not)\s+qualify\b", re.IGNORECASE
+)
+
+
+def figures(text: str, claims_only: bool = False) -> set[float]:
+    """The numbers in a text, normalised (৳3,00,000 and 3 lakh are both 300000; 23% is 23)."""
+    found = set()
+    for m in _NUMBER.finditer(text):
+        value = float(m["number"].replace(",", ""))
+        unit = (m["unit"] or "").lower()
+        value *= _UNITS.get(unit, 1)
+        is_claim = bool(m["currency"] or unit) or value >= 100
+        if is_claim or not claims_only:
+            found.add(round(value, 4))
+    return found
+
+
+@dataclass
+class Facts:
+    """What one turn's reply may state."""
+
+    text: str  # tool results, draft reply and the customer's message, as one text
+    product_names: set[str]
+    verdicts: list[bool | None] | None = None
+    numbers: set[float] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.numbers = figures(self.text)
+
+
+def violations(reply: str, facts: Facts, catalog: Catalog) -> list[str]:
+    """What in the reply is not backed by the turn's facts; empty when the reply is grounded."""
+    problems = [f"the figure {_show(n)}" for n in sorted(figures(reply, claims_only=True) - facts.numbers)]
+    known_names = {p.name for p in catalog.products}
+    said = [name for name in known_names if name in reply]  # catalog products the reply names
+    if catalog.pack.name_pattern:  # and names shaped like products, to catch invented ones
+        said += [m.group(0) for m in re.finditer(catalog.pack.name_pattern, reply)]
+    for name in dict.fromkeys(said):
+        if not any(name.endswith(allowed) for allowed in facts.product_names):
+            problems.append(f"the product '{name}'" + ("" if any(name.endswith(k) for k in known_names)
+                                                     else " (not in our catalog)"))
+    if _LEAKS.search(reply):
+        problems.append("the assistant's internal tool names or reasoning")
+    verdicts = facts.verdicts or []
+    if _claims(_SAYS_INELIGIBLE, reply) and False not in verdicts:
+        problems.append("a 'not eligible' verdict the rules did not give")
+    if _claims(_SAYS_ELIGIBLE, reply) and True not in verdicts:
+        problems.append("an 'eligible' verdict the rules did not give")
+    return problems
+
+
+def _claims(pattern: re.Pattern, reply: str) -> bool:
+    """A verdict stated, not asked about ("check whether you're eligible" states nothing)."""
+    return any(not re.search(r"\b(?:whether|if)\s*$", reply[max(0, m.start() - 9):m.start()], re.IGNORECASE)
+               for m in pattern.finditer(reply))
+
+
+def _show(number: float) -> str:
+    return f"{number:g}"

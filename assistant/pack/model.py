@@ -1,0 +1,667 @@
+"""A domain pack: one business's data and its schema, validated and loaded once per app.
+
+A pack is a folder under data/ (chosen with DOMAIN=<name>): `pack.yaml` declares the
+business, the attribute schema (which attributes are filters, their types and how they are
+shown), eligibility rules, booking, goals and every text the assistant says; the catalog
+(JSON, or a shop's CSV export with a column mapping), the knowledge base and the vocabulary
+sit beside it. The engine reads only this. Every file and field is checked at start-up, so a
+broken pack fails loudly with the file and field named, never mid-conversation.
+See docs/domain-packs.md.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import json
+import re
+import string
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Literal, get_args
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
+
+FilterValue = str | int | float | list[str]  # one value, an amount, or any of several values
+ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{1,63}$"
+NAME_PATTERN = r"^[a-z][a-z0-9_]{0,39}$"
+Weekday = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+MIN_EXAMPLES = 10  # per intent: fewer cannot teach the router a way of asking
+WEEKDAYS: tuple[Weekday, ...] = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")  # date.weekday() order
+Template = str | list[str]  # a list's pieces are joined; a piece naming a missing value is left out
+AgentName = Literal["retriever", "comparator", "eligibility", "booking", "support", "formatter"]
+ToolName = Literal["search_products", "search_faq", "compare_products", "check_eligibility", "calculate"]
+# What a message can ask for; a pack's nlu.yml gives examples of the ones its business serves.
+IntentName = Literal[
+    "product_info", "comparison", "eligibility_check", "feature_query", "faq", "support", "calculate", "greeting",
+    "thanks", "booking", "cancel", "out_of_scope",
+]
+BookingSlot = Literal["product", "channel", "branch", "date", "time", "name", "phone"]
+SupportSlot = Literal["model", "symptom"]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ValueWords(Strict):
+    """How one enum value is said: "credit card" / "credit cards"."""
+
+    one: str
+    many: str | None = None
+
+
+class Filter(Strict):
+    """How customers narrow the catalog by an attribute."""
+
+    name: str = Field(pattern=NAME_PATTERN)  # the filter's name in vocabulary, state and API
+    match: Literal["any", "max", "min"] = "any"  # any: one of the values; max: at most; min: at least
+    place: Literal["before", "noun", "after"] = "before"  # where it goes in "Islamic credit cards for travel"
+    says: str | None = None  # an "after" filter: "for {value}", "up to {value}"
+    says_zero: str | None = None  # a max of 0: "with no annual fee"
+    cues: list[str] = []  # number filters: words that make an amount in the message this filter
+    units: list[str] = []  # number filters: words right after the number ("7 seater")
+    needs_bound: bool = False  # number filters: only with "under", "below", "up to"...
+    question: str | None = None  # the clarifying question when this filter is missing
+    choices: list[str] = []
+
+
+class Attribute(Strict):
+    """One attribute of the catalog's items: its type, label, values and display."""
+
+    type: Literal["enum", "list", "number", "boolean", "text"]
+    label: str
+    values: dict[str, str | ValueWords] = {}  # enum (and a list of them): the allowed values, as said
+    unit: str | None = None  # number: "currency", "percent", or a word shown after it ("km/l")
+    style: Literal["plain", "lakh"] = "plain"  # number: "lakh" shows ₹16.35 lakh
+    zero: str | None = None  # number: what 0 reads as ("none")
+    required: bool = False
+    filter: Filter | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Attribute:
+        if self.type == "enum" and not self.values:
+            raise ValueError("an enum attribute needs its values")
+        if self.filter and self.type in ("list", "text") and not self.values:
+            raise ValueError(f"a {self.type} attribute filtered on needs its values")
+        if self.filter and self.filter.match != "any" and self.type != "number":
+            raise ValueError(f"a '{self.filter.match}' filter needs a number attribute")
+        return self
+
+    @property
+    def as_filter(self) -> Filter:
+        """The filter of an attribute from Pack.filter_attributes, which holds only filtered ones."""
+        assert self.filter is not None, f"the attribute '{self.label}' is not a filter"
+        return self.filter
+
+    def words(self, value: str, many: bool = False) -> str:
+        said = self.values.get(value)
+        if said is None:
+            return str(value)
+        if isinstance(said, str):
+            return said
+        return (said.many or said.one + "s") if many else said.one
+
+
+class Row(Strict):
+    """One row of the comparison table."""
+
+    attribute: str
+    label: str | None = None
+    better: Literal["low", "high"] | None = None
+    show: Template | None = None
+
+
+class TopicLine(Strict):
+    label: str
+    show: Template
+
+
+class Display(Strict):
+    """How an item reads in a list, on a card and in a comparison."""
+
+    head: Template  # "**{name}** ({banking_type}, {network} {tier})"
+    facts: list[Template]  # "annual fee {annual_fee}", ...
+    tail: Template | None = None
+    badge: str | None = None  # the attribute shown as the card's badge
+    meta: list[str] = []  # attributes shown under the name
+    headline: TopicLine | None = None  # the one figure on the card
+    highlights: str | None = None  # a list attribute shown as bullets
+    compare: list[Row] = Field(min_length=1)
+    topics: dict[str, list[TopicLine]] = {}  # what "fees?" or "stock?" shows, per feature topic
+
+    def lines_named(self, words: set[str]) -> dict[str, list[str]]:
+        """Per topic, the labels of the lines a message names by a word only that line's label has
+        in its topic: "late" picks "Late payment fee" out of the fees; "fee" alone picks none."""
+        named: dict[str, list[str]] = {}
+        for topic, labels in self._own_words.items():
+            for label, own in labels.items():
+                if own & words:
+                    named.setdefault(topic, []).append(label)
+        return named
+
+    @cached_property
+    def _own_words(self) -> dict[str, dict[str, set[str]]]:
+        """Per topic, each line's label and the words of it no other label of the topic has:
+        worked out once, as every chat turn asks."""
+        own: dict[str, dict[str, set[str]]] = {}
+        for topic, lines in self.topics.items():
+            labels = {line.label: set(line.label.lower().split()) for line in lines}
+            own[topic] = {label: words - set().union(*(ws for other, ws in labels.items() if other != label))
+                          for label, words in labels.items()}
+        return own
+
+
+class ProfileFact(Strict):
+    question: str
+    choices: list[str] = []
+    cues: list[str] = []  # words that make an amount in a message this fact ("salary")
+    labels: dict[str, str] = {}  # categories: how each is said ("salaried employees")
+    bands: list[int] = []  # amounts: the ranges remembered instead of the figure (ascending)
+
+    @model_validator(mode="after")
+    def _one_choice_per_category(self) -> ProfileFact:
+        if self.labels and len(self.choices) != len(self.labels):
+            raise ValueError("choices must name each of the labels' categories, in the same order")
+        return self
+
+
+class Eligibility(Strict):
+    """Which item attributes hold each rule; each rule is checked only where the item has it."""
+
+    employment: str | None = None  # a list attribute of accepted employment categories
+    min_income: str | None = None
+    min_age: str | None = None
+    max_age: str | None = None
+    age_note: str = ""
+
+
+class Channel(Strict):
+    """One way to meet: at a branch or showroom, or by a call or a visit to the customer."""
+
+    choice: str  # the quick reply ("Branch visit")
+    words: list[str]  # what customers say for it
+    at_branch: bool = False
+    says: str  # "a visit to our {branch} branch"
+    says_unplaced: str | None = None  # before the branch is chosen
+    confirm: str  # "See you at our {branch} branch"
+    hours: dict[Weekday, tuple[dt.time, dt.time]]
+
+
+class Booking(Strict):
+    """What customers can book, and the desk's words."""
+
+    subject: str  # "appointment", "test drive"
+    branches: list[str]
+    channels: dict[str, Channel] = Field(min_length=1)
+    reminder_minutes_before: int = Field(default=60, ge=1)
+    questions: dict[BookingSlot, str]
+    start: str  # the summary before any detail is known
+
+    @model_validator(mode="after")
+    def _all_questions(self) -> Booking:
+        missing = set(get_args(BookingSlot)) - set(self.questions)
+        if missing:
+            raise ValueError(f"booking.questions needs {sorted(missing)}")
+        return self
+
+
+class Support(Strict):
+    """Troubleshooting goals: what to know before searching the knowledge base for a fix."""
+
+    questions: dict[SupportSlot, str]
+    device_filter: str | None = None  # the filter that names the device ("category"), to narrow articles
+
+
+class ConciergeSetup(Strict):
+    """The restaurant concierge (POST /assistant): its calendar, its members, its default channel,
+    and the Schema-Guided Dialogue schema its instructions are read by (assistant.understanding.nlu)."""
+
+    calendar: str  # restaurant id -> weekday -> fully booked "HH:MM" slots (the simulated availability)
+    members: str  # registered users: user_id, name, phone
+    service_schema: str  # SGD schema: the slots (city, locality, cuisine, restaurant_name, date, time, party_size)
+    default_channel: Literal["sms", "whatsapp"] = "sms"
+    channels: dict[Literal["sms", "whatsapp"], list[str]] = {}  # what customers call each: "text message", "wa"
+
+
+CONCIERGE_ATTRIBUTES = ("city", "locality", "address", "cuisines", "rating", "opens", "closes", "tables")
+
+
+class GoalKind(Strict):
+    priority: int = 2  # higher interrupts lower
+    intents: list[str] = Field(min_length=1)
+    stays_open: bool = False  # a sale is not over when one answer is given
+    resumed: str  # "Back to your appointment:"
+
+
+class Search(Strict):
+    rank_by: str  # the number attribute behind "cheapest" and unranked lists
+    cheapest: str  # "lowest annual fee first"
+    max_results: int = Field(default=5, ge=1, le=10)
+    always: dict[str, FilterValue] = {}  # filters every search applies ("in stock")
+    require: list[str] = []  # filters asked for before any search (a budget)
+    clarify: list[str] = []  # filters asked about, in order, when a search is too broad
+    carry: list[str] = []  # filters a returning customer's new session starts from
+
+
+# What the engine understands: the intents a goal can group, and the cue sections of vocabulary.intents.
+INTENTS = ("product_info", "comparison", "eligibility_check", "feature_query", "faq", "support", "calculate",
+           "greeting", "booking", "cancel", "out_of_scope", "unknown")
+CUES = ("greeting", "thanks", "comparison", "eligibility", "want", "cheapest", "booking", "cancel", "faq", "support",
+        "calculate")
+TEMPLATE_FILTERS = ("raw", "first", "lower", "title", "semicolons")
+TEXT_VALUES = {"no_match": ("what",), "relax": ("filter",), "welcome_back_filter": ("value",)}  # beyond the four
+TEXT_KEYS = (
+    "item", "items", "greeting", "thanks", "unknown", "out_of_scope", "suggestions", "refusal", "faq_not_found",
+    "nothing_to_cancel",
+    "cancelled", "cancelled_booking", "list_hint_one", "list_hint_many", "only_one", "no_match", "relax",
+    "eligible", "not_eligible", "need_more", "welcome_back", "welcome_back_filter", "resumed",
+)
+
+
+class Business(Strict):
+    name: str = Field(min_length=1)
+    currency_symbol: str
+    currency_words: list[str] = []  # "tk", "taka", "bdt"
+    timezone: str
+    support_contact: str
+    country_code: str = Field(pattern=r"^\+[1-9]\d{0,2}$")
+    national_number_digits: int = Field(ge=4, le=13)
+
+    @model_validator(mode="after")
+    def _known_timezone(self) -> Business:
+        try:
+            ZoneInfo(self.timezone)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"timezone '{self.timezone}' is not an IANA time zone such as Asia/Dhaka") from None
+        return self
+
+
+class Source(Strict):
+    """Where the catalog comes from: a JSON list, or a CSV export with a column mapping."""
+
+    file: str
+    columns: dict[str, str] = {}  # CSV header -> attribute ("Price (THB)" -> price)
+    list_separator: str = ";"
+
+
+class Page(Strict):
+    """The chat page's words for this business."""
+
+    title: str
+    placeholder: str
+    welcome: str
+    examples: list[str] = Field(default=[], max_length=4)
+
+
+class Pack(Strict):
+    """pack.yaml: everything about a business except the catalog, knowledge and vocabulary."""
+
+    business: Business
+    page: Page
+    catalog: Source
+    knowledge: str = "faq.json"
+    # The help centre's belief in an article from which it answers: the same belief means less
+    # among many articles than among few, so a pack with real customers' questions tunes its own
+    # (bench/intent_eval.py); 0.55 keeps a small help centre from answering what it should hand over.
+    answers_from: float = Field(default=0.55, gt=0, lt=1)
+    languages: list[str] = Field(default=["en"], min_length=1)  # codes of assistant/language/data/<code>.yml
+    names: list[str] = []  # attributes whose values also name an item ("Thar" for the Thar LX)
+    short_names: bool = False  # an item's name cut short still names it ("Lenovo Legion" for the Legion 5 15ARP8)
+    name_pattern: str | None = None  # what a product name looks like in a reply, to catch invented ones
+    attributes: dict[str, Attribute]
+    display: Display
+    search: Search
+    profile: dict[Literal["employment", "monthly_income"], ProfileFact] = {}
+    eligibility: Eligibility | None = None
+    booking: Booking | None = None
+    support: Support | None = None
+    concierge: ConciergeSetup | None = None
+    goals: dict[str, GoalKind] = {}
+    tools: dict[AgentName, list[ToolName]]  # which tools each agent may call
+    texts: dict[str, str]
+
+    @model_validator(mode="after")
+    def _references(self) -> Pack:
+        """Every attribute, filter and text the pack names exists."""
+        attributes, filters = self.attributes, self.filter_attributes()
+        named = [("names", n) for n in self.names] + [("search.rank_by", self.search.rank_by)]
+        named += [("display.compare", r.attribute) for r in self.display.compare]
+        named += [(f"eligibility.{k}", v) for k, v in (self.eligibility.model_dump() if self.eligibility else {}).items()
+                  if v and k != "age_note"]
+        named += [("display.badge", self.display.badge)] if self.display.badge else []
+        named += [("display.meta", m) for m in self.display.meta]
+        named += [("display.highlights", self.display.highlights)] if self.display.highlights else []
+        for where, name in named:
+            if name not in attributes:
+                raise ValueError(f"{where} names '{name}', which is not in attributes")
+        for where, names in (("search.always", list(self.search.always)), ("search.require", self.search.require),
+                             ("search.clarify", self.search.clarify), ("search.carry", self.search.carry)):
+            for name in names:
+                if name not in filters:
+                    raise ValueError(f"{where} names '{name}', which is not a filter")
+                if where in ("search.require", "search.clarify") and not filters[name][1].as_filter.question:
+                    raise ValueError(f"{where} names '{name}', whose filter has no question to ask")
+        if self.support and self.support.device_filter and self.support.device_filter not in filters:
+            raise ValueError(f"support.device_filter names '{self.support.device_filter}', which is not a filter")
+        if self.name_pattern:
+            re.compile(self.name_pattern)
+        missing = [k for k in TEXT_KEYS if k not in self.texts]
+        if missing:
+            raise ValueError(f"texts needs {missing}")
+        lacking = [a for a in CONCIERGE_ATTRIBUTES if self.concierge and a not in self.attributes]
+        if lacking:
+            raise ValueError(f"the concierge needs the attributes {lacking}")
+        unknown = [i for kind in self.goals.values() for i in kind.intents if i not in INTENTS]
+        if unknown:
+            raise ValueError(f"goals name intents {unknown}; known: {list(INTENTS)}")
+        self._check_texts()
+        self._check_templates()
+        self._check_tools()
+        return self
+
+    def _check_texts(self) -> None:
+        """Every placeholder a text uses is one the engine fills for it."""
+        for key, text in self.texts.items():
+            allowed = {"business", "support", "item", "items", *TEXT_VALUES.get(key, ())}
+            for _, name, _, _ in string.Formatter().parse(text):
+                if name is not None and name not in allowed:
+                    raise ValueError(f"texts.{key} uses {{{name}}}; it may use {sorted(allowed)}")
+
+    def _check_templates(self) -> None:
+        """Display templates name only declared attributes ("{annual_fee}", "{benefits|first}")."""
+        shown = self.display
+        templates = [("display.head", shown.head), ("display.tail", shown.tail)]
+        templates += [("display.facts", t) for t in shown.facts]
+        templates += [("display.headline", shown.headline.show)] if shown.headline else []
+        templates += [("display.compare", r.show) for r in shown.compare if r.show]
+        templates += [(f"display.topics.{topic}", line.show) for topic, lines in shown.topics.items() for line in lines]
+        for where, template in templates:
+            for piece in ([template] if isinstance(template, str) else template or []):
+                for name, how in re.findall(r"\{(\w+)(?:\|(\w+))?\}", piece):
+                    if name != "name" and name not in self.attributes:
+                        raise ValueError(f"{where} uses {{{name}}}, which is not in attributes")
+                    if how and how not in TEMPLATE_FILTERS:
+                        raise ValueError(f"{where} uses |{how}; known: {sorted(TEMPLATE_FILTERS)}")
+
+    def _check_tools(self) -> None:
+        """The tools each part of the conversation needs are allowed to some agent."""
+        needs: list[tuple[AgentName, ToolName]] = [("retriever", "search_products"), ("comparator", "compare_products")]
+        needs += [("eligibility", "check_eligibility")] if self.eligibility else []
+        needs += [("support", "search_faq")] if self.support else []
+        for agent, tool in needs:
+            if tool not in self.tools.get(agent, []):
+                raise ValueError(f"tools.{agent} needs {tool}")
+        if not any("search_faq" in tools for tools in self.tools.values()):
+            raise ValueError("some agent in tools needs search_faq to answer help questions")
+
+    def filter_attributes(self) -> dict[str, tuple[str, Attribute]]:
+        """filter name -> (attribute name, attribute)."""
+        return {a.filter.name: (name, a) for name, a in self.attributes.items() if a.filter}
+
+    def goal_kind(self, intent: str) -> tuple[str, GoalKind | None]:
+        """The goal type an intent serves (a pack may group intents, e.g. a sale) and its kind."""
+        for name, kind in self.goals.items():
+            if intent in kind.intents:
+                return name, kind
+        return intent, None
+
+
+class Product(BaseModel):
+    """One catalog item: id, name and description, then the pack's attributes, flat."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    id: str = Field(pattern=ID_PATTERN)
+    name: str = Field(min_length=1)
+    description: str = ""
+
+    def value(self, attribute: str) -> Any:
+        return (self.model_extra or {}).get(attribute)
+
+    def search_text(self) -> str:
+        """What the embedding index reads for this item: its words, not its figures."""
+        words = [str(v) if not isinstance(v, list) else ", ".join(map(str, v))
+                 for v in (self.model_extra or {}).values() if isinstance(v, (str, list))]
+        return f"{self.name}. {self.description} " + ". ".join(words)
+
+
+class FaqEntry(Strict):
+    """A help article: a question and its answer, with the steps of a fix where it has them."""
+
+    id: str = Field(pattern=ID_PATTERN)
+    category: str
+    question: str
+    answer: str
+    steps: list[str] = []
+    keywords: list[str] = []
+    paraphrases: list[str] = []  # the question as customers put it, in their own words and languages
+    applies_to: list[str] = []  # the device filter's values it is for; empty means any
+
+
+class Vocabulary(Strict):
+    """Words customers use, mapped to the pack's values (synonyms, typos, Hinglish, Banglish)."""
+
+    filters: dict[str, dict[str, list[str]]]
+    employment: dict[str, list[str]] = {}
+    intents: dict[str, list[str]]
+    features: dict[str, list[str]] = {}
+    places: dict[str, list[str]] = {}  # a place as the catalog names it ("Bandra") -> other spellings (बांद्रा)
+
+    @cached_property
+    def words(self) -> frozenset[str]:
+        """Every single word of the business's own phrases, lower-cased: "I am salaried" gives no name."""
+        sections = [self.employment, self.intents, *self.filters.values()]
+        return frozenset(w for s in sections for phrases in s.values() for p in phrases for w in p.lower().split())
+
+
+class Examples(Strict):
+    """nlu.yml: example messages per intent, which the router learns from at start-up."""
+
+    intents: dict[IntentName, list[str]]
+
+    @model_validator(mode="after")
+    def _enough(self) -> Examples:
+        few = {name: len(texts) for name, texts in self.intents.items() if len(texts) < MIN_EXAMPLES}
+        if few:
+            raise ValueError(f"each intent needs at least {MIN_EXAMPLES} examples; these have fewer: {few}")
+        return self
+
+
+class Catalog(BaseModel):
+    """One business's whole data set, loaded once per app."""
+
+    name: str
+    pack: Pack
+    products: list[Product]
+    faq: list[FaqEntry]
+    vocabulary: Vocabulary
+    examples: Examples
+
+    @property
+    def business(self) -> Business:
+        return self.pack.business
+
+    @property
+    def text(self) -> dict[str, str]:
+        return self.pack.texts
+
+    def product(self, product_id: str) -> Product | None:
+        return self._by_id.get(product_id)
+
+    def products_by_id(self, ids: list[str]) -> list[Product]:
+        """The catalog's products for stored ids, in order; ids no longer in the data are skipped."""
+        return [p for pid in ids if (p := self._by_id.get(pid))]
+
+    @model_validator(mode="after")
+    def _index(self) -> Catalog:
+        ids = [p.id for p in self.products]
+        duplicates = {i for i in ids if ids.count(i) > 1}
+        if duplicates:
+            raise ValueError(f"duplicate product ids: {sorted(duplicates)}")
+        self._by_id = {p.id: p for p in self.products}
+        return self
+
+    _by_id: dict[str, Product] = PrivateAttr(default_factory=dict)
+
+
+class DataError(RuntimeError):
+    """A pack file is missing or does not match its schema."""
+
+
+def _read(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+        return yaml.safe_load(text) if path.suffix in (".yaml", ".yml") else json.loads(text)
+    except (OSError, ValueError, yaml.YAMLError) as exc:
+        raise DataError(f"{path}: {exc}") from exc
+
+
+def _validated(path: Path, model, raw):
+    try:
+        return model(raw)
+    except ValidationError as exc:
+        raise DataError(f"{path}: {exc}") from exc
+    except ValueError as exc:
+        raise DataError(f"{path}: {exc}") from exc
+
+
+def _rows_from_csv(path: Path, source: Source, attributes: dict[str, Attribute]) -> list[dict]:
+    """A shop's spreadsheet export, mapped column by column onto the pack's attributes."""
+    try:
+        with path.open(encoding="utf-8-sig", newline="") as handle:
+            reader = csv.DictReader(handle)
+            absent = set(source.columns) - set(reader.fieldnames or [])
+            if absent:
+                raise DataError(f"{path}: columns {sorted(absent)} named in pack.yaml catalog.columns are missing")
+            rows = []
+            for line, record in enumerate(reader, start=2):
+                row: dict[str, Any] = {}
+                for column, attribute in source.columns.items():
+                    raw = (record[column] or "").strip()
+                    row[attribute] = _cell(raw, attributes.get(attribute), source.list_separator,
+                                           f"{path}:{line} column '{column}'")
+                row["id"] = str(row.get("id", "")).lower()
+                rows.append(row)
+            return rows
+    except OSError as exc:
+        raise DataError(f"{path}: {exc}") from exc
+
+
+def _cell(raw: str, attribute: Attribute | None, separator: str, where: str) -> Any:
+    """One spreadsheet cell as the attribute's type; enum values as the pack writes them."""
+    if attribute is None:  # not a declared attribute (id, name, description): kept as text
+        return raw or None
+    kind = attribute.type
+    as_value = lambda text: text.lower().replace(" ", "_")  # noqa: E731  ("Gaming Mouse" -> gaming_mouse)
+    if raw == "":
+        return [] if kind == "list" else None
+    if kind == "number":
+        try:
+            number = float(raw.replace(",", ""))
+        except ValueError:
+            raise DataError(f"{where}: '{raw}' is not a number") from None
+        return int(number) if number.is_integer() else number
+    if kind == "list":
+        parts = [part.strip() for part in raw.split(separator) if part.strip()]
+        return [as_value(p) for p in parts] if attribute.values else parts
+    if kind == "enum":
+        return as_value(raw)
+    if kind == "boolean":
+        return raw.lower() in ("1", "yes", "true", "y")
+    return raw
+
+
+def _check_item(item: Product, pack: Pack) -> None:
+    """An item's attributes must be declared, of their type, and from their enum's values."""
+    for name, value in (item.model_extra or {}).items():
+        attribute = pack.attributes.get(name)
+        if attribute is None:
+            raise ValueError(f"item '{item.id}': attribute '{name}' is not declared in pack.yaml")
+        if value is None:
+            continue
+        kinds = {"number": (int, float), "boolean": (bool,), "text": (str,), "enum": (str,), "list": (list,)}
+        if not isinstance(value, kinds[attribute.type]) or (attribute.type == "number" and isinstance(value, bool)):
+            raise ValueError(f"item '{item.id}': '{name}' should be {attribute.type}, got {value!r}")
+        allowed = attribute.values
+        said = value if isinstance(value, list) else [value] if attribute.type == "enum" else []
+        wrong = [v for v in said if allowed and v not in allowed]
+        if wrong:
+            raise ValueError(f"item '{item.id}': '{name}' has {wrong}, not among {sorted(allowed)}")
+    for name, attribute in pack.attributes.items():
+        if attribute.required and item.value(name) is None:
+            raise ValueError(f"item '{item.id}': '{name}' is required")
+
+
+def _check_vocabulary(vocabulary: Vocabulary, pack: Pack) -> None:
+    filters = pack.filter_attributes()
+    for name, section in vocabulary.filters.items():
+        if name not in filters:
+            raise ValueError(f"filters.{name} is not a filter in pack.yaml")
+        _, attribute = filters[name]
+        for value in section:
+            ok = value in attribute.values if attribute.values else _is_number(value)
+            if not ok:
+                raise ValueError(f"filters.{name}: '{value}' is not a value of '{name}'")
+    unknown_cues = [cue for cue in vocabulary.intents if cue not in CUES]
+    if unknown_cues:
+        raise ValueError(f"intents has {unknown_cues}; the engine reads {list(CUES)}")
+    for topic in vocabulary.features:
+        if topic not in pack.display.topics:
+            raise ValueError(f"features.{topic} has no display.topics.{topic} in pack.yaml")
+    if vocabulary.employment and "employment" not in pack.profile:
+        raise ValueError("employment words need profile.employment in pack.yaml")
+
+
+def _devices_named(entries: list[FaqEntry], pack: Pack) -> list[FaqEntry]:
+    """Articles name the devices they fix as the device filter's values ("Gaming Mouse" -> gaming_mouse)."""
+    device = pack.support.device_filter if pack.support else None
+    if device is None:
+        return entries
+    values = pack.filter_attributes()[device][1].values
+    named = []
+    for entry in entries:
+        applies_to = [v.lower().replace(" ", "_") for v in entry.applies_to]
+        unknown = [v for v in applies_to if v not in values]
+        if unknown:
+            raise ValueError(f"article '{entry.id}': applies_to {unknown} are not values of '{device}'")
+        named.append(entry.model_copy(update={"applies_to": applies_to}))
+    return named
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def load_catalog(folder: Path) -> Catalog:
+    """Load and validate a domain pack folder."""
+    if not (folder / "pack.yaml").is_file():
+        raise DataError(f"{folder}: no pack.yaml here; is DOMAIN the name of a folder under data/?")
+    pack = _validated(folder / "pack.yaml", Pack.model_validate, _read(folder / "pack.yaml"))
+    source = folder / pack.catalog.file
+    if source.suffix == ".csv":
+        raw_items = _rows_from_csv(source, pack.catalog, pack.attributes)
+    else:
+        raw_items = _read(source)
+    products = _validated(source, lambda raw: [Product.model_validate(p) for p in raw], raw_items)
+    for item in products:
+        _validated(source, lambda i: _check_item(i, pack), item)
+    faq_path = folder / pack.knowledge
+    faq = _validated(faq_path, lambda raw: [FaqEntry.model_validate(e) for e in raw], _read(faq_path))
+    faq = _validated(faq_path, lambda entries: _devices_named(entries, pack), faq)
+    vocabulary_path = folder / "vocabulary.json"
+    vocabulary = _validated(vocabulary_path, Vocabulary.model_validate, _read(vocabulary_path))
+    _validated(vocabulary_path, lambda v: _check_vocabulary(v, pack), vocabulary)
+    examples_path = folder / "nlu.yml"
+    examples = _validated(examples_path, Examples.model_validate, _read(examples_path))
+    try:
+        return Catalog(name=pack.business.name, pack=pack, products=products, faq=faq, vocabulary=vocabulary,
+                       examples=examples)
+    except ValidationError as exc:
+        raise DataError(f"{folder}: {exc}") from exc

@@ -1,0 +1,63 @@
+"""The pack's filters as rules: whether an item passes, and the same test as a chromadb `where`."""
+
+from __future__ import annotations
+
+from assistant.pack.model import Catalog, FilterValue, Product
+
+Filters = dict[str, FilterValue]
+
+
+def _as_list(value: FilterValue) -> list:
+    return value if isinstance(value, list) else [value]
+
+
+class FilterRules:
+    """The pack's filters, applied in Python and as chromadb `where` clauses alike."""
+
+    def __init__(self, catalog: Catalog):
+        self.fields = {name: (attribute, spec.as_filter.match)
+                       for name, (attribute, spec) in catalog.pack.filter_attributes().items()}
+        self.lists = {attribute for attribute, spec in catalog.pack.attributes.items() if spec.type == "list"}
+
+    def matches(self, product: Product, filters: Filters) -> bool:
+        for name, wanted in filters.items():
+            attribute, match = self.fields[name]
+            have = product.value(attribute)
+            if have is None:
+                return False
+            if match == "max":
+                ok = have <= wanted
+            elif match == "min":
+                ok = have >= wanted
+            elif isinstance(have, list):
+                ok = any(v in have for v in _as_list(wanted))
+            else:
+                ok = have in _as_list(wanted)
+            if not ok:
+                return False
+        return True
+
+    def where(self, filters: Filters) -> dict | None:
+        clauses: list[dict] = []
+        for name, wanted in filters.items():
+            attribute, match = self.fields[name]
+            values = _as_list(wanted)
+            if match in ("max", "min"):
+                clauses.append({attribute: {"$lte" if match == "max" else "$gte": wanted}})
+            elif attribute in self.lists:
+                options = [{attribute: {"$contains": v}} for v in values]
+                clauses.append(options[0] if len(options) == 1 else {"$or": options})
+            else:
+                clauses.append({attribute: values[0]} if len(values) == 1 else {attribute: {"$in": values}})
+        if not clauses:
+            return None
+        return clauses[0] if len(clauses) == 1 else {"$and": clauses}
+
+    def metadata(self, product: Product) -> dict:
+        """What chromadb stores to filter on (it takes no None, and no empty list)."""
+        stored = {}
+        for attribute, _ in self.fields.values():
+            value = product.value(attribute)
+            if value is not None and value != []:
+                stored[attribute] = value
+        return stored or {"id": product.id}

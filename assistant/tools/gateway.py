@@ -1,0 +1,52 @@
+"""The one place agents' tool calls go through: each agent may call only the tools its pack allows.
+
+The store's pack, for instance, gives the sales role the inventory and the calculator and the
+support role the knowledge base and the calculator; a call outside an agent's list is refused
+here, whatever the agent (or a model driving it) asked for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from assistant.pack.model import Catalog, ToolName
+from assistant.tools.calculator import calculate
+from assistant.tools.comparison import compare
+from assistant.tools.eligibility import check
+from assistant.tools.retrieval import CatalogIndex
+
+
+class ToolNotAllowed(PermissionError):
+    """An agent asked for a tool that is not on its allow-list."""
+
+
+class ToolGateway:
+    def __init__(self, catalog: Catalog, index: CatalogIndex):
+        # keyed by str: callers name agents with plain strings, not the pack's AgentName literals
+        self.permissions: dict[str, list[ToolName]] = dict(catalog.pack.tools.items())
+        self._tools: dict[str, Callable[..., Any]] = {
+            "search_products": lambda *args, **kwargs: index.search_products(*args, **kwargs),
+            "cheapest_products": lambda *args, **kwargs: index.cheapest_products(*args, **kwargs),
+            "search_faq": lambda *args, **kwargs: index.search_faq(*args, **kwargs),
+            "compare_products": lambda products: compare(products, catalog),
+            "check_eligibility": lambda product, profile: check(product, profile, catalog),
+            "calculate": calculate,
+        }
+
+    def allowed(self, agent: str, tool: str) -> bool:
+        family = "search_products" if tool == "cheapest_products" else tool
+        return family in self.permissions.get(agent, [])
+
+    def call(self, agent: str, tool: str, *args, **kwargs) -> Any:
+        if not self.allowed(agent, tool):
+            raise ToolNotAllowed(f"the {agent} agent may not use {tool}")
+        return self._tools[tool](*args, **kwargs)
+
+    def agent_with(self, tool: str, preferred: str | None = None) -> str:
+        """The agent that may use a tool: the preferred one if it may, else the first that may.
+        Asked only for tools some agent has (the pack is checked for search_faq at start-up, and
+        a sum is read as one only where an agent may calculate)."""
+        if preferred and self.allowed(preferred, tool):
+            return preferred
+        return next(agent for agent in self.permissions if self.allowed(agent, tool))

@@ -1,0 +1,557 @@
+"""Rule-based understanding: intent, product filters and profile facts from one message.
+
+Everything it knows about words comes from the domain pack (its vocabulary, its number
+filters' cues and units, its currency, its item names); the rules here are generic: phrase
+matching on word boundaries, typo tolerance for longer words, and amounts in the forms
+customers type ("80k", "৳50,000", "two lakh fifty thousand", "สามหมื่น"), read by the pack's
+languages (assistant/language) before anything else looks at the message.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Callable
+from difflib import get_close_matches
+from functools import cached_property, lru_cache
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel
+
+from assistant.dialogue.state import PROFILE_FACTS, CustomerProfile, Pending, Wish
+from assistant.language import load_languages
+from assistant.language.lexicon import LETTER
+from assistant.pack.model import Catalog, Filter, FilterValue
+from assistant.tools.calculator import find_expression
+from assistant.tools.comparison import rank_key
+from assistant.tools.filters import FilterRules
+from assistant.tools.help_search import HelpCentre
+from assistant.understanding.router import Routed, Router
+
+IntentType = Literal[
+    "product_info", "comparison", "eligibility_check", "feature_query", "faq", "support", "calculate", "greeting",
+    "booking", "cancel", "out_of_scope", "unknown",
+]
+NEEDS_PRODUCTS: tuple[IntentType, ...] = ("product_info", "comparison", "eligibility_check", "feature_query")
+
+_AGE = re.compile(
+    r"(?:\bage(?:d)?\s*(?:is\s*)?(\d{2})\b|\b(\d{2})\s*(?:years?|yrs?|y/?o|bochor|saal|sal)\b"
+    r"|\bi\s*(?:am|'m)\s*(\d{2})\b(?!\s*(?:k|lakh|taka|tk|%)))"
+)
+CONFIDENT = 0.5  # the router's probability from which its intent is taken as it is
+SURE = 0.8  # from this probability, the router's reading of a question about items stands whatever else says
+PLAUSIBLE = 0.15  # below CONFIDENT, a vocabulary phrase may choose an intent the router finds at least this likely
+_CUE_INTENTS = {"cancel": "cancel", "comparison": "comparison", "eligibility": "eligibility_check",
+                "booking": "booking", "support": "support", "faq": "faq", "thanks": "thanks", "greeting": "greeting",
+                "want": "product_info", "cheapest": "product_info"}
+_FUZZY_MIN_LENGTH = 5
+_FUZZY_CUTOFF = 0.84
+
+
+class Details(Protocol):
+    """A pack's service reader (the restaurants' schema, assistant.concierge.planner.ServiceReader)."""
+
+    def read(self, text: str, today: dt.date) -> dict[str, Any]: ...
+
+
+class Intent(BaseModel):
+    """What one message asks for. `filters` holds only what this message said."""
+
+    type: IntentType
+    filters: dict[str, FilterValue] = {}
+    named: list[str] = []  # ids of the items the message names
+    expression: str | None = None  # arithmetic to work out ("1299 x 2")
+    wants_comparison: bool = False
+    wants_eligibility: bool = False
+    feature_topics: list[str] = []
+    feature_lines: list[str] = []  # labels of the topics' lines the message names ("late fee"): only those are shown
+    cheapest_first: bool = False
+    thanks: bool = False  # a "greeting" that closes rather than opens
+    profile: CustomerProfile = CustomerProfile()
+    confidence: float = 1.0  # the router's probability for `type`
+    sure: bool = True
+    read_as: str = ""  # the message as the router read it (normalised, typos corrected): help searches read it too
+
+    def wishes(self) -> list[Wish]:
+        """What this message asked for beyond a plain list, to keep while we clarify."""
+        flags: dict[Wish, bool] = {"comparison": self.wants_comparison, "eligibility": self.wants_eligibility,
+                 "cheapest": self.cheapest_first}
+        return [wish for wish, wanted in flags.items() if wanted]
+
+    def resume(self, wishes: list[Wish]) -> None:
+        """Take back what the customer asked for before we stopped to ask a question."""
+        self.wants_comparison |= "comparison" in wishes
+        self.wants_eligibility |= "eligibility" in wishes
+        self.cheapest_first |= "cheapest" in wishes
+
+    def public(self) -> dict:
+        return {"type": self.type, "filters": dict(self.filters)}
+
+
+_KEPT_MARKS = set("৳₹฿$€£.,'/%-")
+
+
+def normalise(text: str) -> str:
+    """Lower case, with punctuation and symbols other than currency and number marks as spaces.
+    Letters' combining marks stay: Thai, Bengali and Devanagari words are written with them, in
+    Unicode's composed form (NFC), so a letter typed as one code point or two reads the same."""
+    text = unicodedata.normalize("NFC", text.lower())
+    kept = "".join(ch if ch in _KEPT_MARKS or unicodedata.category(ch)[0] in "LMN" else " " for ch in text)
+    return " ".join(kept.split())
+
+
+class PhraseMatcher:
+    """Finds which values of a vocabulary section a text mentions."""
+
+    def __init__(self, section: dict[str, list[str]]):
+        self._patterns = {
+            value: _phrases([unicodedata.normalize("NFC", p.lower()) for p in phrases])
+            for value, phrases in section.items()
+            if phrases
+        }
+        self._single_words = {
+            phrase.lower(): value
+            for value, phrases in section.items()
+            for phrase in phrases
+            if " " not in phrase and len(phrase) >= _FUZZY_MIN_LENGTH
+        }
+        self._by_length: dict[int, list[str]] = {}
+        for word in self._single_words:
+            self._by_length.setdefault(len(word), []).append(word)
+
+    def exact(self, text: str) -> list[str]:
+        """Values mentioned, in order; a phrase inside a longer one ("islamic" in "non-islamic") does not count."""
+        spans = [(m.start(), m.end(), value) for value, pattern in self._patterns.items()
+                 for m in pattern.finditer(text)]
+        found: dict[str, int] = {}
+        for start, end, value in sorted(spans):
+            if not any(s <= start and end <= e and (s, e) != (start, end) for s, e, _ in spans):
+                found.setdefault(value, start)
+        return sorted(found, key=found.__getitem__)
+
+    def without(self, text: str) -> str:
+        """The text with every phrase of the section blanked out, each found in the text as given
+        (a shorter phrase blanked first would break up a longer one around it)."""
+        kept = list(text)
+        for pattern in self._patterns.values():
+            for match in pattern.finditer(text):
+                kept[match.start():match.end()] = " " * (match.end() - match.start())
+        return "".join(kept)
+
+    def fuzzy(self, words: list[str]) -> list[str]:
+        """Values whose single-word phrases are within a typo of some word ("platnum")."""
+        return [value for word in words if len(word) >= _FUZZY_MIN_LENGTH and (value := self._closest(word))]
+
+    @lru_cache(maxsize=4096)  # noqa: B019 - one vocabulary per pack, kept for the process; difflib is the costliest rule
+    def _closest(self, word: str) -> str | None:
+        # Only words of a length that could be close enough: difflib would drop the rest itself,
+        # one slow comparison each (2 * shorter / both lengths is the best ratio two lengths allow).
+        n = len(word)
+        lengths = [m for m in self._by_length if 2 * min(n, m) / (n + m) >= _FUZZY_CUTOFF]
+        candidates = [w for m in lengths for w in self._by_length[m]]
+        close = get_close_matches(word, candidates, n=1, cutoff=_FUZZY_CUTOFF)
+        return self._single_words[close[0]] if close else None
+
+    def find(self, text: str, words: list[str]) -> list[str]:
+        values = self.exact(text)
+        values += [v for v in self.fuzzy(words) if v not in values]
+        return values
+
+
+_UNSPACED = re.compile(r"[\u0e00-\u0e7f]")  # Thai: words run together, so no boundaries to look for
+
+
+def _phrases(phrases: list[str]) -> re.Pattern[str]:
+    """Any of the phrases, longest first, as whole words except in a script written without
+    spaces. The word boundaries stand outside the alternation: inside it, they kept the regex
+    engine from skipping ahead to a phrase's first letter, and a long message took ten times as
+    long to read."""
+    ordered = sorted(phrases, key=len, reverse=True)
+    spaced = "|".join(re.escape(p) for p in ordered if not _UNSPACED.search(p))
+    unspaced = "|".join(re.escape(p) for p in ordered if _UNSPACED.search(p))
+    either = [rf"(?<!\w)(?:{spaced})(?!\w)"] if spaced else []
+    return re.compile("|".join([*either, *([unspaced] if unspaced else [])]))
+
+
+class Money:
+    """Amounts in the pack's currency, in text whose spoken and scaled amounts the languages
+    have already turned into digits ("৳50,000", "250000 taka")."""
+
+    def __init__(self, symbol: str, words: list[str]):
+        marks = sorted({re.escape(symbol.lower()), *(re.escape(w.lower()) for w in words)}, key=len, reverse=True)
+        currency = "|".join(marks)
+        self._currency = re.compile(rf"(?:{currency})")
+        self._amount = re.compile(
+            rf"(?<![a-z\d.])(?:(?:{currency})\.?\s*)?(\d{{1,3}}(?:,\d{{2,3}})+|\d+(?:\.\d+)?)(?![a-z])\s*({currency})?"
+        )
+
+    def first(self, clean: str, bare: bool = False) -> int | None:
+        """The first amount, in whole units. A bare number counts from 1,000, or at any size
+        when the customer was asked for an amount."""
+        for match in self._amount.finditer(clean):
+            number, currency_after = match.groups()
+            has_currency = bool(currency_after or self._currency.match(match.group(0)))
+            amount = int(round(float(number.replace(",", ""))))
+            if has_currency or amount >= 1000 or (bare and amount > 0):
+                return amount
+        return None
+
+
+class Understanding:
+    """Turns a message (and what is pending in the session) into an `Intent`."""
+
+    def __init__(self, catalog: Catalog, router: Router, help_centre: HelpCentre | None = None,
+                 details: Details | None = None):
+        """`help_centre`: its article classifier is a second opinion on questions about items.
+        `details`: the pack's service reader, whose reading fills filters the words did not."""
+        self.catalog = catalog
+        self.router = router
+        self.help_centre = help_centre
+        self.details = details
+        vocabulary = catalog.vocabulary
+        self.vocabulary = vocabulary
+        self.languages = load_languages(catalog.pack.languages)
+        self.money = Money(catalog.business.currency_symbol, catalog.business.currency_words)
+        self.numbers = {name: _NumberFilter(spec.as_filter) for name, (_, spec) in catalog.pack.filter_attributes().items()
+                        if spec.type == "number"}
+        self.filters = {name: PhraseMatcher(section) for name, section in vocabulary.filters.items()}
+        self.employment = PhraseMatcher(vocabulary.employment)
+        self.intents = PhraseMatcher(vocabulary.intents)
+        self.features = PhraseMatcher(vocabulary.features)
+        income = catalog.pack.profile.get("monthly_income")
+        self.income_cues = tuple(income.cues) if income else ()
+        self.names = _name_matcher(catalog)
+        self.rules = FilterRules(catalog)
+        self.calculates = any("calculate" in tools for tools in catalog.pack.tools.values())
+
+    @cached_property
+    def _known_words(self) -> set[str]:
+        """Words that are in the vocabulary as they are: never 'corrected' by typo matching."""
+        sections = [*self.vocabulary.filters.values(), self.vocabulary.employment,
+                    self.vocabulary.intents, self.vocabulary.features]
+        return {w for s in sections for phrases in s.values() for p in phrases for w in p.split()}
+
+    def detect(self, text: str, has_products: bool, pending: Pending | None = None,
+               awaiting: str | None = None) -> Intent:
+        """`awaiting` is the filter a clarifying question just asked for: a bare number answers it."""
+        said = self.languages.digits(text)
+        text = self.languages.amounts(said)
+        clean = normalise(text)
+        words = [w for w in re.findall(r"[a-z]+", clean) if w not in self._known_words]
+        filters = self._filters(clean, normalise(said), words, awaiting)
+        if self.details:  # "in Bandra" names Mumbai: the service reader knows each area's city
+            known = self.vocabulary.filters
+            read = self.details.read(text, dt.date.today())
+            filters |= {name: value for name, value in read.items()
+                        if name in known and name not in filters and value in known[name]}
+        profile = self._profile(clean, words, pending)
+        cues = set(self.intents.exact(clean))
+        lines = self.catalog.pack.display.lines_named(set(re.findall(r"\w+", clean)))
+        topics = list(dict.fromkeys([*self.features.exact(clean), *lines]))
+        named = self._named(clean, filters)
+        wants_comparison = "comparison" in cues
+        wants_eligibility = "eligibility" in cues and self.catalog.pack.eligibility is not None
+
+        expression = find_expression(text) if self.calculates else None
+        answers = pending == "clarify_product" and bool(filters)  # "platinum", "1500" after "Which tier?"
+        spelled = self._spelled(clean)
+        kind, confidence = self._kind(spelled, clean, cues, expression, pending, profile, answers,
+                                      searching=bool(filters or named), naming=bool(named),
+                                      priced=any(name in self.numbers for name in filters))
+        if kind == "thanks":
+            kind, thanks = "greeting", True
+        else:
+            thanks = False
+        about_items = has_products or bool(filters) or bool(named)
+        if kind == "feature_query" and not about_items:
+            kind = "faq"  # "what is the late fee?" with nothing at hand is for the help centre
+        elif kind in ("faq", "out_of_scope", "unknown") and topics and (has_products or named):
+            kind = "feature_query"  # a fact the items at hand hold, answered from their data
+        elif "cheapest" in cues and not named and (
+                kind in ("comparison", "feature_query")
+                or (has_products and (kind == "unknown" or (kind == "faq" and confidence < CONFIDENT)))):
+            kind = "product_info"  # "which is the cheapest?", "anything cheaper?": ranks every match, not just those shown
+        kind = self._served(kind)  # after the above: "book a table for 4" where the pack books nothing is no price question
+        if kind in ("comparison", "eligibility_check"):  # "compare them and check if I'm eligible"
+            wants_comparison |= kind == "comparison"
+            wants_eligibility |= kind == "eligibility_check"
+            kind = "comparison" if wants_comparison else kind
+        elif kind not in NEEDS_PRODUCTS:  # "compare" in a help question is no request to compare
+            wants_comparison = wants_eligibility = False
+        if kind != "calculate":
+            expression = None
+        return Intent(
+            type=kind,
+            filters=filters,
+            named=named,
+            expression=expression,
+            wants_comparison=wants_comparison,
+            wants_eligibility=wants_eligibility and self.catalog.pack.eligibility is not None,
+            feature_topics=topics,
+            feature_lines=[label for labels in lines.values() for label in labels],
+            cheapest_first="cheapest" in cues and kind in NEEDS_PRODUCTS,
+            thanks=thanks,
+            profile=profile,
+            confidence=confidence,
+            sure=kind != "unknown",
+            read_as=spelled,
+        )
+
+    def _kind(self, spelled: str, clean: str, cues: set[str], expression: str | None, pending: Pending | None,
+              profile: CustomerProfile, answers: bool, searching: bool, naming: bool,
+              priced: bool) -> tuple[str, float]:
+        """The intent, and how sure of it we are. What the conversation is waiting for comes
+        first (an answer to a profile or clarifying question); a message of catalog words is a
+        search; in a script the model cannot read, the pack's words decide. Then the router,
+        trained on the pack's examples, with the help centre as a second opinion on unsure
+        readings about items. When the router is unsure, a phrase of the pack's vocabulary may
+        settle it among its likely intents; otherwise the message is not understood."""
+        if not clean:
+            return "greeting", 1.0
+        if pending in PROFILE_FACTS and profile.model_dump(exclude_none=True):
+            return "eligibility_check", 1.0
+        if answers:
+            return "product_info", 1.0
+        if searching and self._only_catalog_words(spelled):  # "amex gold", "islamic or conventional"
+            return "product_info", 1.0
+        if self.router.embedder.blind(spelled):  # a script the model can't read: the pack's words decide
+            if expression:
+                return "calculate", 1.0
+            cue = next((cue for cue in _CUE_INTENTS if cue in cues), None)
+            if cue:
+                return _CUE_INTENTS[cue], PLAUSIBLE
+            if priced:  # "มีโน้ตบุ๊ค...ไม่เกิน 20000 ไหม": a budget is for buying, whatever words it shares with a fix
+                return "product_info", PLAUSIBLE
+            device = self.catalog.pack.support.device_filter if self.catalog.pack.support else None
+            if self._article_for(self._without_filters(spelled, keep=device)):  # "จอมอนิเตอร์กระพริบ": a fix, not a sale
+                return "faq", PLAUSIBLE
+            return ("product_info", PLAUSIBLE) if searching else ("unknown", 0.0)
+        routed = self.router.route(spelled)
+        if expression and ("calculate" in cues or routed.intent == "calculate"):
+            return "calculate", 1.0
+        if searching and routed.intent == "out_of_scope":  # it names what we sell: not out of scope
+            routed = Routed(routed.ranked[1:])
+        if routed.intent in NEEDS_PRODUCTS and not searching and routed.confidence < SURE and self._article_for(spelled):
+            return "faq", routed.confidence  # "are extra cards free?": names nothing we sell, and an article answers
+        if routed.confidence >= CONFIDENT:
+            return routed.intent, routed.confidence
+        asking_for = searching and "want" in cues  # "show me Islamic ones instead": a search, whatever an article says
+        told = bool(profile.model_dump(exclude_none=True)) and self.catalog.pack.eligibility is not None
+        if told and not asking_for and (routed.probability("eligibility_check") >= PLAUSIBLE
+                                        or not self._article_for(spelled)):
+            return "eligibility_check", routed.probability("eligibility_check")  # "amar salary 2 lakh", "I'm a business owner"
+        if not naming and not asking_for and self._article_for(spelled):  # unsure, an article answers, no item named
+            return "faq", routed.confidence
+        for cue in _CUE_INTENTS:
+            if cue in cues and routed.probability(_CUE_INTENTS[cue]) >= PLAUSIBLE:
+                return _CUE_INTENTS[cue], routed.probability(_CUE_INTENTS[cue])
+        if searching and routed.intent == "product_info":  # the catalog's own words, and a search is likeliest
+            return "product_info", routed.confidence
+        if naming and "want" in cues:  # "show me the Legion 5": wanting an item by its name
+            return "product_info", PLAUSIBLE
+        return "unknown", routed.confidence
+
+    def _article_for(self, text: str) -> bool:
+        """Whether the help centre is sure an article answers the message."""
+        if self.help_centre is None:
+            return False
+        return self.help_centre.answer(text) is not None
+
+    def _served(self, intent: str) -> str:
+        """An intent the pack serves; a request for something it lacks is a help question."""
+        pack = self.catalog.pack
+        lacking = {"eligibility_check": pack.eligibility, "booking": pack.booking, "support": pack.support}
+        return "faq" if intent in lacking and lacking[intent] is None else intent
+
+    @cached_property
+    def _speller(self) -> Speller:
+        texts = [t for ts in self.catalog.examples.intents.values() for t in ts]
+        return Speller([w for t in [*texts, *self._known_words] for w in re.findall(r"[a-z]+", t.lower())],
+                       self.router.embedder.knows)
+
+    def _without_filters(self, text: str, keep: str | None = None) -> str:
+        """The message with its filter values blanked but `keep`'s: what it says besides naming
+        items ("दिल्ली में इटालियन" names a city and a cuisine, which an article may name too)."""
+        for name, matcher in self.filters.items():
+            text = text if name == keep else matcher.without(text)
+        return text
+
+    def _only_catalog_words(self, text: str) -> bool:
+        """Whether the message says nothing but filter values, item words and little words, in
+        any script ("โน้ตบุ๊คเปิดไม่ติด" says more than "laptop")."""
+        return not set(re.findall(rf"{LETTER}+", self._without_filters(text))) - self._filler
+
+    @cached_property
+    def _filler(self) -> frozenset[str]:
+        """Little words and the item's own name ("card", "cards"): no request on their own."""
+        return self.languages.stop_words | {w for key in ("item", "items") for w in self.catalog.text[key].lower().split()}
+
+    def _spelled(self, clean: str) -> str:
+        """The message with typos of the pack's words corrected ("credit crad"), for the router:
+        one misspelt word can move a short message's embedding to another intent."""
+        return re.sub(r"[a-z]{4,}", lambda m: self._speller.correct(m.group(0)), clean)
+
+    def _filters(self, clean: str, said: str, words: list[str], awaiting: str | None) -> dict[str, FilterValue]:
+        filters: dict[str, FilterValue] = {}
+        for name, matcher in self.filters.items():
+            values = matcher.find(clean, words) if name not in self.numbers else matcher.exact(clean)
+            if values and name in self.numbers:  # a phrase for a number: "no annual fee" is 0
+                filters[name] = _number(values[0])
+            elif values:
+                filters[name] = values[0] if len(values) == 1 else values
+        ceiling = self.languages.ceiling(clean)
+        for name, spec in self.numbers.items():
+            if name in filters:
+                continue
+            answering = awaiting == name
+            amount = spec.read(self.names.without(clean) if answering else clean, said, self.money, answering, ceiling)
+            if amount is not None:
+                filters[name] = amount
+        return filters
+
+    def _named(self, clean: str, filters: dict[str, FilterValue]) -> list[str]:
+        """Items the message names, one per mention ("compare Thar and Scorpio"): of the items a
+        name fits, the first by rank_by among those that fit the message's filters too."""
+        named: list[str] = []
+        for ids in self.names(clean):
+            items = self.catalog.products_by_id(ids)
+            fitting = [p for p in items if self.rules.matches(p, filters)] or items
+            best = min(fitting, key=lambda p: rank_key(p, self.catalog)).id
+            if best not in named:
+                named.append(best)
+        return named
+
+    def _profile(self, clean: str, words: list[str], pending: Pending | None) -> CustomerProfile:
+        employment = self.employment.find(clean, words)
+        income = self.money.first(clean) if any(cue in clean for cue in self.income_cues) else None
+        if income is None and pending in ("employment", "monthly_income"):  # answers come in any order
+            income = self.money.first(clean)
+        age_match = _AGE.search(clean)
+        age = int(next(g for g in age_match.groups() if g)) if age_match else None
+        if age is None and pending == "age" and re.fullmatch(r"\d{2}", clean):
+            age = int(clean)
+        return CustomerProfile(
+            employment=employment[0] if employment else None,
+            monthly_income=income,
+            age=age if age is not None and 16 <= age <= 100 else None,
+        )
+
+
+class Speller:
+    """Corrects a word one typo away (a letter missing, extra, wrong, or two swapped) from a
+    word of the pack, preferring the commonest; a word of the language ("wait") stays as it is.
+    Known words' one-letter deletions are indexed once, so a lookup is a few dictionary hits rather than a scan of the lexicon."""
+
+    def __init__(self, words: list[str], is_word: Callable[[str], bool]):
+        self._frequency = Counter(words)
+        self._is_word = is_word
+        self._by_deletion: dict[str, set[str]] = {}
+        for word in self._frequency:
+            for variant in _deletions(word) | {word}:
+                self._by_deletion.setdefault(variant, set()).add(word)
+        self.correct = lru_cache(maxsize=4096)(self._correct)
+
+    def _correct(self, word: str) -> str:
+        if word in self._frequency or self._is_word(word):
+            return word
+        candidates = {c for v in _deletions(word) | {word} for c in self._by_deletion.get(v, ())
+                      if _one_typo(word, c)}
+        return max(sorted(candidates), key=self._frequency.__getitem__, default=word)
+
+
+def _deletions(word: str) -> set[str]:
+    return {word[:i] + word[i + 1:] for i in range(len(word))}
+
+
+def _one_typo(a: str, b: str) -> bool:
+    """One insertion, deletion, substitution or swap of neighbours apart."""
+    if abs(len(a) - len(b)) > 1 or a == b:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1
+                                   and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]])
+    short, long_ = sorted((a, b), key=len)
+    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
+
+
+class _NumberFilter:
+    """A number filter's ways of being said, compiled once: next to one of its units ("7 seater"),
+    anywhere with one of its cues ("budget 35k", "fee under 5k"), or alone when just asked for."""
+
+    def __init__(self, spec: Filter):
+        self.spec = spec
+        units = "|".join(re.escape(u) for u in spec.units)
+        self.units = re.compile(rf"(\d+(?:\.\d+)?)\s*-?\s*(?:{units})\b") if spec.units else None
+        self.cues = _phrases(spec.cues) if spec.cues else None
+
+    def read(self, clean: str, said: str, money: Money, answering: bool, ceiling: int | None) -> int | float | None:
+        """`clean` has amounts as digits; `said` the words as typed, for cues such as "lakh";
+        `ceiling` is where an amount said to be a ceiling starts ("under 800", "60k or less"),
+        which an upper bound takes as its value with or without one of its own cues."""
+        if self.units and (found := self.units.search(clean)):
+            return _number(found[1])
+        cued = bool(self.cues and (self.cues.search(clean) or self.cues.search(said)))
+        if self.spec.needs_bound:  # "fee" alone is no amount: "fee under 5k" is
+            cued = cued and ceiling is not None
+        elif self.spec.match == "max" and not self.units:
+            cued = cued or ceiling is not None
+        if cued or answering:
+            if self.units:
+                return _first_number(clean)
+            if ceiling is not None:  # "under 800 for two": the number after a ceiling is the amount
+                return money.first(clean[ceiling:], bare=True)
+            return money.first(clean, bare=answering)
+        return None
+
+
+class _Names:
+    """Mentions of items by name, or by the values of the pack's name attributes ("Thar",
+    "Scorpio" for every Scorpio-N and Scorpio Classic), in order of mention."""
+
+    def __init__(self, aliases: dict[str, set[str]]):
+        self._aliases = aliases
+        self._matcher = PhraseMatcher({alias: [alias] for alias in aliases})
+
+    def __call__(self, clean: str) -> list[list[str]]:
+        return [sorted(self._aliases[alias]) for alias in self._matcher.exact(clean)]
+
+    def without(self, clean: str) -> str:
+        """The text with every item name blanked: the 3 of "IdeaPad Gaming 3" is no budget."""
+        return self._matcher.without(clean)
+
+
+def _name_matcher(catalog: Catalog) -> _Names:
+    aliases: dict[str, set[str]] = {}
+    filter_words = {w for section in catalog.vocabulary.filters.values() for phrases in section.values()
+                    for phrase in phrases for w in normalise(phrase).split()}
+    for item in catalog.products:
+        aliases.setdefault(normalise(item.name), set()).add(item.id)
+        for model in (normalise(str(item.value(a))) for a in catalog.pack.names if item.value(a)):
+            first = re.split(r"[\s-]", model)[0]  # "Scorpio" for the Scorpio-N
+            for alias in {model, first} if len(first) >= 4 else {model}:
+                aliases.setdefault(alias, set()).add(item.id)
+        words = normalise(item.name).split()
+        # Customers shorten a name from its end, and often drop the brand in front: "galaxy a55",
+        # "legion 5", or just the model code ("g502").
+        starts = (0, 1) if words and words[0] in filter_words else (0,)
+        for start in starts if catalog.pack.short_names else ():
+            code = words[start] if start < len(words) else ""
+            if len(code) >= 4 and re.search(r"\d", code) and re.search(r"[a-z]", code):
+                aliases.setdefault(code, set()).add(item.id)
+            for cut in range(start + 2, len(words) + (start > 0)):
+                if set(words[start:cut]) - filter_words:  # "Maruti Suzuki" is a brand, not a car
+                    aliases.setdefault(" ".join(words[start:cut]), set()).add(item.id)
+    return _Names(aliases)
+
+
+def _number(text: str) -> int | float:
+    value = float(text)
+    return int(value) if value.is_integer() else value
+
+
+def _first_number(clean: str) -> int | float | None:
+    found = re.search(r"\d+(?:\.\d+)?", clean)
+    return _number(found[0]) if found else None

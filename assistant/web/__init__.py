@@ -1,0 +1,1 @@
+"""The HTTP side: routes, request and response schemas, errors, OpenAPI, telemetry, rate limits and logs."""

@@ -1,0 +1,55 @@
+"""Every error leaves as JSON `{"error": code, "message": text}`; none shows a stack trace."""
+
+from __future__ import annotations
+
+import logging
+
+from flask import Flask, jsonify
+from pydantic import ValidationError
+from werkzeug.exceptions import HTTPException
+
+from assistant.dialogue.sessions import SessionBusy, VersionConflict
+
+log = logging.getLogger(__name__)
+BUSY_MESSAGE = "Another message of this conversation is still being answered. Please try again in a moment."
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, code: str, message: str, headers: dict[str, str] | None = None):
+        super().__init__(message)
+        self.status, self.code, self.message, self.headers = status, code, message, headers or {}
+
+
+def _describe(exc: ValidationError) -> str:
+    parts = []
+    for error in exc.errors():
+        field = ".".join(str(p) for p in error["loc"]) or "body"
+        message = error["msg"].removeprefix("Value error, ")
+        parts.append(f"{field}: {message}")
+    return "; ".join(parts)
+
+
+def register(app: Flask) -> None:
+    @app.errorhandler(ApiError)
+    def api_error(exc: ApiError):
+        return jsonify(error=exc.code, message=exc.message), exc.status, exc.headers
+
+    @app.errorhandler(ValidationError)
+    def invalid(exc: ValidationError):
+        return jsonify(error="invalid_request", message=_describe(exc)), 400
+
+    @app.errorhandler(SessionBusy)
+    @app.errorhandler(VersionConflict)
+    def busy(exc: Exception):
+        return jsonify(error="session_busy", message=BUSY_MESSAGE), 409, {"Retry-After": "1"}
+
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException):
+        code = (exc.name or "error").lower().replace(" ", "_")
+        allow = {key: value for key, value in exc.get_headers() if key == "Allow"}  # 405 names what is allowed
+        return jsonify(error=code, message=exc.description), exc.code, allow
+
+    @app.errorhandler(Exception)
+    def unexpected(exc: Exception):
+        log.exception("unhandled error")
+        return jsonify(error="internal_error", message="Something went wrong on our side."), 500

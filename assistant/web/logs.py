@@ -1,0 +1,45 @@
+"""Structured JSON logs: one object per line, with request id, session id, intent, agents and
+durations, and never a phone number, code or customer name.
+
+Customers' words are never logged, only facts about the turn; every message and field still
+passes `mask` on its way out, so a number that slips into a message is masked anyway.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import time
+
+from assistant.booking.notifications import mask
+
+_STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime"}
+_IDS = {"request_id", "session_id", "endpoint"}  # ours, not the customer's: kept whole to trace by
+
+
+class JsonFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        entry = {
+            "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created)) + f".{int(record.msecs):03d}Z",
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "msg": mask(record.getMessage()),
+        }
+        for key, value in vars(record).items():
+            if key not in _STANDARD and not key.startswith("_"):
+                entry[key] = mask(value) if isinstance(value, str) and key not in _IDS else value
+        if record.exc_info and record.exc_info[0]:  # (None, None, None) when logged outside an except
+            entry["error"] = record.exc_info[0].__name__  # the type only: tracebacks may hold customer data
+        return json.dumps(entry, ensure_ascii=False, default=str)
+
+
+def configure(level: str = "INFO") -> None:
+    """JSON lines on stderr for the whole app (once per process)."""
+    root = logging.getLogger()
+    if any(isinstance(h.formatter, JsonFormatter) for h in root.handlers):
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(JsonFormatter())
+    root.addHandler(handler)
+    root.setLevel(level)
