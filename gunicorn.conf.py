@@ -2,13 +2,13 @@
 
 Workers share sessions through the store (SQLite on one machine, Redis across machines),
 never process memory, so any worker can answer any turn. Settings come from the same place
-as the app's (assistant/config.py): HOST, PORT, WORKERS, THREADS.
+as the app's (assistant/infra/config.py): HOST, PORT, WORKERS, THREADS.
 """
 
 import os
 import tempfile
 
-from assistant.config import Settings
+from assistant.infra.config import Settings
 
 # /metrics sums every worker's counters from files here (set before any worker imports the client).
 os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", tempfile.mkdtemp(prefix="assistant-metrics-"))
