@@ -8,26 +8,32 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
+
+from flask import Flask
 
 from agents.crew import OFFLINE as AGENTS
 from agents.work import HELP_INTENTS, TurnWork
-from assistant.booking.codes import redact_codes
+from assistant.booking.codes import BookingStore, redact_codes
 from assistant.booking.desk import BookingDesk
+from assistant.booking.notifications import NOTIFIER
+from assistant.booking.reminders import REMINDERS
 from assistant.dialogue.goals import QUICK_PRIORITY, Goal
 from assistant.dialogue.preferences import PreferenceStore, learn, starting_state, welcome_back
-from assistant.dialogue.sessions import SessionStore, VersionConflict
-from assistant.dialogue.state import PROFILE_FACTS, CustomerProfile, SessionState, Turn
-from assistant.infra.config import Settings
+from assistant.dialogue.sessions import LOCKS, STORE, SessionLocks, SessionStore, VersionConflict
+from assistant.dialogue.state import SessionState, Turn
+from assistant.infra.config import SETTINGS, Settings, bookings_file, sessions_file
+from assistant.infra.extensions import Slot
 from assistant.pack import texts as formatting
 from assistant.pack.display import public_product
-from assistant.pack.model import Catalog, Product
+from assistant.pack.model import Catalog, FactValue, Product
 from assistant.tools.filters import Filters
 from assistant.tools.gateway import ToolGateway
-from assistant.tools.retrieval import CatalogIndex
+from assistant.tools.retrieval import CATALOG, INDEX, CatalogIndex
 from assistant.understanding import guard
 from assistant.understanding.reader import NEEDS_PRODUCTS, Details, Intent, IntentType, Understanding
 from assistant.understanding.router import Router
+from assistant.web.concierge import SERVICE_READER
 from assistant.web.schemas import ChatRequest, ChatResponse, HelpResult
 
 if TYPE_CHECKING:  # crewai is imported only when an LLM is configured
@@ -44,13 +50,14 @@ CANCEL_WORDS = 3  # "never mind", "cancel that please": longer, with nothing act
 
 
 class CrewPipeline:
-    def __init__(self, catalog: Catalog, index: CatalogIndex, store: SessionStore, settings: Settings,
-                 desk: BookingDesk, preferences: PreferenceStore, crew_mode: CrewMode | None = None,
+    def __init__(self, catalog: Catalog, index: CatalogIndex, store: SessionStore, locks: SessionLocks,
+                 settings: Settings, desk: BookingDesk, preferences: PreferenceStore, crew_mode: CrewMode | None = None,
                  details: Details | None = None):
         """`details`: the pack's service reader, where it has one (the restaurants' schema)."""
         self.catalog = catalog
         self.index = index
         self.store = store
+        self.locks = locks
         self.settings = settings
         self.desk = desk
         self.preferences = preferences
@@ -67,9 +74,9 @@ class CrewPipeline:
         emit = on_event or (lambda kind, data: None)
         session_id = request.session_id or str(uuid.uuid4())
         for _ in range(COMMIT_ATTEMPTS):
-            with self.store.lock(session_id):
+            with self.locks.lock(session_id):
                 state = self.store.load(session_id) or SessionState(session_id=session_id)
-                attack = guard.check(request.query, state.recent_user_texts())
+                attack = guard.check(request.query, state.recent_user_texts(), self.catalog.business.currency_mark)
                 if attack:  # refused before any agent or model sees it, and nothing is saved
                     return self._refusal(state, attack, emit)
                 response = self._turn(state, request, emit)
@@ -111,7 +118,7 @@ class CrewPipeline:
             intent.type = "faq"  # nothing of ours to cancel: "cancel my transfer" is a question for the help centre
         if state.pending == "clarify_product":
             intent.resume(state.wishes)
-        state.profile = _merge_profile(state.profile, intent.profile, request.user_employment)
+        state.profile = _merge_profile(self.catalog, state.profile, intent.profile, request.page_fact)
 
         # 2. Continue the active goal or start one; a higher-priority request suspends it.
         goal = self._plan_goal(intent, state, request.query)
@@ -166,7 +173,7 @@ class CrewPipeline:
             mode=crew.mode if crew else "offline",
             grounding=crew.grounding if crew else None,
             llm_calls=crew.calls if crew else 0,
-            booking=work.booking_step.booking if work.booking_step else None,
+            booking=work.flow_step.booking if work.flow_step else None,
             help=HelpResult(article=work.faq.id if work.faq else None, suggested=[e.id for e in work.suggestions],
                             handover=work.handover),
             state=state.summary(),
@@ -196,32 +203,34 @@ class CrewPipeline:
         """Whether a message is the answer a waiting goal asked for rather than a new request:
         anything that fills one of a booking's details, or anything that is not clearly
         another request ("which model?" may be answered with a product's name)."""
-        if intent.type == collecting or (collecting == "booking" and self.desk.answers(goal, text)):
+        if intent.type == collecting or self.desk.answers(goal.type, goal.slots, text):
             return True
         if collecting == "support" and intent.thanks:  # "thanks" is no model or symptom
             return False
-        if intent.type == "product_info" and goal.missing[:1] == ["product"]:
-            return True
+        flow = self.catalog.pack.flows[goal.type]
+        if intent.type == "product_info" and goal.missing[:1] and flow.slot(goal.missing[0]).kind == "item":
+            return True  # "which card?" answered with a card's name
         return intent.type not in INTERRUPTIONS[collecting]
 
     def _stays_open(self, goal: Goal) -> bool:
-        kind = self.catalog.pack.goals.get(goal.type)
+        kind = self.catalog.pack.goal_kinds.get(goal.type)
         return bool(kind and kind.stays_open)
 
     def _collecting(self, goal: Goal | None) -> IntentType | None:
-        """"booking" or "support" when the goal is one of those waiting for the customer's answer."""
-        if goal is None or goal.status != "blocked":
+        """The intent of the flow this goal runs, when it waits for the customer's answer."""
+        if goal is None or goal.status != "blocked" or goal.type not in self.catalog.pack.flows:
             return None
-        kind = self.catalog.pack.goals.get(goal.type)
-        intents = kind.intents if kind else [goal.type]
-        collected: tuple[IntentType, ...] = ("booking", "support")
-        return next((i for i in collected if i in intents), None)
+        intent = self.catalog.pack.flows[goal.type].intent
+        return cast(IntentType, intent) if intent in INTERRUPTIONS else None  # the pack's flows start on known intents
 
     def _settle_goal(self, goal: Goal | None, work: TurnWork, state: SessionState) -> None:
         board = state.goals
         if goal is None:
             return
-        finished = (work.booking_step and work.booking_step.done) or (work.support_step and work.support_step.done)
+        step = work.flow_step
+        if step is not None:  # the flow's slots as they now stand: agents return them, the pipeline keeps them
+            goal.slots, goal.missing = step.slots, step.missing
+        finished = step is not None and step.done
         if work.intent.type == "cancel":
             resumed = board.finish(goal, "customer said never mind", status="cancelled")
         elif work.ask_user and not finished:
@@ -254,7 +263,7 @@ class CrewPipeline:
         single = self.catalog.product(discussed[0]) if len(discussed) == 1 else None
         if intent.type == "feature_query" and not intent.filters and single:
             return state.filters, [single]  # "that card": the one just discussed
-        if state.pending in PROFILE_FACTS and intent.type == "eligibility_check" and not intent.filters:
+        if state.pending in self.catalog.pack.profile and intent.type == "eligibility_check" and not intent.filters:
             cached = [p for p in cached if p.id in state.last_discussed()] or cached
         if intent.type != "product_info" and cached:
             selection = [p for p in cached if self.rules.matches(p, intent.filters)]
@@ -303,8 +312,9 @@ class CrewPipeline:
             agents.append("comparator")
         if intent.wants_eligibility and self.catalog.pack.eligibility:
             agents.append("eligibility")
-        if intent.type in ("booking", "support"):
-            agents.append(intent.type)
+        flow = self.catalog.pack.flow_for(intent.type)
+        if flow:
+            agents.append(self.catalog.pack.flows[flow].agent)
         if intent.type == "calculate":  # by the agent of the goal at hand, if its pack lets it
             active = state.goals.active
             preferred = "support" if active and self._collecting(active) == "support" else "retriever"
@@ -319,7 +329,7 @@ class CrewPipeline:
         state.pending = work.pending
         state.wishes = work.intent.wishes() if work.pending == "clarify_product" else []
         limit = self.settings.history_limit
-        said = redact_codes(query) if work.booking_step else query  # a typed code is not kept
+        said = redact_codes(query) if work.flow_step else query  # a typed code is not kept
         state.remember(Turn(role="user", text=said, intent=work.intent.type), limit)
         state.remember(
             Turn(role="assistant", text=work.reply, intent=work.intent.type, agents=agents,
@@ -328,9 +338,27 @@ class CrewPipeline:
         )
 
 
-def _merge_profile(old: CustomerProfile, said: CustomerProfile, employment: str | None) -> CustomerProfile:
-    """What the customer says in chat wins over older facts; the page's profile field over both."""
-    merged = {**old.model_dump(), **said.model_dump(exclude_none=True)}
-    if employment:
-        merged["employment"] = employment
-    return CustomerProfile.model_validate(merged)
+def _merge_profile(catalog: Catalog, old: dict[str, FactValue], said: dict[str, FactValue],
+                   page_value: str | None) -> dict[str, FactValue]:
+    """What the customer says in chat wins over older facts, and the page's profile field over
+    both; only the facts the pack declares, with values they take, are kept."""
+    page = catalog.pack.page_fact
+    return catalog.pack.told({**old, **said, **({page: page_value} if page and page_value else {})})
+
+
+PIPELINE: Slot[CrewPipeline] = Slot("pipeline")
+
+
+def init_app(app: Flask) -> None:
+    """The chat pipeline over the app's catalog, index, sessions and booking desk, in LLM mode when
+    LLM_MODEL names a model (only then is crewai imported: it costs seconds)."""
+    settings, catalog = SETTINGS.get(app), CATALOG.get(app)
+    desk = BookingDesk(catalog, BookingStore(bookings_file(app)), REMINDERS.get(app), NOTIFIER.get(app))
+    preferences = PreferenceStore(sessions_file(app))  # its own table, outliving any session
+    crew_mode = None
+    if settings.llm_model:
+        from assistant.llm.crew_mode import CrewMode
+
+        crew_mode = CrewMode(settings, catalog)
+    PIPELINE.put(app, CrewPipeline(catalog, INDEX.get(app), STORE.get(app), LOCKS.get(app), settings, desk, preferences,
+                                   crew_mode, SERVICE_READER.find(app)))

@@ -13,17 +13,13 @@ def formatter(work: TurnWork) -> None:
     work.products = list(work.selection)
     if work.pending == "clarify_product":
         work.products, sections = [], [work.ask_user]
-    elif work.booking_step:
-        booked = work.booking_step
-        work.products = [p for p in [work.catalog.product(goal_of(work).slots.get("product") or "")] if p]
-        sections = [booked.text, booked.question]
-        work.ask_user, work.choices = booked.question, booked.choices
-    elif work.support_step:
-        fixing = work.support_step
-        work.products = []
-        sections = [formatting.faq_answer(work.faq) if work.faq else fixing.text, fixing.question]
-        work.ask_user = fixing.question
-        work.handover = fixing.done and not work.faq  # no fix known: the service desk takes it
+    elif work.flow_step:
+        step, flow = work.flow_step, catalog.pack.flows[goal_of(work).type]
+        items = [step.slots.get(s.slot) for s in flow.slots() if s.kind == "item"] if flow.action == "book" else []
+        work.products = [p for p in catalog.products_by_id([i for i in items if i])]
+        sections = [formatting.faq_answer(work.faq) if work.faq else step.text, step.question]
+        work.ask_user, work.choices = step.question, step.choices
+        work.handover = step.done and flow.action == "troubleshoot" and not work.faq  # no fix known: people take it
     elif kind == "cancel":
         work.products, sections = [], [formatting.cancelled(work.goal, catalog)]
     elif kind == "calculate":
@@ -53,7 +49,7 @@ def formatter(work: TurnWork) -> None:
             sections.append(formatting.single_product_note(work.selection[0], catalog))
         if work.verdicts is not None:
             sections.append(formatting.eligibility_report(work.verdicts, catalog))
-            _ask_for_missing_profile(work)
+            _ask_for_missing_fact(work)
             sections += [work.ask_user] if work.ask_user else []
         if kind == "feature_query":
             sections.append(formatting.features_report(work.selection, work.intent.feature_topics,
@@ -61,13 +57,13 @@ def formatter(work: TurnWork) -> None:
     work.reply = "\n\n".join(section for section in sections if section)
 
 
-def _ask_for_missing_profile(work: TurnWork) -> None:
-    """If a verdict waits on a fact, ask for the first one missing (employment before income)."""
+def _ask_for_missing_fact(work: TurnWork) -> None:
+    """If a verdict waits on a fact, ask for the first one missing, in the order the pack lists them."""
     waiting = [v for v in work.verdicts or [] if v.eligible is None]
-    for fact, question in work.catalog.pack.profile.items():
-        if any(fact in v.missing for v in waiting):
-            work.ask_user, work.choices = question.question, list(question.choices)
-            work.pending = fact
+    for name, fact in work.catalog.pack.profile.items():
+        if any(name in v.missing for v in waiting):
+            work.ask_user, work.choices = fact.question, list(fact.choices)
+            work.pending = name
             return
 
 

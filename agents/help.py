@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from agents.work import TurnWork
+from assistant.pack.texts import say
 from assistant.tools.calculator import CalculationError
 
 SUGGESTIONS = 3  # articles offered beside a hand-over
@@ -26,7 +27,7 @@ def calculate(work: TurnWork, agent: str) -> None:
     try:
         result = work.tools.call(agent, "calculate", work.intent.expression or "")
     except CalculationError as error:
-        work.calculation = f"I can't work that out: {error}."
+        work.calculation = say(work.catalog, "calculation_failed", error=error)
         return
     shown = f"{result:,}" if isinstance(result, int) else f"{result:,.2f}".rstrip("0").rstrip(".")
     work.calculation = f"{work.intent.expression} = **{shown}**"

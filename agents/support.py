@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from agents.help import calculate, look_up
-from agents.work import HELP_INTENTS, TurnWork, goal_of
-from assistant.dialogue.troubleshooting import troubleshoot
+from agents.work import HELP_INTENTS, TurnWork, goal_of, said
+from assistant.dialogue.flows import FlowStep
+from assistant.dialogue.troubleshooting import find_fix
 
 
 def support(work: TurnWork) -> None:
-    """A troubleshooting goal: the model and the symptom first, then the fix from the knowledge base."""
+    """A troubleshooting flow: its details first (the model, the symptom), then the fix from the knowledge base."""
     if work.intent.type == "calculate":
         calculate(work, "support")
         return
@@ -17,5 +18,12 @@ def support(work: TurnWork) -> None:
         return
     search = lambda query, device: work.tools.call("support", "search_faq", query, limit=1, device=device)  # noqa: E731
     relevant = lambda query, entry, score: work.index.relevant(query, entry, score, work.faq_min_similarity)  # noqa: E731
-    work.support_step = troubleshoot(goal_of(work), work.query, work.intent, work.catalog, search, relevant)
-    work.faq = work.support_step.article
+    assert work.desk is not None, "a flow runs on the desk's flow engine"
+    goal = goal_of(work)
+    collected = work.desk.engine.collect(goal.type, goal.slots, said(work), work.desk.clock())
+    if collected.missing:
+        work.flow_step = FlowStep(slots=collected.slots, missing=collected.missing, question=collected.question,
+                                  choices=collected.choices)
+    else:
+        work.flow_step = find_fix(goal.type, collected.slots, work.catalog, search, relevant)
+    work.faq = work.flow_step.article

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from assistant.booking.desk import BookingDesk, BookingStep
+from assistant.booking.desk import BookingDesk
+from assistant.dialogue.flows import FlowStep, Said
 from assistant.dialogue.goals import Goal
 from assistant.dialogue.state import Pending, SessionState
-from assistant.dialogue.troubleshooting import SupportStep
 from assistant.pack.model import Catalog, FaqEntry, Product
 from assistant.tools.comparison import Comparison
 from assistant.tools.eligibility import Verdict
@@ -45,11 +45,19 @@ class TurnWork:
     ask_user: str | None = None
     choices: list[str] = field(default_factory=list)
     pending: Pending | None = None
-    booking_step: BookingStep | None = None
-    support_step: SupportStep | None = None
+    flow_step: FlowStep | None = None  # what a booking or troubleshooting flow did
     calculation: str | None = None
 
 
 def goal_of(work: TurnWork) -> Goal:
     assert work.goal is not None, "a booking or troubleshooting turn always has its goal"
     return work.goal
+
+
+def said(work: TurnWork) -> Said:
+    """The message as a flow reads it: its words, filters and named items, and the items at hand."""
+    catalog, goal = work.catalog, goal_of(work)
+    flow = catalog.pack.flows[goal.type]
+    return Said(text=work.query, filters=work.intent.filters, named=catalog.products_by_id(work.intent.named),
+                cached=catalog.products_by_id(work.state.product_ids), opens=work.intent.type == flow.intent,
+                asked=work.desk.engine.asked(flow, goal.missing) if work.desk else ())

@@ -363,7 +363,7 @@
     document.title = info.title;
     document.querySelector("header h1").textContent = info.title;
     input.placeholder = info.placeholder;
-    var choices = info.employment || [];
+    var choices = info.profile_choices || [];
     profile.hidden = !choices.length;
     document.querySelector('label[for="profile"]').hidden = !choices.length;
     choices.forEach(function (c) { profile.appendChild(el("option", null, c.label)).value = c.value; });

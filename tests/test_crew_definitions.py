@@ -7,12 +7,12 @@ import json
 
 import crewai  # noqa: E402
 import pytest
-from agents.crew import build_crew  # noqa: E402
 
+from agents.crew import build_crew  # noqa: E402
 from agents.definitions import AGENT_NAMES, build_agent, definitions  # noqa: E402
 from agents.tools import make_tools  # noqa: E402
 from agents.work import TurnWork  # noqa: E402
-from assistant.dialogue.state import CustomerProfile, SessionState  # noqa: E402
+from assistant.dialogue.state import SessionState  # noqa: E402
 from assistant.understanding.reader import Intent  # noqa: E402
 
 ALLOWED_TOOLS = {  # the bank pack's allow-lists (data/bank/pack.yaml `tools`)
@@ -34,7 +34,7 @@ def llm():
 @pytest.fixture
 def work(pipeline):
     state = SessionState(session_id="s", filters={"tier": "platinum", "product_type": "credit_card"},
-                         profile=CustomerProfile(employment="salaried", monthly_income=90_000))
+                         profile={"employment": "salaried", "monthly_income": 90_000})
     return TurnWork(query="q", intent=Intent(type="product_info"), state=state, selection=[],
                     catalog=pipeline.catalog, index=pipeline.index, tools=pipeline.tools, max_products=5,
                     faq_min_similarity=0.45)

@@ -15,7 +15,7 @@ import pytest
 import yaml
 from conftest import Conversation, app_for
 
-from assistant.pack.model import DataError, load_catalog
+from assistant.pack.model import Business, DataError, load_catalog
 from assistant.tools.filters import FilterRules
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -149,12 +149,12 @@ def test_booking_with_a_one_time_code_where_the_business_books(pack, tmp_path):
     assert messages[-1]["to"].startswith(catalog.business.country_code)
     done = chat.say(code)
     assert done["booking"]["status"] == "confirmed" and done["booking"]["id"] in done["reply"]
-    assert catalog.pack.booking.subject in done["reply"] and code not in done["reply"]
+    assert catalog.pack.flows["booking"].subject in done["reply"] and code not in done["reply"]
 
 
 # A pack broken the way people break them: the message names the file and what is wrong.
 BREAKAGES = [
-    ("pack.yaml", lambda pack: pack["texts"].pop("greeting"), "texts needs ['greeting']"),
+    ("pack.yaml", lambda pack: pack["texts"].update(greting="Hi!"), "texts.greting is not a text the engine says"),
     ("pack.yaml", lambda pack: pack["display"]["compare"].append({"attribute": "colour"}),
      "display.compare names 'colour'"),
     ("pack.yaml", lambda pack: pack["attributes"]["annual_fee"].update(type="money"), "attributes.annual_fee.type"),
@@ -165,6 +165,7 @@ BREAKAGES = [
     ("pack.yaml", lambda pack: pack["display"]["facts"].append("fee {anual_fee}"), "display.facts uses {anual_fee}"),
     ("pack.yaml", lambda pack: pack["business"].update(timezone="Asia/Dhakka"), "'Asia/Dhakka' is not an IANA time zone"),
     ("pack.yaml", lambda pack: pack["tools"].update(retriever=["search_products"]), "needs search_faq"),
+    ("pack.yaml", lambda pack: pack["attributes"]["annual_fee"].update(style="scaled"), "business.money_scales is empty"),
     ("products.json", lambda items: items[0].update(tier="diamond"), "'tier' has ['diamond']"),
     ("products.json", lambda items: items[1].update(annual_fee="free"), "'annual_fee' should be number"),
     ("products.json", lambda items: items[2].update(colour="red"), "attribute 'colour' is not declared"),
@@ -172,6 +173,13 @@ BREAKAGES = [
     ("vocabulary.json", lambda words: words["filters"]["tier"].update(diamond=["diamond"]),
      "filters.tier: 'diamond' is not a value"),
     ("faq.json", lambda entries: entries[0].pop("answer"), "answer"),
+    ("pack.yaml", lambda pack: pack["eligibility"].append({"fact": "credit_score", "at_least": "min_age"}),
+     "eligibility[3] tests 'credit_score', which is not in profile"),
+    ("pack.yaml", lambda pack: pack["eligibility"].append({"fact": "monthly_income", "in": "eligible_employment"}),
+     "'in' needs a fact of kind category; 'monthly_income' is amount"),
+    ("pack.yaml", lambda pack: pack["profile"]["employment"]["choices"].pop(), "one choice per value"),
+    ("vocabulary.json", lambda words: words["facts"]["employment"].update(astronaut=["astronaut"]),
+     "facts.employment: ['astronaut'] are not values of 'employment'"),
 ]
 
 
@@ -187,6 +195,14 @@ def test_a_malformed_pack_fails_start_up_naming_file_and_field(tmp_path, file, b
     with pytest.raises(DataError) as failure:
         app_for(tmp_path, data_dir=folder)
     assert str(path) in str(failure.value) and message in str(failure.value)
+
+
+def test_a_pack_that_says_nothing_of_its_country_assumes_none():
+    """Amounts shown plain, dates in digits read day first (ISO either way), any currency sign read as one."""
+    business = Business(name="Acme", currency_symbol="$", timezone="UTC", support_contact="help@acme.example",
+                        country_code="+1", national_number_digits=10)
+    assert business.money_scales == {} and business.date_order == "day_first" and business.currency_words == []
+    assert all(re.fullmatch(business.currency_mark, sign) for sign in "$€₹฿")
 
 
 def test_an_unknown_domain_is_a_clear_start_up_error(tmp_path):

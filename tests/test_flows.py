@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 from conftest import assert_products_match
 
-from assistant.dialogue.state import CustomerProfile
 from assistant.pack.display import money
 from assistant.tools.comparison import compare, rank_key
 from assistant.tools.eligibility import check
@@ -81,7 +80,7 @@ def test_flow_3_eligibility_for_one_cached_product(conversation, catalog, search
     assert answer["agents"] == ["eligibility", "formatter"]
     assert [v["product_id"] for v in answer["eligibility"]] == mastercards
     expected = check(catalog.product(mastercards[0]),
-                     CustomerProfile(employment="business_owner", monthly_income=150_000), catalog)
+                     {"employment": "business_owner", "monthly_income": 150_000}, catalog)
     assert answer["eligibility"][0]["eligible"] is expected.eligible is not None
     assert answer["ask_user"] is None
     assert len(searches) == 1
@@ -144,7 +143,7 @@ def test_scenario_a_first_query_reads_employment_from_text(conversation, catalog
     assert data["state"]["products"]
     assert_products_match(data, catalog)
     state = pipeline.store.load(chat.session_id)
-    assert state.profile.employment == "business_owner"
+    assert state.profile["employment"] == "business_owner"
 
 
 def test_scenario_b_c_best_then_eligible_without_retrieval(conversation, catalog, searches):
@@ -255,7 +254,7 @@ def test_profile_answers_are_accepted_in_any_order(conversation, catalog, search
     assert "employment" in income_first["ask_user"], "income is known now; employment is still missing"
 
     done = chat.say("I'm salaried")
-    profile = CustomerProfile(employment="salaried", monthly_income=150_000)
+    profile = {"employment": "salaried", "monthly_income": 150_000}
     assert [v["eligible"] for v in done["eligibility"]] == [
         check(catalog.product(pid), profile, catalog).eligible for pid in done["state"]["products"]
     ]
@@ -289,7 +288,7 @@ def test_what_was_asked_survives_the_clarifying_question(conversation, catalog, 
     answered = chat.say("prepaid")
     assert answered["agents"] == ["retriever", "eligibility", "formatter"]
     assert answered["state"]["filters"] == {"product_type": "prepaid_card"}
-    profile = CustomerProfile(employment="student")
+    profile = {"employment": "student"}
     assert [(v["product_id"], v["eligible"]) for v in answered["eligibility"]] == [
         (pid, check(catalog.product(pid), profile, catalog).eligible) for pid in answered["state"]["products"]
     ]

@@ -2,16 +2,47 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from assistant.llm.grounding import Facts, figures, violations
+from assistant.pack.model import load_catalog
+
+DATA = Path(__file__).resolve().parent.parent / "data"
 
 
-def test_figures_are_normalised_across_spellings():
-    assert figures("৳3,00,000 or 3 lakh or Tk 300000") == {300000.0}
-    assert figures("23% and 2.5 percent") == {23.0, 2.5}
-    assert figures("50k") == {50000.0}
-    assert figures("1. first, 2 cards", claims_only=True) == set()
+@pytest.fixture(scope="module")
+def packs():
+    return {name: load_catalog(DATA / name) for name in ("bank", "cars", "store")}
+
+
+def test_figures_are_normalised_across_spellings(packs):
+    bank = packs["bank"]
+    assert figures("৳3,00,000 or 3 lakh or Tk 300000", bank) == {300000.0}
+    assert figures("23% and 2.5 percent", bank) == {23.0, 2.5}
+    assert figures("50k", bank) == {50000.0}
+    assert figures("1. first, 2 cards", bank, claims_only=True) == set()
+
+
+def test_figures_are_read_in_each_packs_currency_and_languages(packs):
+    assert figures("₹16.35 lakh, Rs. 16,35,000 or 1635000 rupees", packs["cars"]) == {1635000.0}
+    assert figures("฿1,500, 1500 บาท or หนึ่งพันห้าร้อย", packs["store"]) == {1500.0}
+    assert figures("a fee of ₹75 or 75 rupees", packs["cars"], claims_only=True) == {75.0}
+    assert figures("ค่าส่ง 50 บาท or ฿50", packs["store"], claims_only=True) == {50.0}
+
+
+@pytest.mark.parametrize("pack, reply", [
+    ("cars", "It comes with a booking fee of just ₹99."),
+    ("cars", "It comes with a booking fee of just 99 rupees."),
+    ("store", "Delivery is only ฿49."),
+    ("store", "Delivery is only 49 บาท."),
+])
+def test_an_invented_small_price_is_named_in_every_currency(packs, pack, reply):
+    facts = Facts(text="Here is the one you asked about.", product_names=set())
+    figure = re.search(r"\d+", reply)[0]
+    assert violations(reply, facts, packs[pack]) == [f"the figure {figure}"]
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ def test_preferences_carry_into_a_new_session_and_can_be_overruled(client, catal
     say(client, first, "am I eligible? I'm salaried and earn 1.5 lakh a month, keep it short")
     learned = client.get("/customers/cust-42/preferences").get_json()
     assert learned == {"filters": {"banking_type": ["islami"], "product_type": ["credit_card"], "use_case": ["travel"]},
-                       "employment": "salaried", "income_band": "৳100,000–৳200,000", "style": "short"}
+                       "profile": {"employment": "salaried", "monthly_income": "৳100,000–৳200,000"}, "style": "short"}
 
     second = str(uuid.uuid4())
     welcome = say(client, second, "I want a platinum credit card")

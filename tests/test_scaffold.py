@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from app import create_app
-from assistant.pack.model import TEXT_KEYS, load_catalog
+from assistant.pack.model import DEFAULT_TEXTS, load_catalog
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -34,7 +34,7 @@ def test_the_scaffolded_pack_loads_and_marks_what_to_fill_in(pack):
     catalog = load_catalog(pack)
     assert catalog.name == "Acme Plans"
     assert len(catalog.products) == 3 and len(catalog.faq) == 3
-    assert set(TEXT_KEYS) <= set(catalog.text)
+    assert set(DEFAULT_TEXTS) <= set(catalog.text)
     pack_yaml = (pack / "pack.yaml").read_text(encoding="utf-8")
     assert "# TODO" in pack_yaml and "__NAME__" not in pack_yaml and "__BUSINESS__" not in pack_yaml
     assert "TODO" in (pack / "products.json").read_text(encoding="utf-8")

@@ -1,6 +1,6 @@
-"""Both session stores pass the same tests: SQLite (one machine) and Redis (several), the
-latter against a real redis-server started here. Locks hold across store instances and
-processes, stale writes are refused, idle sessions expire."""
+"""Both backends pass the same tests: SQLite (one machine) and Redis (several), the latter
+against a real redis-server started here. Locks hold across instances and processes, stale
+writes are refused, idle sessions expire, rate windows count across workers."""
 
 from __future__ import annotations
 
@@ -16,8 +16,16 @@ import pytest
 
 from app import create_app
 from assistant.dialogue import sessions as store_module
-from assistant.dialogue.sessions import RedisSessionStore, SessionBusy, SQLiteSessionStore, VersionConflict
+from assistant.dialogue.sessions import (
+    RedisLocks,
+    RedisSessionStore,
+    SessionBusy,
+    SQLiteLocks,
+    SQLiteSessionStore,
+    VersionConflict,
+)
 from assistant.dialogue.state import SessionState, Turn
+from assistant.web.ratelimit import RedisRateCounters, SQLiteRateCounters
 
 
 @pytest.fixture(scope="session")
@@ -45,15 +53,31 @@ def redis_url(tmp_path_factory):
 
 
 @pytest.fixture(params=["sqlite", "redis"])
-def make_store(request, tmp_path):
-    """Each call is another worker's store over the same sessions."""
+def on_backend(request, tmp_path):
+    """Opens a part (the store, the locks, the rate counters) on one backend; each call is
+    another worker's, over the same data."""
     prefix = f"t{uuid.uuid4().hex[:8]}"
 
-    def make(ttl_s: float = 3600):
+    def open_part(on_sqlite, on_redis, *args):
         if request.param == "sqlite":
-            return SQLiteSessionStore(tmp_path / "s.sqlite3", ttl_s)
-        return RedisSessionStore(request.getfixturevalue("redis_url"), ttl_s, prefix=prefix)
-    return make
+            return on_sqlite(tmp_path / "s.sqlite3", *args)
+        return on_redis(request.getfixturevalue("redis_url"), *args, prefix=prefix)
+    return open_part
+
+
+@pytest.fixture
+def make_store(on_backend):
+    return lambda ttl_s=3600: on_backend(SQLiteSessionStore, RedisSessionStore, ttl_s)
+
+
+@pytest.fixture
+def make_locks(on_backend):
+    return lambda: on_backend(SQLiteLocks, RedisLocks)
+
+
+@pytest.fixture
+def make_counters(on_backend):
+    return lambda: on_backend(SQLiteRateCounters, RedisRateCounters)
 
 
 def test_round_trip_and_stale_writes_are_refused(make_store):
@@ -96,8 +120,8 @@ def test_sqlite_purge_deletes_expired_rows(tmp_path):
     assert store.purge_expired() == 3
 
 
-def test_the_lock_holds_across_store_instances(make_store):
-    first, second = make_store(), make_store()
+def test_the_lock_holds_across_store_instances(make_locks):
+    first, second = make_locks(), make_locks()
     order = []
     holding = threading.Event()
 
@@ -116,12 +140,12 @@ def test_the_lock_holds_across_store_instances(make_store):
     assert order == ["first done", "second in"]
 
 
-def test_a_lock_left_by_a_crashed_worker_is_taken_over(make_store, monkeypatch):
+def test_a_lock_left_by_a_crashed_worker_is_taken_over(make_locks, monkeypatch):
     monkeypatch.setattr(store_module, "LOCK_LEASE_S", 0.2)
-    crashed = make_store().lock("s1")
+    crashed = make_locks().lock("s1")
     crashed.__enter__()  # never released: its worker "died"
     started = time.monotonic()
-    with make_store().lock("s1"):
+    with make_locks().lock("s1"):
         pass
     assert time.monotonic() - started < 5
 
@@ -130,20 +154,20 @@ def test_a_busy_session_answers_409_with_retry_after(app, monkeypatch):
     monkeypatch.setattr(store_module, "LOCK_WAIT_S", 0.2)
     pipeline = app.extensions["pipeline"]
     session = str(uuid.uuid4())
-    other_worker = SQLiteSessionStore(pipeline.store.path, 3600)
+    other_worker = SQLiteLocks(pipeline.store.path)
     with other_worker.lock(session):
         response = app.test_client().post("/chat", json={"query": "hello", "session_id": session})
     assert response.status_code == 409 and response.headers["Retry-After"] == "1"
     assert response.get_json()["error"] == "session_busy"
     with pytest.raises(SessionBusy):
-        with other_worker.lock(session), pipeline.store.lock(session):
+        with other_worker.lock(session), pipeline.locks.lock(session):
             pass
 
 
 def _worker(path: str, session_id: str, turns: int) -> None:
-    store = SQLiteSessionStore(path, 3600)
+    store, locks = SQLiteSessionStore(path, 3600), SQLiteLocks(path)
     for n in range(turns):
-        with store.lock(session_id):
+        with locks.lock(session_id):
             state = store.load(session_id) or SessionState(session_id=session_id)
             state.history = [*state.history, Turn(role="user", text=f"{multiprocessing.current_process().name}-{n}")]
             store.save(state)
@@ -174,8 +198,8 @@ def test_the_app_runs_on_redis_and_a_restart_continues_the_conversation(redis_ur
     assert again.get_json()["comparison"]["products"] == first.get_json()["state"]["products"]
 
 
-def test_rate_windows_count_per_key_across_workers(make_store):
-    first, second = make_store(), make_store()
+def test_rate_windows_count_per_key_across_workers(make_counters):
+    first, second = make_counters(), make_counters()
     day = 86_400  # one window for the whole test, whatever the clock says
     assert first.hit("client:a", day)[0] == 1
     assert second.hit("client:a", day)[0] == 2

@@ -67,10 +67,10 @@ def test_unknown_or_malformed_session_ids(client):
 
 def test_a_busy_session_mid_stream_is_a_session_busy_event(client, pipeline, monkeypatch):
     from assistant.dialogue import sessions as store_module
-    from assistant.dialogue.sessions import SQLiteSessionStore
+    from assistant.dialogue.sessions import SQLiteLocks
 
     monkeypatch.setattr(store_module, "LOCK_WAIT_S", 0.2)
     session = str(uuid.uuid4())
-    with SQLiteSessionStore(pipeline.store.path, 3600).lock(session):
+    with SQLiteLocks(pipeline.store.path).lock(session):
         streamed = events(client.post("/chat/stream", json={"query": "hello", "session_id": session}))
     assert streamed[-1][0] == "error" and streamed[-1][1]["error"] == "session_busy"

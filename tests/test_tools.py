@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.dialogue.state import CustomerProfile
 from assistant.pack.texts import comparison_table
 from assistant.tools.comparison import compare
 from assistant.tools.eligibility import check
@@ -43,16 +42,16 @@ def test_eligible_only_when_every_rule_passes(catalog):
     product = catalog.products[0]
     rule = product
     employment = rule.eligible_employment[0]
-    ok = check(product, CustomerProfile(employment=employment, monthly_income=rule.min_monthly_income), catalog)
+    ok = check(product, {"employment": employment, "monthly_income": rule.min_monthly_income}, catalog)
     assert ok.eligible is True and ok.missing == []
 
-    poorer = check(product, CustomerProfile(employment=employment, monthly_income=rule.min_monthly_income - 1), catalog)
+    poorer = check(product, {"employment": employment, "monthly_income": rule.min_monthly_income - 1}, catalog)
     assert poorer.eligible is False
     assert any(f"৳{rule.min_monthly_income:,}" in reason for reason in poorer.reasons)
 
     too_old = check(
         product,
-        CustomerProfile(employment=employment, monthly_income=rule.min_monthly_income, age=rule.max_age + 1),
+        {"employment": employment, "monthly_income": rule.min_monthly_income, "age": rule.max_age + 1},
         catalog,
     )
     assert too_old.eligible is False
@@ -60,7 +59,7 @@ def test_eligible_only_when_every_rule_passes(catalog):
 
 def test_unknown_facts_give_an_open_verdict_and_name_what_is_missing(catalog):
     product = catalog.products[0]
-    verdict = check(product, CustomerProfile(employment=product.eligible_employment[0]), catalog)
+    verdict = check(product, {"employment": product.eligible_employment[0]}, catalog)
     assert verdict.eligible is None
     assert verdict.missing == ["monthly_income"]
 
@@ -69,7 +68,7 @@ def test_a_refused_employment_type_fails_whatever_the_income(catalog):
     all_types = {"salaried", "business_owner", "self_employed", "student", "retired"}
     product = next(p for p in catalog.products if all_types - set(p.eligible_employment))
     refused = sorted(all_types - set(product.eligible_employment))[0]
-    verdict = check(product, CustomerProfile(employment=refused, monthly_income=10_000_000), catalog)
+    verdict = check(product, {"employment": refused, "monthly_income": 10_000_000}, catalog)
     assert verdict.eligible is False
 
 

@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from assistant.language import WhenParts, shipped
+from assistant.language import WhenParts, load_languages, shipped
 
 parse_when = shipped().parse_when
 
@@ -166,6 +166,17 @@ def test_a_day_and_month_crosses_into_next_year():
     assert parse_when("1/1", new_years_eve).date == dt.date(2027, 1, 1)
     assert parse_when("31 dec", new_years_eve).date == dt.date(2026, 12, 31)
     assert parse_when("tomorrow", new_years_eve).date == dt.date(2027, 1, 1)
+
+
+def test_dates_in_digits_read_in_the_country_order():
+    """3/4 is the 3rd of April where the day comes first (every pack's default), March 4 where the month does;
+    a date that fits one order only, or an ISO date, reads the same either way."""
+    month_first = load_languages(["en"], date_order="month_first").parse_when
+    assert parse_when("3/4", NOW).date == dt.date(2027, 4, 3)
+    assert month_first("3/4", NOW).date == dt.date(2027, 3, 4)
+    assert month_first("12/25/2026", NOW).date == XMAS == parse_when("25/12/2026", NOW).date
+    assert month_first("25/12", NOW).date is None
+    assert month_first("2026-12-25", NOW).date == XMAS
 
 
 def test_random_text_never_raises():

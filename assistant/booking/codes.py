@@ -32,10 +32,9 @@ class Booking(BaseModel):
     product_name: str
     name: str
     phone: str
-    channel: str  # one of the pack's booking channels
-    branch: str | None
     starts_at: dt.datetime
     status: Literal["confirmed"] = "confirmed"
+    details: dict[str, str | int | None] = {}  # the flow's other slots: how to meet, where, how many
 
 
 class BookingStore:

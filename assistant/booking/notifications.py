@@ -18,6 +18,10 @@ import urllib.request
 from pathlib import Path
 from typing import Protocol
 
+from flask import Flask
+
+from assistant.infra.config import SETTINGS
+from assistant.infra.extensions import Slot
 from assistant.pack.model import Business
 
 log = logging.getLogger("assistant.notify")
@@ -39,8 +43,8 @@ def mask(text: str) -> str:
 
 
 def e164(raw: str, business: Business) -> str | None:
-    """A phone number in E.164, or None if it is not one. A local number (01712345678,
-    1712345678) gets the business's country code; another country's number needs its + (or 00)."""
+    """A phone number in E.164, or None if it is not one. A local number (the national number,
+    with or without a leading 0) gets the business's country code; another country's number needs its + (or 00)."""
     digits = re.sub(r"[\s-]", "", raw)
     country = business.country_code
     if digits.startswith("00"):
@@ -103,3 +107,12 @@ def build_notifier(outbox: str | Path | None, webhook_url: str | None) -> Notifi
     if outbox:
         return OutboxNotifier(outbox)
     return ConsoleNotifier()
+
+
+NOTIFIER: Slot[Notifier] = Slot("notifier")
+
+
+def init_app(app: Flask) -> None:
+    """The channel NOTIFY_WEBHOOK_URL or NOTIFY_OUTBOX names, else the log."""
+    settings = SETTINGS.get(app)
+    NOTIFIER.put(app, build_notifier(settings.notify_outbox, settings.notify_webhook_url))

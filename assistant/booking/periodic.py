@@ -6,6 +6,10 @@ import logging
 import threading
 from collections.abc import Callable
 
+from flask import Flask
+
+from assistant.infra.config import SETTINGS
+
 log = logging.getLogger(__name__)
 
 
@@ -31,3 +35,10 @@ class Periodic:
             except Exception as error:  # a chore that fails now is tried again next round
                 log.warning("%s failed, will retry: %s", self.name, type(error).__name__)
             self._stop.wait(self.interval_s)
+
+
+
+def start_chore(app: Flask, chore: Periodic) -> None:
+    """Start `chore` for this app, unless REMINDER_POLL_S=0 turned chores off (tests drive them directly)."""
+    if SETTINGS.get(app).reminder_poll_s:
+        chore.start()

@@ -13,9 +13,14 @@ import secrets
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypedDict
 
-from assistant.booking.notifications import Notifier, mask
-from assistant.booking.periodic import Periodic
+from flask import Flask
+
+from assistant.booking.notifications import NOTIFIER, Notifier, mask
+from assistant.booking.periodic import Periodic, start_chore
+from assistant.infra.config import SETTINGS, bookings_file
+from assistant.infra.extensions import Slot
 from assistant.infra.sqlite import SharedSQLite
 
 log = logging.getLogger(__name__)
@@ -27,6 +32,12 @@ def _utc(moment: dt.datetime) -> str:
     if moment.tzinfo is None:
         raise ValueError("reminder times must be timezone-aware")
     return moment.astimezone(dt.UTC).isoformat()
+
+
+class Pending(TypedDict):
+    id: str
+    booking_id: str
+    due_at: str  # UTC, ISO
 
 
 class ReminderStore:
@@ -41,7 +52,7 @@ class ReminderStore:
                     (reminder_id, booking_id, to, text, _utc(due_at)))
         return reminder_id
 
-    def pending(self) -> list[dict]:
+    def pending(self) -> list[Pending]:
         rows = self._db.rows("SELECT id, booking_id, due_at FROM reminders WHERE sent_at IS NULL ORDER BY due_at")
         return [{"id": r[0], "booking_id": r[1], "due_at": r[2]} for r in rows]
 
@@ -87,3 +98,12 @@ class ReminderScheduler(Periodic):
     def __init__(self, store: ReminderStore, notifier: Notifier, interval_s: float = 30.0,
                  clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC)):
         super().__init__("reminders", interval_s, lambda: store.deliver_due(clock(), notifier))
+
+
+REMINDERS: Slot[ReminderStore] = Slot("reminders")
+
+
+def init_app(app: Flask) -> None:
+    """Reminders beside the bookings, sent every REMINDER_POLL_S seconds."""
+    store = REMINDERS.put(app, ReminderStore(bookings_file(app)))
+    start_chore(app, ReminderScheduler(store, NOTIFIER.get(app), SETTINGS.get(app).reminder_poll_s))

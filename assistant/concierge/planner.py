@@ -23,29 +23,20 @@ from pydantic import BaseModel
 
 from assistant.booking.notifications import PHONE_LIKE, e164
 from assistant.concierge.services import INDIAN, RestaurantServices, in_locality, is_open, serves
-from assistant.dialogue.sessions import SessionStore
+from assistant.dialogue.flows import FlowEngine, Said
+from assistant.dialogue.sessions import SessionLocks
 from assistant.infra.sqlite import SharedSQLite
 from assistant.language import blank, load_languages, phrases
 from assistant.pack.model import Catalog, DataError
+from assistant.pack.texts import say
 from assistant.understanding.nlu import DONTCARE, SchemaUnderstanding
 from assistant.understanding.reader import normalise
 
-ASKED_IN_ORDER = ("city", "locality", "cuisine", "date", "time", "guests")
+WHO = ("person", "phone")  # slot kinds asked for once a table is found
 SEARCH = ("city", "locality", "cuisine", "date", "time", "restaurant_id")
 BOOK = "ReserveRestaurant"  # the schema's intent for booking a table (data/restaurants/schema.json)
 FROM_SCHEMA = {"city": "city", "locality": "locality", "cuisine": "cuisine", "restaurant_name": "restaurant_id",
                "date": "date", "time": "time", "party_size": "guests"}  # the schema's slot -> the plan's
-QUESTIONS = {
-    "city": "Which city should I book in?",
-    "locality": "Which area of {city} would you like?",
-    "cuisine": "Which cuisine would you like (for example North Indian, South Indian or Bengali)?",
-    "date": "Which day should I book the table for?",
-    "time": "At what time?",
-    "guests": "For how many people?",
-    "contact": "What name and mobile number should I book the table under?",
-    "reminder": "When should I remind you (for example at 7:30 pm)?",
-}
-
 class Plan(BaseModel):
     """One user's request in progress: what is known, what each step returned, what was asked."""
 
@@ -65,7 +56,7 @@ class Plan(BaseModel):
 
 
 class Concierge:
-    def __init__(self, catalog: Catalog, services: RestaurantServices, plans_db, locks: SessionStore,
+    def __init__(self, catalog: Catalog, services: RestaurantServices, plans_db, locks: SessionLocks,
                  members: dict[str, dict], reader: ServiceReader, clock: Callable[[], dt.datetime] | None = None):
         self.catalog = catalog
         self.services = services
@@ -79,6 +70,8 @@ class Concierge:
         self._plans = SharedSQLite(plans_db, "CREATE TABLE IF NOT EXISTS concierge_plans"
                                              " (user_id TEXT PRIMARY KEY, body TEXT NOT NULL)")
         self.reader = reader
+        self.engine = FlowEngine(catalog, self.languages)
+        self.flow = self.setup.flow
         self._channels = {name: phrases(said) for name, said in self.setup.channels.items()}
         self._booking = phrases(catalog.vocabulary.intents.get("booking", []))
 
@@ -103,18 +96,19 @@ class Concierge:
         known = self.members.get(user_id, {})
         for field in ("name", "phone"):
             plan.slots[field] = plan.slots.get(field) or known.get(field)
-        missing = [slot for slot in ASKED_IN_ORDER if not plan.slots.get(slot)]
-        if missing:
-            return self._ask(plan, missing[0])
+        searching = [slot for slot in self.engine.missing(self.flow, plan.slots) if self.flow.slot(slot).kind not in WHO]
+        if searching:
+            return self._ask(plan, searching)
         if plan.slots["date"] < now.date().isoformat():
             plan.slots["date"] = None
-            return self._ask(plan, "date", "That date has already passed.")
+            return self._ask(plan, ["date"], "That date has already passed.")
         if plan.restaurant is None:
             found = self._search(plan, now)
             if "ask_user" in found or "error" in found:
                 return found
-        if not (plan.slots.get("name") and plan.slots.get("phone")):
-            return self._ask(plan, "contact")
+        who = self.engine.missing(self.flow, plan.slots)
+        if who:  # asked once a table is found
+            return self._ask(plan, who)
         if plan.reservation is None:
             failed = self._reserve(plan)
             if failed:
@@ -166,11 +160,17 @@ class Concierge:
                     "remind_date": when.date.isoformat() if when.date else None}
         return {"remind": True}
 
-    def _ask(self, plan: Plan, slot: str, why: str = "") -> dict[str, Any]:
-        plan.asking = slot
+    def _ask(self, plan: Plan, missing: list[str], why: str = "") -> dict[str, Any]:
+        """The flow engine's next question for what is missing, after why it is asked."""
+        asked = self.engine.asked(self.flow, missing)
+        plan.asking = asked[0]
+        question, _ = self.engine.question(self.flow, asked, Said(text=""))
         city = self.catalog.pack.attributes["city"].words(plan.slots.get("city") or "")
-        question = QUESTIONS[slot].format(city=city)
-        return {"ask_user": f"{why} {question}".strip()}
+        return {"ask_user": f"{why} {(question or '').format(city=city)}".strip()}
+
+    def _ask_reminder(self, plan: Plan, why: str) -> dict[str, Any]:
+        plan.asking = "reminder"
+        return {"ask_user": f"{why} {say(self.catalog, 'concierge_reminder')}"}
 
     def _search(self, plan: Plan, now: dt.datetime) -> dict[str, Any]:
         slots = plan.slots
@@ -237,7 +237,7 @@ class Concierge:
                                                     reservation["reservation_id"], now)
         if scheduled.get("status") != "scheduled":
             slots["remind_time"] = slots["remind_date"] = slots["remind_before_min"] = None
-            return self._ask(plan, "reminder", f"Your table is booked, but a reminder at {at:%H:%M} on "
+            return self._ask_reminder(plan, f"Your table is booked, but a reminder at {at:%H:%M} on "
                                                f"{_day(at.date().isoformat())} would be in the past.")
         plan.reminder = {key: scheduled[key] for key in ("reminder_id", "scheduled_for", "status")}
         return None
@@ -262,16 +262,16 @@ class Concierge:
                             if serves(r, slots["cuisine"]) and not in_locality(r, locality)})[:3]
         if elsewhere:
             slots["locality"] = None
-            return self._ask(plan, "locality", f"{why}; {', '.join(elsewhere)} "
+            return self._ask(plan, ["locality"], f"{why}; {', '.join(elsewhere)} "
                                                f"{'has' if len(elsewhere) == 1 else 'have'} some.")
         words = self.catalog.pack.attributes["cuisines"].words
         served = sorted({words(c) for r in open_then if in_locality(r, locality) for c in r.value("cuisines")})[:5]
         if served:
             slots["cuisine"] = None
-            return self._ask(plan, "cuisine", f"{why}; there you can have {', '.join(served)}.")
+            return self._ask(plan, ["cuisine"], f"{why}; there you can have {', '.join(served)}.")
         slots["time"] = None
         city = self.catalog.pack.attributes["city"].words(slots["city"])
-        return self._ask(plan, "time", f"I couldn't find {cuisine} restaurants open at {time} anywhere in {city}.")
+        return self._ask(plan, ["time"], f"I couldn't find {cuisine} restaurants open at {time} anywhere in {city}.")
 
     def _new_request(self, instruction: str, said: dict[str, Any]) -> bool:
         """"Book ... in Bandra on Saturday" starts over; "Colaba" or "at 9 pm" answers the question

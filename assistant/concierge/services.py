@@ -17,7 +17,8 @@ from typing import Any
 from assistant.booking.notifications import Notifier, NotifyError
 from assistant.booking.reminders import ReminderStore
 from assistant.infra.sqlite import SharedSQLite
-from assistant.pack.model import WEEKDAYS, Catalog, Product
+from assistant.pack.flows import WEEKDAYS
+from assistant.pack.model import Catalog, Product
 
 MAX_RESULTS = 5
 SLOT = dt.timedelta(minutes=30)
@@ -93,7 +94,7 @@ class RestaurantServices:
         summary = {"id": restaurant.id, "name": restaurant.name, "address": restaurant.value("address"),
                    "rating": restaurant.value("rating"), "cuisine": ", ".join(restaurant.value("cuisines"))}
         if self._booked_out(restaurant, date, time):
-            counts = dict(self._db.rows(_COUNTS, (restaurant.id, date)))
+            counts: dict[str, int] = dict(self._db.rows(_COUNTS, (restaurant.id, date)))
             summary["available_slots"] = self._alternates(restaurant, date, time, counts)
         return summary
 

@@ -32,7 +32,7 @@ class Goal(BaseModel):
     choices: list[str] = []
     updated_at: float = Field(default_factory=time.time)
 
-    def public(self) -> dict:
+    def public(self) -> dict[str, Any]:
         return self.model_dump(include={"id", "type", "status", "slots", "missing", "next_question", "choices"})
 
 
@@ -95,7 +95,7 @@ class GoalBoard(BaseModel):
                 return resumed
         return None
 
-    def public(self) -> dict:
+    def public(self) -> dict[str, Any]:
         active = self.active
         return {
             "active_goal": active.public() if active else None,

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 from assistant.dialogue.state import SessionState
 from assistant.infra.sqlite import SharedSQLite
 from assistant.pack.display import money
-from assistant.pack.model import Catalog
+from assistant.pack.model import Catalog, FactValue
 from assistant.pack.texts import filter_words, say
 
 Style = Literal["short", "detailed"]
@@ -29,8 +29,7 @@ KEPT_PER_FILTER = 3
 
 class Preferences(BaseModel):
     filters: dict[str, list[str]] = {}  # values the customer chose per filter, most recent first
-    employment: str | None = None
-    income_band: str | None = None
+    profile: dict[str, str] = {}  # per customer fact: a category as told, an amount as its band, never a figure
     style: Style | None = None
     updated_at: float = Field(default_factory=time.time)
 
@@ -40,7 +39,6 @@ class Preferences(BaseModel):
 
 def learn(known: Preferences, state: SessionState, query: str, catalog: Catalog) -> Preferences:
     """The preferences after this turn: what the customer chose now wins over what they chose before."""
-    profile = state.profile
     update: dict = {}
     chosen = {name: value if isinstance(value, list) else [value] for name, value in state.filters.items()
               if name not in catalog.pack.search.always and isinstance(value, (str, list))}
@@ -50,10 +48,9 @@ def learn(known: Preferences, state: SessionState, query: str, catalog: Catalog)
             merged[name] = [*said, *(v for v in known.filters.get(name, []) if v not in said)][:KEPT_PER_FILTER]
         if merged != known.filters:
             update["filters"] = merged
-    if profile.employment:
-        update["employment"] = profile.employment
-    if profile.monthly_income is not None:
-        update["income_band"] = income_band(profile.monthly_income, catalog)
+    kept = {name: kept_as for name, value in state.profile.items() if (kept_as := _kept(name, value, catalog))}
+    if kept:
+        update["profile"] = {**known.profile, **kept}
     style = next((s for s, cue in _STYLE_CUES.items() if cue.search(query)), None)
     if style:
         update["style"] = style
@@ -62,25 +59,29 @@ def learn(known: Preferences, state: SessionState, query: str, catalog: Catalog)
     return known.model_copy(update={**update, "updated_at": time.time()})
 
 
-def income_band(income: int, catalog: Catalog) -> str:
-    """A range, not the figure: "৳50,000–100,000" from the pack's income bands."""
-    fact = catalog.pack.profile.get("monthly_income")
-    limits = fact.bands if fact and fact.bands else [income + 1]
+def _kept(name: str, value: FactValue, catalog: Catalog) -> str | None:
+    """What is remembered of a fact: a category as told, an amount as the range of the pack's
+    bands it falls in ("50,000–100,000" after the currency's sign); a number, or an amount without bands, is not kept."""
+    fact = catalog.pack.profile.get(name)
+    if fact is None or fact.kind == "number" or (fact.kind == "amount" and not fact.bands):
+        return None
+    if fact.kind == "category":
+        return str(value)
     cash = lambda amount: money(amount, catalog.business.currency_symbol)  # noqa: E731
     low = 0
-    for limit in limits:
-        if income < limit:
-            return f"under {cash(limit)}" if low == 0 else f"{cash(low)}–{cash(limit)}"
+    for limit in fact.bands:
+        if int(value) < limit:
+            return (say(catalog, "band_under", high=cash(limit)) if low == 0
+                    else say(catalog, "band_between", low=cash(low), high=cash(limit)))
         low = limit
-    return f"over {cash(low)}"
+    return say(catalog, "band_over", low=cash(low))
 
 
 def starting_state(preferences: Preferences, state: SessionState, catalog: Catalog) -> None:
     """A returning customer's new session starts from what they preferred last time."""
     carried = {name: preferences.filters[name][0] for name in catalog.pack.search.carry if preferences.filters.get(name)}
     state.filters = {**state.filters, **carried}
-    if preferences.employment and not state.profile.employment:
-        state.profile = state.profile.model_copy(update={"employment": preferences.employment})
+    state.profile = catalog.pack.told({**preferences.profile, **state.profile})  # a band is no figure: categories come back
 
 
 def welcome_back(preferences: Preferences, catalog: Catalog) -> str:

@@ -1,7 +1,7 @@
-"""Session persistence: one store interface, SQLite (one machine) and Redis (several machines).
+"""Session persistence: a store and its locks, each on SQLite (one machine) or Redis (several).
 
 Every worker shares sessions through the store, never process memory. Two turns of the same
-session never interleave: a per-session lock held in the store itself (so it holds across
+session never interleave: a per-session lock kept in the same backend (so it holds across
 worker processes) serialises them, and each save is optimistic (written only if the version
 is still the one that was read), so even a lock lost to a crash cannot lose an update.
 Sessions idle longer than the configured time expire and are purged.
@@ -9,18 +9,24 @@ Sessions idle longer than the configured time expire and are purged.
 
 from __future__ import annotations
 
-import os
 import secrets
-import sqlite3
 import threading
 import time
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
+from assistant.booking.periodic import Periodic, start_chore
 from assistant.dialogue.state import SessionState
+from assistant.infra.config import SETTINGS, sessions_file
+from assistant.infra.extensions import Slot
+from assistant.infra.sqlite import ThreadSQLite
+
+if TYPE_CHECKING:
+    from flask import Flask
+    from redis import Redis
 
 LOCK_LEASE_S = 30.0  # a lock left by a crashed worker frees itself after this
 LOCK_WAIT_S = 10.0
@@ -41,15 +47,14 @@ class SessionStore(Protocol):
     def save(self, state: SessionState) -> None:
         """Persist `state` if its version is still current, then bump `state.version`."""
 
-    def lock(self, session_id: str) -> AbstractContextManager: ...
-
     def purge_expired(self) -> int: ...
 
     def ping(self) -> bool: ...
 
-    def hit(self, key: str, window_s: int) -> tuple[int, float]:
-        """Count one request against `key` in the current fixed window: (count so far, seconds
-        until the window resets). Rate-limit counters live beside the sessions, shared by every worker."""
+
+class SessionLocks(Protocol):
+    def lock(self, key: str) -> AbstractContextManager[None]:
+        """Hold `key` (a session, a concierge user) against every thread and worker that shares the backend."""
 
 
 class StripedLocks:
@@ -62,11 +67,11 @@ class StripedLocks:
         return self._locks[zlib.crc32(key.encode()) % len(self._locks)]
 
 
-def _wait_for(acquire, session_id: str) -> None:
+def _wait_for(acquire: Callable[[], bool], key: str) -> None:
     deadline = time.monotonic() + LOCK_WAIT_S
     while not acquire():
         if time.monotonic() > deadline:
-            raise SessionBusy(session_id)
+            raise SessionBusy(key)
         time.sleep(_POLL_S)
 
 
@@ -74,52 +79,14 @@ class SQLiteSessionStore:
     """One row per session (JSON state, version, last update); WAL lets readers run freely."""
 
     def __init__(self, path: Path, ttl_s: float):
-        self.path = Path(path)
+        self._db = ThreadSQLite(path, "CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY,"
+                                      " version INTEGER NOT NULL, data TEXT NOT NULL, updated_at REAL NOT NULL)")
+        self.path = self._db.path
         self.ttl_s = ttl_s
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._threads = StripedLocks()
-        self._local = threading.local()
-        with self._connect() as db:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, version INTEGER NOT NULL,"
-                       " data TEXT NOT NULL, updated_at REAL NOT NULL)")
-            db.execute("CREATE TABLE IF NOT EXISTS session_locks (id TEXT PRIMARY KEY, owner TEXT NOT NULL,"
-                       " expires_at REAL NOT NULL)")
-            db.execute("CREATE TABLE IF NOT EXISTS rate_windows (key TEXT PRIMARY KEY, window_start REAL NOT NULL,"
-                       " count INTEGER NOT NULL)")
-
-    def _connect(self) -> sqlite3.Connection:
-        """This thread's connection (a forked worker opens its own: SQLite connections must not
-        cross a fork). NORMAL sync in WAL mode survives a crash of the app, not of the machine's
-        power, and spares an fsync per commit."""
-        if getattr(self._local, "pid", None) != os.getpid():
-            self._local.db = sqlite3.connect(self.path, timeout=10)
-            self._local.db.execute("PRAGMA synchronous=NORMAL")
-            self._local.pid = os.getpid()
-        return self._local.db
-
-    @contextmanager
-    def lock(self, session_id: str) -> Iterator[None]:
-        owner = secrets.token_hex(8)
-
-        def acquire() -> bool:
-            now = time.time()
-            with self._connect() as db:
-                db.execute("DELETE FROM session_locks WHERE id = ? AND expires_at < ?", (session_id, now))
-                return db.execute("INSERT OR IGNORE INTO session_locks VALUES (?, ?, ?)",
-                                  (session_id, owner, now + LOCK_LEASE_S)).rowcount == 1
-
-        with self._threads(session_id):  # threads of this process queue here, not on the database
-            _wait_for(acquire, session_id)
-            try:
-                yield
-            finally:
-                with self._connect() as db:
-                    db.execute("DELETE FROM session_locks WHERE id = ? AND owner = ?", (session_id, owner))
 
     def load(self, session_id: str) -> SessionState | None:
-        row = self._connect().execute("SELECT version, data FROM sessions WHERE id = ? AND updated_at >= ?",
-                                      (session_id, time.time() - self.ttl_s)).fetchone()
+        row = self._db.connect().execute("SELECT version, data FROM sessions WHERE id = ? AND updated_at >= ?",
+                                         (session_id, time.time() - self.ttl_s)).fetchone()
         if row is None:
             return None
         state = SessionState.model_validate_json(row[1])
@@ -130,7 +97,7 @@ class SQLiteSessionStore:
         new_version = state.version + 1
         data = state.model_copy(update={"version": new_version}).model_dump_json()
         now = time.time()
-        with self._connect() as db:
+        with self._db.connect() as db:
             if state.version == 0:  # new, or replacing an expired session of the same id
                 cursor = db.execute(
                     "INSERT INTO sessions (id, version, data, updated_at) VALUES (?, ?, ?, ?)"
@@ -148,22 +115,47 @@ class SQLiteSessionStore:
         state.version = new_version
 
     def purge_expired(self) -> int:
-        with self._connect() as db:
-            db.execute("DELETE FROM rate_windows WHERE window_start < ?", (time.time() - 86400,))
+        with self._db.connect() as db:
             return db.execute("DELETE FROM sessions WHERE updated_at < ?", (time.time() - self.ttl_s,)).rowcount
 
-    def hit(self, key: str, window_s: int) -> tuple[int, float]:
-        now = time.time()
-        start = now - now % window_s
-        with self._connect() as db:
-            (count,) = db.execute(
-                "INSERT INTO rate_windows VALUES (?, ?, 1) ON CONFLICT (key) DO UPDATE SET"
-                " count = CASE WHEN window_start = excluded.window_start THEN count + 1 ELSE 1 END,"
-                " window_start = excluded.window_start RETURNING count", (key, start)).fetchone()
-        return count, start + window_s - now
-
     def ping(self) -> bool:
-        return self._connect().execute("SELECT 1").fetchone() == (1,)
+        return bool(self._db.connect().execute("SELECT 1").fetchone() == (1,))
+
+
+class SQLiteLocks:
+    """A row per held key, in the sessions' file, so the lock holds across worker processes; a
+    key's threads in this process queue on a thread lock first, not on the database."""
+
+    def __init__(self, path: Path):
+        self._db = ThreadSQLite(path, "CREATE TABLE IF NOT EXISTS session_locks (id TEXT PRIMARY KEY,"
+                                      " owner TEXT NOT NULL, expires_at REAL NOT NULL)")
+        self._threads = StripedLocks()
+
+    @contextmanager
+    def lock(self, key: str) -> Iterator[None]:
+        owner = secrets.token_hex(8)
+
+        def acquire() -> bool:
+            now = time.time()
+            with self._db.connect() as db:
+                db.execute("DELETE FROM session_locks WHERE id = ? AND expires_at < ?", (key, now))
+                return db.execute("INSERT OR IGNORE INTO session_locks VALUES (?, ?, ?)",
+                                  (key, owner, now + LOCK_LEASE_S)).rowcount == 1
+
+        with self._threads(key):
+            _wait_for(acquire, key)
+            try:
+                yield
+            finally:
+                with self._db.connect() as db:
+                    db.execute("DELETE FROM session_locks WHERE id = ? AND owner = ?", (key, owner))
+
+
+def connect_redis(url: str) -> Redis:
+    """A client with timeouts, so an unreachable Redis fails a request instead of hanging it."""
+    import redis  # only deployments that use Redis need the client
+
+    return redis.Redis.from_url(url, socket_timeout=5, health_check_interval=30)
 
 
 class RedisSessionStore:
@@ -176,31 +168,15 @@ class RedisSessionStore:
     redis.call('PEXPIRE', KEYS[1], ARGV[4])
     return 1
     """
-    _RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
 
     def __init__(self, url: str, ttl_s: float, prefix: str = "assistant"):
-        import redis  # only deployments that use Redis need the client
-
-        self.redis = redis.Redis.from_url(url, socket_timeout=5, health_check_interval=30)
+        self.redis = connect_redis(url)
         self.ttl_ms = int(ttl_s * 1000)
         self.prefix = prefix
         self._save = self.redis.register_script(self._SAVE)
-        self._release = self.redis.register_script(self._RELEASE)
-
-    def _key(self, kind: str, session_id: str) -> str:
-        return f"{self.prefix}:{kind}:{session_id}"
-
-    @contextmanager
-    def lock(self, session_id: str) -> Iterator[None]:
-        key, owner = self._key("lock", session_id), secrets.token_hex(8)
-        _wait_for(lambda: bool(self.redis.set(key, owner, nx=True, px=int(LOCK_LEASE_S * 1000))), session_id)
-        try:
-            yield
-        finally:
-            self._release(keys=[key], args=[owner])
 
     def load(self, session_id: str) -> SessionState | None:
-        version, data = self.redis.hmget(self._key("session", session_id), "version", "data")
+        version, data = self.redis.hmget(f"{self.prefix}:session:{session_id}", "version", "data")
         if data is None:
             return None
         assert version is not None, "the save script writes the version and the data together"
@@ -211,27 +187,52 @@ class RedisSessionStore:
     def save(self, state: SessionState) -> None:
         new_version = state.version + 1
         data = state.model_copy(update={"version": new_version}).model_dump_json()
-        saved = self._save(keys=[self._key("session", state.session_id)],
+        saved = self._save(keys=[f"{self.prefix}:session:{state.session_id}"],
                            args=[str(state.version), str(new_version), data, self.ttl_ms])
         if saved != 1:
             raise VersionConflict(state.session_id)
         state.version = new_version
 
     def purge_expired(self) -> int:
-        return 0  # Redis expires idle sessions (and rate windows) by itself
-
-    def hit(self, key: str, window_s: int) -> tuple[int, float]:
-        now = time.time()
-        start = int(now - now % window_s)
-        counter = self._key("rate", f"{key}:{start}")
-        # redis types a pipeline's commands as returning their results, not the pipeline they chain on
-        count, _ = self.redis.pipeline().incr(counter).expire(counter, window_s * 2).execute()  # type: ignore[attr-defined]
-        return int(count), start + window_s - now
+        return 0  # Redis expires idle sessions by itself
 
     def ping(self) -> bool:
         return bool(self.redis.ping())
 
 
-def open_store(redis_url: str | None, sqlite_path: Path, ttl_s: float) -> SessionStore:
-    """Redis when a URL is configured (several machines); otherwise SQLite (one machine)."""
-    return RedisSessionStore(redis_url, ttl_s) if redis_url else SQLiteSessionStore(sqlite_path, ttl_s)
+class RedisLocks:
+    """A key per held key, set only if absent and leased, so a crashed holder's lock frees itself."""
+
+    _RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
+
+    def __init__(self, url: str, prefix: str = "assistant"):
+        self.redis = connect_redis(url)
+        self.prefix = prefix
+        self._release = self.redis.register_script(self._RELEASE)
+
+    @contextmanager
+    def lock(self, key: str) -> Iterator[None]:
+        name, owner = f"{self.prefix}:lock:{key}", secrets.token_hex(8)
+        _wait_for(lambda: bool(self.redis.set(name, owner, nx=True, px=int(LOCK_LEASE_S * 1000))), key)
+        try:
+            yield
+        finally:
+            self._release(keys=[name], args=[owner])
+
+
+STORE: Slot[SessionStore] = Slot("session_store")
+LOCKS: Slot[SessionLocks] = Slot("session_locks")
+
+
+def init_app(app: Flask) -> None:
+    """Sessions and their locks in Redis when SESSION_STORE names one (several machines), else in
+    SQLite (one machine); expired sessions are purged hourly."""
+    url, ttl_s = SETTINGS.get(app).session_store, SETTINGS.get(app).session_ttl_s
+    if url:
+        store: SessionStore = RedisSessionStore(url, ttl_s)
+        locks: SessionLocks = RedisLocks(url)
+    else:
+        store, locks = SQLiteSessionStore(sessions_file(app), ttl_s), SQLiteLocks(sessions_file(app))
+    STORE.put(app, store)
+    LOCKS.put(app, locks)
+    start_chore(app, Periodic("session-purge", 3600, store.purge_expired))

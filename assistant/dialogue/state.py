@@ -5,22 +5,13 @@ from __future__ import annotations
 import time
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from assistant.dialogue.goals import GoalBoard
-from assistant.pack.model import FilterValue
+from assistant.pack.model import FactValue, FilterValue
 
-Pending = Literal["clarify_product", "employment", "monthly_income", "age"]
-PROFILE_FACTS: tuple[Pending, ...] = ("employment", "monthly_income", "age")
+Pending = str  # "clarify_product", or the name of the customer fact the pack's question asked for
 Wish = Literal["comparison", "eligibility", "cheapest"]
-
-
-class CustomerProfile(BaseModel):
-    """Facts the customer told us; eligibility reads only these."""
-
-    employment: str | None = None  # one of the pack's profile.employment categories
-    monthly_income: int | None = None
-    age: int | None = None
 
 
 class Turn(BaseModel):
@@ -39,11 +30,17 @@ class SessionState(BaseModel):
     product_ids: list[str] = []
     comparison_done: bool = False
     eligibility_done: bool = False
-    profile: CustomerProfile = CustomerProfile()
+    profile: dict[str, FactValue] = {}  # the facts the customer told us (pack.yaml's profile); eligibility reads these
     pending: Pending | None = None
     wishes: list[Wish] = []  # what the message we answered with a clarifying question asked for
     goals: GoalBoard = Field(default_factory=GoalBoard)
     history: list[Turn] = []
+
+    @field_validator("profile", mode="before")
+    @classmethod
+    def _told_only(cls, profile: dict) -> dict:
+        """A fact not told is absent (sessions saved before facts were pack data hold None for it)."""
+        return {name: value for name, value in profile.items() if value is not None}
 
     def has_products(self) -> bool:
         return bool(self.product_ids)

@@ -1,15 +1,21 @@
 """All configuration, read in one place: environment variables (or a .env file) and overrides.
 
-`create_app(config)` passes its overrides here, so tests and deployments use the same fields.
+`create_app(config)` passes its overrides here, so tests and deployments use the same fields;
+every component then reads the app's one `Settings` (`SETTINGS.get(app)`).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
+from flask import Flask
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from assistant.infra.extensions import Slot
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -68,3 +74,26 @@ class Settings(BaseSettings):
     @property
     def pack_dir(self) -> Path:
         return self.data_dir or ROOT / "data" / self.domain
+
+
+SETTINGS: Slot[Settings] = Slot("settings")
+
+
+def init_app(app: Flask, overrides: Mapping[str, Any] | None = None) -> None:
+    """Read the settings once, for every component: environment, .env, then `overrides` (any case;
+    pydantic checks each value). An override that names no setting is refused: a typo would pass unseen."""
+    given = {key.lower(): value for key, value in (overrides or {}).items()}
+    unknown = set(given) - set(Settings.model_fields)
+    if unknown:
+        raise ValueError(f"unknown settings: {', '.join(sorted(unknown))}")
+    SETTINGS.put(app, Settings(**given))
+
+
+def sessions_file(app: Flask) -> Path:
+    """SESSION_DB, or sessions.sqlite3 in the app's instance folder."""
+    return SETTINGS.get(app).session_db or Path(app.instance_path) / "sessions.sqlite3"
+
+
+def bookings_file(app: Flask) -> Path:
+    """BOOKINGS_DB, or bookings.sqlite3 beside the sessions."""
+    return SETTINGS.get(app).bookings_db or sessions_file(app).parent / "bookings.sqlite3"

@@ -1,12 +1,18 @@
-"""The small SQLite stores (bookings, codes, reminders, preferences) share one way of opening a file."""
+"""The two ways the app opens SQLite: one connection shared by a store's threads (the small
+stores: bookings, codes, reminders, preferences), or one per thread (sessions, their locks and
+rate windows, touched by every turn)."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
+
+Row = tuple[Any, ...]  # a row's columns, typed by the schema each store declares, not by sqlite3
 
 
 class SharedSQLite:
@@ -21,15 +27,15 @@ class SharedSQLite:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.executescript(schema)
 
-    def rows(self, sql: str, params: tuple = ()) -> list[tuple]:
+    def rows(self, sql: str, params: tuple[object, ...] = ()) -> list[Row]:
         with self._lock:
             return self._db.execute(sql, params).fetchall()
 
-    def one(self, sql: str, params: tuple = ()) -> tuple | None:
+    def one(self, sql: str, params: tuple[object, ...] = ()) -> Row | None:
         found = self.rows(sql, params)
         return found[0] if found else None
 
-    def write(self, sql: str, params: tuple = ()) -> int:
+    def write(self, sql: str, params: tuple[object, ...] = ()) -> int:
         """One autocommitted statement; how many rows it changed."""
         with self._lock:
             return self._db.execute(sql, params).rowcount
@@ -45,3 +51,30 @@ class SharedSQLite:
                 self._db.execute("ROLLBACK")
                 raise
             self._db.execute("COMMIT")
+
+
+class _Connections(threading.local):
+    pid: int | None = None  # the process that opened this thread's connection
+    db: sqlite3.Connection
+
+
+class ThreadSQLite:
+    """A connection per thread, so a turn never queues behind another thread's, opened again in
+    a forked worker (SQLite connections must not cross a fork). NORMAL sync in WAL mode survives
+    a crash of the app, not of the machine's power, and spares an fsync per commit."""
+
+    def __init__(self, path: Path, schema: str):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._local = _Connections()
+        with self.connect() as db:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.executescript(schema)
+
+    def connect(self) -> sqlite3.Connection:
+        """This thread's connection; `with` it for a transaction."""
+        if self._local.pid != os.getpid():
+            self._local.db = sqlite3.connect(self.path, timeout=10)
+            self._local.db.execute("PRAGMA synchronous=NORMAL")
+            self._local.pid = os.getpid()
+        return self._local.db

@@ -3,8 +3,10 @@
 A pack names the languages its customers write in pack.yaml (`languages: [en, bn]`); English is
 always loaded too, as customers everywhere mix it in. `load_languages` reads and checks those
 files into one `Languages`, which turns native digits and spoken amounts into digits and reads
-dates, times and head counts with the words of all of them. Callers with no pack at hand use
-`shipped()`, every language the engine ships.
+dates, times and head counts with the words of all of them. How a date in digits reads (3/4:
+day or month first) is the country's convention, not the language's, so the pack's
+`business.date_order` comes with the codes. Callers with no pack at hand use `shipped()`,
+every language the engine ships.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from assistant.language.names import Names
 from assistant.language.numbers import Numbers
 from assistant.language.reminders import Reminders
 from assistant.language.when import Found, When, WhenParts, blank
+from assistant.pack.model import DateOrder
 
 __all__ = ["FOLDER", "Found", "Language", "Languages", "WhenParts", "blank", "load_languages", "phrases", "shipped"]
 
@@ -39,6 +42,7 @@ class Languages(BaseModel):
 
     codes: tuple[str, ...]
     languages: tuple[Language, ...]
+    date_order: DateOrder = "day_first"
     _numbers: Numbers = PrivateAttr()
     _when: When = PrivateAttr()
     _names: Names = PrivateAttr()
@@ -49,7 +53,7 @@ class Languages(BaseModel):
 
     def model_post_init(self, context: Any) -> None:
         self._numbers = Numbers(self.languages)
-        self._when = When(self.languages, self._numbers)
+        self._when = When(self.languages, self._numbers, self.date_order)
         self._names = Names(self.languages)
         self._reminders = Reminders(self.languages, self._numbers)
         self._resend = re.compile(Table.words(self.languages, "resend", lambda lang: lang.resend).pattern, re.IGNORECASE)
@@ -57,9 +61,9 @@ class Languages(BaseModel):
         at_most = Table.words(self.languages, "at_most", lambda lang: lang.at_most).pattern
         or_less = Table.words(self.languages, "or_less", lambda lang: lang.or_less).pattern
         amount = r"(?<![\w.,])\d[\d,]*(?:\.\d+)?"
-        currency = rf"(?:[^\w\s]\.?\s*|{LETTER}+\.?\s+)?"  # "under ৳2,000", "up to rs. 5000", "ไม่เกิน 15000"
+        currency = rf"(?:[^\w\s]\.?\s*|{LETTER}+\.?\s+)?"  # "under €2,000", "up to usd 5000", "ไม่เกิน 15000"
         self._ceilings = (re.compile(rf"{at_most}\s*{currency}(?=\d)", re.IGNORECASE),
-                          re.compile(rf"({amount})(?:\s*{LETTER}+\.?)?\s*{or_less}", re.IGNORECASE))  # "60000 baht or less"
+                          re.compile(rf"({amount})(?:\s*{LETTER}+\.?)?\s*{or_less}", re.IGNORECASE))  # "60000 euros or less"
 
     @property
     def stop_words(self) -> frozenset[str]:
@@ -71,7 +75,7 @@ class Languages(BaseModel):
         return self._numbers.digits(text)
 
     def amounts(self, text: str) -> str:
-        """Spelled-out or scaled amounts as plain digits ("two lakh fifty thousand" -> "250000",
+        """Spelled-out or scaled amounts as plain digits ("two hundred fifty thousand" -> "250000",
         "সাড়ে তিন হাজার" -> "3500", "80k" -> "80000"); a lone number word is left as it is."""
         return self._numbers.amounts(text)
 
@@ -132,10 +136,10 @@ def phrases(said: Iterable[str]) -> re.Pattern[str]:
     return re.compile(Table(((key(word), key(word), True) for word in said), "phrases").pattern, re.IGNORECASE)
 
 
-def load_languages(codes: Iterable[str], folder: Path = FOLDER) -> Languages:
-    """The languages with these codes, English included. ValueError names an unknown code, or the
-    file and field that are wrong."""
-    return _load(tuple(dict.fromkeys([ALWAYS, *codes])), folder)
+def load_languages(codes: Iterable[str], folder: Path = FOLDER, *, date_order: DateOrder = "day_first") -> Languages:
+    """The languages with these codes, English included, reading dates in digits in `date_order`.
+    ValueError names an unknown code, or the file and field that are wrong."""
+    return _load(tuple(dict.fromkeys([ALWAYS, *codes])), folder, date_order)
 
 
 def shipped() -> Languages:
@@ -144,7 +148,7 @@ def shipped() -> Languages:
 
 
 @cache
-def _load(codes: tuple[str, ...], folder: Path) -> Languages:
+def _load(codes: tuple[str, ...], folder: Path, date_order: DateOrder) -> Languages:
     languages = []
     for code in codes:
         path = folder / f"{code}.yml"
@@ -156,6 +160,6 @@ def _load(codes: tuple[str, ...], folder: Path) -> Languages:
         except (yaml.YAMLError, ValidationError) as exc:
             raise ValueError(f"{path}: {exc}") from exc
     try:
-        return Languages(codes=codes, languages=tuple(languages))
+        return Languages(codes=codes, languages=tuple(languages), date_order=date_order)
     except ValueError as exc:  # a word that means two things across the files
         raise ValueError(f"languages {', '.join(codes)}: {exc}") from exc

@@ -15,7 +15,7 @@ from typing import Annotated, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
-from assistant.pack.model import Weekday
+from assistant.pack.flows import Weekday
 
 Part = Literal["morning", "noon", "midday", "afternoon", "evening"]
 Word = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
@@ -31,7 +31,7 @@ class Fractions(_Strict):
     """Parts of a number said as words, by how much they add."""
 
     whole: dict[Decimal, Words] = {}  # a number on its own: dedh is 1.5
-    before: dict[Decimal, Words] = {}  # added to the number after: sade teen is 3.5, sawa lakh 1.25 lakh
+    before: dict[Decimal, Words] = {}  # added to the number after: sade teen is 3.5, sawa hazaar 1.25 thousand
     after: dict[Decimal, Words] = {}  # added to the number (or scale) before: "two and a half", สองพันครึ่ง
     clock: dict[Decimal, Words] = {}  # like `before`, but ahead of an hour only: "half past 7"
 
@@ -52,17 +52,17 @@ class Language(_Strict):
     numbers: dict[Annotated[int, Field(ge=0)], Words] = {}  # units, teens, tens: "fifty five" is 50 + 5
     clashes: Words = []  # number or fraction words that are everyday words too (Hindi "do" is English
     # "do"): read as numbers only where a scale, an hour word or people follow
-    scales: dict[Annotated[int, Field(gt=1)], Words] = {}  # hundred, thousand, lakh, crore, หมื่น
+    scales: dict[Annotated[int, Field(gt=1)], Words] = {}  # hundred, thousand, million, หมื่น
     abbreviations: dict[Annotated[int, Field(gt=1)], Words] = {}  # scales written after digits only: 80k, 2 cr
-    one: Words = []  # one, before a scale only: "a lakh"
-    joiners: Words = []  # between a scale and what follows it: "two lakh and fifty thousand"
+    one: Words = []  # one, before a scale only: "a thousand"
+    joiners: Words = []  # between a scale and what follows it: "two thousand and fifty"
     fractions: Fractions = Fractions()
 
     counts: dict[Annotated[int, Field(gt=0)], Words] = {}  # words that are head counts only: "a couple"
     people: Words = []  # after a head count: "4 people", "do log"
     groups: Words = []  # before a head count: "party of", "for"
     alone: Words = []  # a head count of one: "just me"
-    units: Words = []  # after an amount or a length of time ("3 days", "50 taka"): no date, hour or head count
+    units: Words = []  # after an amount or a length of time ("3 days", "50 dollars"): no date, hour or head count
     at_most: Words = []  # before an amount, a ceiling on it: "under", "no more than", ไม่เกิน
     or_less: Words = []  # after an amount, a ceiling on it: "or less", "tops", "tak", "er moddhe"
 

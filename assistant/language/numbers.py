@@ -1,8 +1,8 @@
 """Numbers as customers write them: native digits, number words, scales and fractions.
 
-"two lakh fifty thousand", "dedh lakh", "সাড়ে তিন হাজার" and "สามหมื่น" are amounts that the
+"two million fifty thousand", "dedh hazaar", "সাড়ে তিন হাজার" and "สามหมื่น" are amounts that the
 rest of the engine reads only as digits, so `amounts` rewrites them. A spoken amount is read
-left to right as groups, each a number times a scale, larger scales first ("two lakh" then
+left to right as groups, each a number times a scale, larger scales first ("two million" then
 "fifty thousand"); a scale larger than the groups before it multiplies them ("two hundred
 thousand"). Only a stretch with a scale or a fraction is rewritten: a lone "one" or "two" is
 left for the words around it to explain ("the first one", "these two").
@@ -17,7 +17,7 @@ from decimal import Decimal, InvalidOperation
 
 from assistant.language.lexicon import Language, Table, key
 
-DIGITS = r"(?<!\d)(?<!\d[.,])\d+(?:[.,]\d+)*"  # 2, 2.5, 1,50,000; "Rs.2.5" too
+DIGITS = r"(?<!\d)(?<!\d[.,])\d+(?:[.,]\d+)*"  # 2, 2.5, 1,50,000; "usd.2.5" too
 
 
 class Numbers:
@@ -56,7 +56,7 @@ class Numbers:
         return None if found is None else Decimal(found)
 
     def amounts(self, text: str) -> str:
-        """Spelled-out and scaled amounts as plain digits: "dedh lakh" -> "150000", "80k" -> "80000"."""
+        """Spelled-out and scaled amounts as plain digits: "dedh hazaar" -> "1500", "80k" -> "80000"."""
         text = self.digits(text)
         pieces, at = [], 0
         for start, end, amount in self._spoken(text):
@@ -77,7 +77,7 @@ class Numbers:
                 apart = index > first and text[tokens[index - 1].end():token.start()].strip()
                 if apart or not reading.take(kind, value, clash):
                     if not apart and kind in ("scale", "abbreviation") and taken and not taken[-1][3]:
-                        # "one lakh two lakh": the number before the refused scale starts the next amount
+                        # "one thousand two thousand": the number before the refused scale starts the next amount
                         taken = [t for t in taken if t[3]] or taken
                     break
                 if reading.complete and reading.said is not None:
@@ -111,7 +111,7 @@ class _Amount:
     tens: bool = False  # `current` is a tens word that a unit may complete ("fifty five")
     from_digits: bool = False  # `current` was written in digits, so an abbreviation may follow ("80k")
     pending: Decimal | None = None  # a fraction said before its number ("sade" of "sade teen")
-    article: bool = False  # "a" waits for its scale ("a lakh")
+    article: bool = False  # "a" waits for its scale ("a thousand")
     joined: bool = False  # a joiner ("and") waits for the number after it
     complete: bool = False
     said: Decimal | None = None
@@ -180,13 +180,13 @@ class _Amount:
 
     def _scale(self, scale: Decimal) -> bool:
         number = self.current
-        if number is None and (self.pending is not None or self.article):  # "sawa lakh", "a lakh"
+        if number is None and (self.pending is not None or self.article):  # "sawa hazaar", "a thousand"
             number = Decimal(1) + (self.pending or Decimal(0))
         smaller = [group for group, of in self.groups if of < scale]
         number = (number or Decimal(0)) + sum(smaller, Decimal(0))
         kept = [(group, of) for group, of in self.groups if of >= scale]
         if number == 0 or self.joined or (kept and kept[-1][1] == scale):
-            return False  # a scale alone, or the same scale twice ("one lakh two lakh" is two amounts)
+            return False  # a scale alone, or the same scale twice ("one thousand two thousand" is two amounts)
         self.groups = [*kept, (number * scale, scale)]
         self.current, self.pending, self.article, self.tens, self.from_digits = None, None, False, False, False
         self.worth_rewriting = True

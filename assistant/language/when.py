@@ -26,7 +26,8 @@ from typing import NamedTuple
 
 from assistant.language.lexicon import END, LETTER, Language, Part, Table
 from assistant.language.numbers import Numbers
-from assistant.pack.model import WEEKDAYS
+from assistant.pack.flows import WEEKDAYS
+from assistant.pack.model import DateOrder
 
 # The hour a part of the day stands for alone, and whether it makes 1-11 afternoon hours.
 PART_HOURS: dict[Part, tuple[int, bool]] = {"morning": (10, False), "noon": (12, True), "midday": (13, True),
@@ -72,8 +73,10 @@ class _Clock(NamedTuple):
 class When:
     """Reads dates, times and head counts with the words of the given languages."""
 
-    def __init__(self, languages: Sequence[Language], numbers: Numbers):
+    def __init__(self, languages: Sequence[Language], numbers: Numbers, date_order: DateOrder = "day_first"):
+        """`date_order`: which of 3/4 is the day, the country's convention."""
         self.numbers = numbers
+        self.date_order = date_order
         self.parts = Table.of(languages, "parts", lambda lang: lang.parts)
         self.am = Table.words(languages, "halves.am", lambda lang: lang.halves.am)
         self.pm = Table.words(languages, "halves.pm", lambda lang: lang.halves.pm)
@@ -112,6 +115,7 @@ class When:
         words, nxt, this = self.words, self.next.pattern, self.words["this"]
         day, month = r"(?<![\d.,:/])(?P<day>\d{1,2})(?!\d)", rf"(?P<month>{self.months.pattern})\.?"
         ordinal = rf"(?:{words['ordinals']})"
+        first, second = ("day", "month") if self.date_order == "day_first" else ("month", "day")
         return [(kind, re.compile(pattern, re.IGNORECASE)) for kind, pattern in (
             ("iso", r"(?<![\d/.-])(?P<year>\d{4})-(?P<month>\d{1,2})-(?P<day>\d{1,2})(?![\d/.-])"),
             ("day month", rf"{day}{ordinal}?\s*(?:{words['of']}\s+)?{month}"),
@@ -122,8 +126,8 @@ class When:
                          rf"(?P<weekday>{self.weekdays.pattern})(?:\s*(?P<after>{this}|{nxt})"
                          rf"(?:\s*(?P<week_after>{words['week']}))?)?")),
             ("relative", self.days.pattern),
-            # day first, as written in South Asia; not "24/7", nor ranges of amounts, durations or people
-            ("numeric", (r"(?<![\d/.-])(?!24/7(?!\d))(?P<day>\d{1,2})[/-](?P<month>\d{1,2})"
+            # in the country's order; not "24/7", nor ranges of amounts, durations or people
+            ("numeric", (rf"(?<![\d/.-])(?!24/7(?!\d))(?P<{first}>\d{{1,2}})[/-](?P<{second}>\d{{1,2}})"
                          rf"(?:[/-](?P<year>\d{{2}}|\d{{4}}))?(?![\d/.-])(?!\s*(?:{quantity}))")),
         )]
 

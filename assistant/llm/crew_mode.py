@@ -187,9 +187,9 @@ def _inputs(work: TurnWork) -> dict[str, str]:
         "products": dump([_product_facts(p) for p in work.selection]),
         "faq": dump(work.faq.model_dump(include={"question", "answer"}) if work.faq else None),
         "comparison": work.comparison.model_dump_json() if work.comparison else "none",
-        "profile": work.state.profile.model_dump_json(exclude_none=True),
+        "profile": dump(work.state.profile),
         "eligibility": dump([v.model_dump() for v in work.verdicts] if work.verdicts is not None else None),
-        "booking": work.booking_step.text if work.booking_step else "none",
+        "booking": work.flow_step.text if work.flow_step else "none",
         "draft": work.reply,
     }
 
@@ -199,7 +199,7 @@ def _facts(work: TurnWork) -> grounding.Facts:
     cached = work.catalog.products_by_id(work.state.product_ids)
     products = {p.id: p for p in [*work.selection, *cached, *work.products]}
     text = "\n".join([
-        work.query, work.reply, work.state.profile.model_dump_json(),
+        work.query, work.reply, json.dumps(work.state.profile, ensure_ascii=False),
         *(p.model_dump_json() for p in products.values()),
         work.comparison.model_dump_json() if work.comparison else "",
         work.faq.model_dump_json() if work.faq else "",

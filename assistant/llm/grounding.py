@@ -2,25 +2,21 @@
 
 A model may rephrase, never invent. The facts a reply may use are the turn's tool results
 (products, comparison, verdicts, FAQ answer), the deterministic draft reply, and what the
-customer wrote. A figure counts as a claim when it carries a currency sign, a percent sign or
-a unit (k, lakh), or is 100 or more; small bare numbers (list markers, counts) are free.
+customer wrote. Figures are read as the pack writes them: its currency's sign and words, and the
+number words and scales of its languages ("80k", "two thousand"). A figure counts as a claim
+when it carries a currency mark or a percent sign, or is 100 or more; small bare numbers (list
+markers, counts) are free.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cache
 
+from assistant.language import load_languages
 from assistant.pack.model import Catalog
 
-_NUMBER = re.compile(
-    r"(?P<currency>[৳₹฿$€£]|\b(?:tk|rs|bdt|taka|inr|baht|thb)\b\.?)?\s*"
-    r"(?P<number>\d{1,3}(?:,\d{2,3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-    r"\s*(?P<unit>%|percent\b|k\b|lakhs?\b|lacs?\b|crores?\b)?",
-    re.IGNORECASE,
-)
-_UNITS = {"k": 1_000, "lakh": 100_000, "lakhs": 100_000, "lac": 100_000, "lacs": 100_000,
-          "crore": 10_000_000, "crores": 10_000_000}
 _LEAKS = re.compile(r"\b(?:search_products|search_faq|compare_products|check_eligibility)\b"
                     r"|^\s*(?:Thought|Action|Action Input|Observation|Final Answer):", re.MULTILINE)
 _SAYS_ELIGIBLE = re.compile(r"\byou(?:'re| are)\s+(?:fully\s+)?eligible\b|\byou\s+qualify\b", re.IGNORECASE)
@@ -29,17 +25,23 @@ _SAYS_INELIGIBLE = re.compile(
 )
 
 
-def figures(text: str, claims_only: bool = False) -> set[float]:
-    """The numbers in a text, normalised (৳3,00,000 and 3 lakh are both 300000; 23% is 23)."""
+def figures(text: str, catalog: Catalog, claims_only: bool = False) -> set[float]:
+    """The numbers in a text, normalised: 300,000 after the currency's sign or before its word,
+    and "300 thousand", are all 300000; 23% is 23."""
     found = set()
-    for m in _NUMBER.finditer(text):
+    for m in _numbers(catalog.business.currency_mark).finditer(load_languages(catalog.pack.languages).amounts(text)):
         value = float(m["number"].replace(",", ""))
-        unit = (m["unit"] or "").lower()
-        value *= _UNITS.get(unit, 1)
-        is_claim = bool(m["currency"] or unit) or value >= 100
+        is_claim = bool(m["currency"] or m["after"] or m["percent"]) or value >= 100
         if is_claim or not claims_only:
             found.add(round(value, 4))
     return found
+
+
+@cache
+def _numbers(currency: str) -> re.Pattern[str]:
+    """A figure, with the currency mark or percent sign that may come with it."""
+    return re.compile(rf"(?P<currency>{currency})?\s*(?P<number>\d{{1,3}}(?:,\d{{2,3}})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+                      rf"\s*(?:(?P<percent>%|percent\b)|(?=\s*(?P<after>{currency})))?", re.IGNORECASE)
 
 
 @dataclass
@@ -49,15 +51,12 @@ class Facts:
     text: str  # tool results, draft reply and the customer's message, as one text
     product_names: set[str]
     verdicts: list[bool | None] | None = None
-    numbers: set[float] = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.numbers = figures(self.text)
 
 
 def violations(reply: str, facts: Facts, catalog: Catalog) -> list[str]:
     """What in the reply is not backed by the turn's facts; empty when the reply is grounded."""
-    problems = [f"the figure {_show(n)}" for n in sorted(figures(reply, claims_only=True) - facts.numbers)]
+    known = figures(facts.text, catalog)
+    problems = [f"the figure {_show(n)}" for n in sorted(figures(reply, catalog, claims_only=True) - known)]
     known_names = {p.name for p in catalog.products}
     said = [name for name in known_names if name in reply]  # catalog products the reply names
     if catalog.pack.name_pattern:  # and names shaped like products, to catch invented ones

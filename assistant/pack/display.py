@@ -6,6 +6,7 @@ is left out instead of printing "None".
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from assistant.pack.model import Attribute, Catalog, Product, Template
@@ -13,12 +14,21 @@ from assistant.pack.model import Attribute, Catalog, Product, Template
 _FIELD = re.compile(r"\{(\w+)(?:\|(\w+))?\}")
 
 
-def money(amount: float | None, symbol: str, style: str = "plain") -> str:
+def money(amount: float | None, symbol: str, scales: Mapping[str, int] | None = None) -> str:
+    """An amount after the currency sign; with `scales` ({"million": 1000000}), in the largest
+    scale it reaches ("$1.25 million")."""
     if amount is None:
         return "—"
-    if style == "lakh" and amount >= 100_000:
-        return f"{symbol}{amount / 100_000:.2f}".rstrip("0").rstrip(".") + " lakh"
+    size, name = max(((size, name) for name, size in (scales or {}).items() if amount >= size), default=(1, ""))
+    if name:
+        return f"{symbol}{amount / size:.2f}".rstrip("0").rstrip(".") + f" {name}"
     return f"{symbol}{amount:,.0f}" if float(amount).is_integer() else f"{symbol}{amount:,.2f}"
+
+
+def price(amount: float, attribute: Attribute, catalog: Catalog) -> str:
+    """An amount of a currency attribute, scaled as the attribute's style says."""
+    business = catalog.business
+    return money(amount, business.currency_symbol, business.money_scales if attribute.style == "scaled" else None)
 
 
 def show_value(value: Any, attribute: Attribute | None, catalog: Catalog) -> str:
@@ -31,7 +41,7 @@ def show_value(value: Any, attribute: Attribute | None, catalog: Catalog) -> str
         if value == 0 and attribute.zero:
             return attribute.zero
         if attribute.unit == "currency":
-            return money(value, catalog.business.currency_symbol, attribute.style)
+            return price(value, attribute, catalog)
         number = f"{value:g}" if isinstance(value, float) else f"{value:,}"
         if attribute.unit == "percent":
             return f"{number}%"

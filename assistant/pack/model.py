@@ -2,7 +2,8 @@
 
 A pack is a folder under data/ (chosen with DOMAIN=<name>): `pack.yaml` declares the
 business, the attribute schema (which attributes are filters, their types and how they are
-shown), eligibility rules, booking, goals and every text the assistant says; the catalog
+shown), the facts customers tell and the eligibility rules that read them, booking, goals,
+and the texts it words its own way (assistant/pack/texts.yaml has every other); the catalog
 (JSON, or a shop's CSV export with a column mapping), the knowledge base and the vocabulary
 sit beside it. The engine reads only this. Every file and field is checked at start-up, so a
 broken pack fails loudly with the file and field named, never mid-conversation.
@@ -12,24 +13,25 @@ See docs/domain-packs.md.
 from __future__ import annotations
 
 import csv
-import datetime as dt
 import json
 import re
 import string
+import unicodedata
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
+from assistant.pack.flows import Flow
+
 FilterValue = str | int | float | list[str]  # one value, an amount, or any of several values
+FactValue = str | int  # what the customer told of a fact: a category's value, an amount or a number
 ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{1,63}$"
 NAME_PATTERN = r"^[a-z][a-z0-9_]{0,39}$"
-Weekday = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
 MIN_EXAMPLES = 10  # per intent: fewer cannot teach the router a way of asking
-WEEKDAYS: tuple[Weekday, ...] = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")  # date.weekday() order
 Template = str | list[str]  # a list's pieces are joined; a piece naming a missing value is left out
 AgentName = Literal["retriever", "comparator", "eligibility", "booking", "support", "formatter"]
 ToolName = Literal["search_products", "search_faq", "compare_products", "check_eligibility", "calculate"]
@@ -38,8 +40,6 @@ IntentName = Literal[
     "product_info", "comparison", "eligibility_check", "feature_query", "faq", "support", "calculate", "greeting",
     "thanks", "booking", "cancel", "out_of_scope",
 ]
-BookingSlot = Literal["product", "channel", "branch", "date", "time", "name", "phone"]
-SupportSlot = Literal["model", "symptom"]
 
 
 class Strict(BaseModel):
@@ -58,7 +58,7 @@ class Filter(Strict):
 
     name: str = Field(pattern=NAME_PATTERN)  # the filter's name in vocabulary, state and API
     match: Literal["any", "max", "min"] = "any"  # any: one of the values; max: at most; min: at least
-    place: Literal["before", "noun", "after"] = "before"  # where it goes in "Islamic credit cards for travel"
+    place: Literal["before", "noun", "after"] = "before"  # where it goes in "gold credit cards for travel"
     says: str | None = None  # an "after" filter: "for {value}", "up to {value}"
     says_zero: str | None = None  # a max of 0: "with no annual fee"
     cues: list[str] = []  # number filters: words that make an amount in the message this filter
@@ -75,7 +75,7 @@ class Attribute(Strict):
     label: str
     values: dict[str, str | ValueWords] = {}  # enum (and a list of them): the allowed values, as said
     unit: str | None = None  # number: "currency", "percent", or a word shown after it ("km/l")
-    style: Literal["plain", "lakh"] = "plain"  # number: "lakh" shows ₹16.35 lakh
+    style: Literal["plain", "scaled"] = "plain"  # currency: "scaled" reads in the business's money_scales
     zero: str | None = None  # number: what 0 reads as ("none")
     required: bool = False
     filter: Filter | None = None
@@ -88,6 +88,8 @@ class Attribute(Strict):
             raise ValueError(f"a {self.type} attribute filtered on needs its values")
         if self.filter and self.filter.match != "any" and self.type != "number":
             raise ValueError(f"a '{self.filter.match}' filter needs a number attribute")
+        if self.style == "scaled" and self.unit != "currency":
+            raise ValueError("style: scaled is for currency amounts")
         return self
 
     @property
@@ -154,65 +156,64 @@ class Display(Strict):
         return own
 
 
-class ProfileFact(Strict):
-    question: str
-    choices: list[str] = []
-    cues: list[str] = []  # words that make an amount in a message this fact ("salary")
-    labels: dict[str, str] = {}  # categories: how each is said ("salaried employees")
-    bands: list[int] = []  # amounts: the ranges remembered instead of the figure (ascending)
+class CustomerFact(Strict):
+    """Something the customer tells about themselves that eligibility rules read: a category
+    ("salaried"), an amount of money (a monthly income) or a number (an age)."""
+
+    kind: Literal["category", "amount", "number"]
+    label: str | None = None  # how sentences name it ("monthly income"); default: its name with spaces
+    question: str | None = None  # asked when a verdict waits on it; a fact without one is never waited for
+    choices: list[str] = []  # quick replies with the question: a category's, one per value in order
+    values: dict[str, str] = {}  # category: each value and how it is said ("salaried employees")
+    cues: list[str] = []  # amount: words that make an amount this fact ("salary"); number: words right before it ("aged")
+    units: list[str] = []  # number: words right after it ("years")
+    range: tuple[int, int] | None = None  # number: the values it can take (an age of 16 to 100)
+    bands: list[int] = []  # amount: the ranges remembered instead of the figure (ascending)
+    on_page: bool = False  # category: the chat page offers its choices (sent as the request's user_employment)
 
     @model_validator(mode="after")
-    def _one_choice_per_category(self) -> ProfileFact:
-        if self.labels and len(self.choices) != len(self.labels):
-            raise ValueError("choices must name each of the labels' categories, in the same order")
+    def _consistent(self) -> CustomerFact:
+        if self.kind == "category" and (not self.values or len(self.choices) != len(self.values)):
+            raise ValueError("a category fact needs its values, and one choice per value in the same order")
+        if self.kind != "category" and (self.values or self.on_page):
+            raise ValueError(f"values and on_page are for category facts, not {self.kind}")
+        if self.kind == "number" and not (self.cues or self.units):
+            raise ValueError("a number fact needs cues or units to be read by")
+        if self.bands != sorted(set(self.bands)):
+            raise ValueError("bands must ascend")
         return self
 
-
-class Eligibility(Strict):
-    """Which item attributes hold each rule; each rule is checked only where the item has it."""
-
-    employment: str | None = None  # a list attribute of accepted employment categories
-    min_income: str | None = None
-    min_age: str | None = None
-    max_age: str | None = None
-    age_note: str = ""
-
-
-class Channel(Strict):
-    """One way to meet: at a branch or showroom, or by a call or a visit to the customer."""
-
-    choice: str  # the quick reply ("Branch visit")
-    words: list[str]  # what customers say for it
-    at_branch: bool = False
-    says: str  # "a visit to our {branch} branch"
-    says_unplaced: str | None = None  # before the branch is chosen
-    confirm: str  # "See you at our {branch} branch"
-    hours: dict[Weekday, tuple[dt.time, dt.time]]
+    def accepts(self, value: object) -> bool:
+        """Whether a told value is one of this fact's: a known category, or a whole number in range."""
+        if self.kind == "category":
+            return value in self.values
+        if not isinstance(value, int) or isinstance(value, bool):
+            return False
+        low, high = self.range or (value, value)
+        return low <= value <= high
 
 
-class Booking(Strict):
-    """What customers can book, and the desk's words."""
+class Rule(Strict):
+    """An eligibility rule: a customer fact against an item's attributes; an item without them is not checked."""
 
-    subject: str  # "appointment", "test drive"
-    branches: list[str]
-    channels: dict[str, Channel] = Field(min_length=1)
-    reminder_minutes_before: int = Field(default=60, ge=1)
-    questions: dict[BookingSlot, str]
-    start: str  # the summary before any detail is known
+    fact: str
+    in_: str | None = Field(default=None, alias="in")  # a list attribute of the category values accepted
+    at_least: str | None = None  # a number attribute: the least the fact may be
+    between: tuple[str, str] | None = None  # two number attributes: the least and the most
 
     @model_validator(mode="after")
-    def _all_questions(self) -> Booking:
-        missing = set(get_args(BookingSlot)) - set(self.questions)
-        if missing:
-            raise ValueError(f"booking.questions needs {sorted(missing)}")
+    def _one_test(self) -> Rule:
+        if sum(test is not None for test in (self.in_, self.at_least, self.between)) != 1:
+            raise ValueError(f"the rule on '{self.fact}' needs exactly one of in, at_least, between")
         return self
 
+    @property
+    def test(self) -> Literal["in", "at_least", "between"]:
+        return "in" if self.in_ else "at_least" if self.at_least else "between"
 
-class Support(Strict):
-    """Troubleshooting goals: what to know before searching the knowledge base for a fix."""
-
-    questions: dict[SupportSlot, str]
-    device_filter: str | None = None  # the filter that names the device ("category"), to narrow articles
+    @property
+    def attributes(self) -> list[str]:
+        return [self.in_] if self.in_ else [self.at_least] if self.at_least else list(self.between or ())
 
 
 class ConciergeSetup(Strict):
@@ -224,6 +225,7 @@ class ConciergeSetup(Strict):
     service_schema: str  # SGD schema: the slots (city, locality, cuisine, restaurant_name, date, time, party_size)
     default_channel: Literal["sms", "whatsapp"] = "sms"
     channels: dict[Literal["sms", "whatsapp"], list[str]] = {}  # what customers call each: "text message", "wa"
+    flow: Flow  # what an instruction must say, asked for in this order (the flow engine's questions)
 
 
 CONCIERGE_ATTRIBUTES = ("city", "locality", "address", "cuisines", "rating", "opens", "closes", "tables")
@@ -252,19 +254,28 @@ INTENTS = ("product_info", "comparison", "eligibility_check", "feature_query", "
 CUES = ("greeting", "thanks", "comparison", "eligibility", "want", "cheapest", "booking", "cancel", "faq", "support",
         "calculate")
 TEMPLATE_FILTERS = ("raw", "first", "lower", "title", "semicolons")
-TEXT_VALUES = {"no_match": ("what",), "relax": ("filter",), "welcome_back_filter": ("value",)}  # beyond the four
-TEXT_KEYS = (
-    "item", "items", "greeting", "thanks", "unknown", "out_of_scope", "suggestions", "refusal", "faq_not_found",
-    "nothing_to_cancel",
-    "cancelled", "cancelled_booking", "list_hint_one", "list_hint_many", "only_one", "no_match", "relax",
-    "eligible", "not_eligible", "need_more", "welcome_back", "welcome_back_filter", "resumed",
-)
+# Every text the engine says, with its default words and placeholders: a pack's texts override them.
+DEFAULT_TEXTS: dict[str, str] = yaml.safe_load((Path(__file__).parent / "texts.yaml").read_text(encoding="utf-8"))
+COMMON_PLACEHOLDERS = ("business", "support", "item", "items")  # filled in every text
+
+
+def placeholders(text: str) -> set[str]:
+    """The names a text fills in ("{what}" in "I couldn't find any {what}")."""
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
+
+
+DateOrder = Literal["day_first", "month_first"]
+_CURRENCY_SIGNS = "".join(ch for ch in map(chr, range(0x10000)) if unicodedata.category(ch) == "Sc")  # $, €, ...
 
 
 class Business(Strict):
+    """The business and its country's conventions (its locale); a new pack's defaults assume none."""
+
     name: str = Field(min_length=1)
     currency_symbol: str
-    currency_words: list[str] = []  # "tk", "taka", "bdt"
+    currency_words: list[str] = []  # what customers type for the currency besides its sign ("usd", "dollars")
+    money_scales: dict[str, Annotated[int, Field(gt=1)]] = {}  # what `style: scaled` amounts read in: {million: 1000000}
+    date_order: DateOrder = "day_first"  # 3/4 is 3 April (month_first: March 4); 2026-04-03 reads either way
     timezone: str
     support_contact: str
     country_code: str = Field(pattern=r"^\+[1-9]\d{0,2}$")
@@ -275,8 +286,16 @@ class Business(Strict):
         try:
             ZoneInfo(self.timezone)
         except (ZoneInfoNotFoundError, ValueError):
-            raise ValueError(f"timezone '{self.timezone}' is not an IANA time zone such as Asia/Dhaka") from None
+            raise ValueError(f"timezone '{self.timezone}' is not an IANA time zone (Area/City)") from None
         return self
+
+    @property
+    def currency_mark(self) -> str:
+        """A regex of the currency as written, in any case: its sign or words ("usd."), or any currency sign."""
+        words = sorted(self.currency_words, key=len, reverse=True)
+        marks = [f"[{re.escape(_CURRENCY_SIGNS)}]", re.escape(self.currency_symbol),
+                 *(rf"(?<![^\W\d_]){re.escape(word)}(?![^\W\d_])\.?" for word in words)]
+        return f"(?i:{'|'.join(marks)})"
 
 
 class Source(Strict):
@@ -314,14 +333,13 @@ class Pack(Strict):
     attributes: dict[str, Attribute]
     display: Display
     search: Search
-    profile: dict[Literal["employment", "monthly_income"], ProfileFact] = {}
-    eligibility: Eligibility | None = None
-    booking: Booking | None = None
-    support: Support | None = None
+    profile: dict[Annotated[str, Field(pattern=NAME_PATTERN)], CustomerFact] = {}  # what customers tell, in asking order
+    eligibility: list[Rule] = []
+    flows: dict[str, Flow] = {}  # what goals collect step by step (assistant/pack/flows.py)
     concierge: ConciergeSetup | None = None
     goals: dict[str, GoalKind] = {}
     tools: dict[AgentName, list[ToolName]]  # which tools each agent may call
-    texts: dict[str, str]
+    texts: dict[str, str] = {}  # the pack's own words; the engine's defaults say the rest (Catalog.text)
 
     @model_validator(mode="after")
     def _references(self) -> Pack:
@@ -329,8 +347,7 @@ class Pack(Strict):
         attributes, filters = self.attributes, self.filter_attributes()
         named = [("names", n) for n in self.names] + [("search.rank_by", self.search.rank_by)]
         named += [("display.compare", r.attribute) for r in self.display.compare]
-        named += [(f"eligibility.{k}", v) for k, v in (self.eligibility.model_dump() if self.eligibility else {}).items()
-                  if v and k != "age_note"]
+        named += [(f"eligibility[{i}]", a) for i, rule in enumerate(self.eligibility) for a in rule.attributes]
         named += [("display.badge", self.display.badge)] if self.display.badge else []
         named += [("display.meta", m) for m in self.display.meta]
         named += [("display.highlights", self.display.highlights)] if self.display.highlights else []
@@ -344,31 +361,52 @@ class Pack(Strict):
                     raise ValueError(f"{where} names '{name}', which is not a filter")
                 if where in ("search.require", "search.clarify") and not filters[name][1].as_filter.question:
                     raise ValueError(f"{where} names '{name}', whose filter has no question to ask")
-        if self.support and self.support.device_filter and self.support.device_filter not in filters:
-            raise ValueError(f"support.device_filter names '{self.support.device_filter}', which is not a filter")
+        for name, flow in self.flows.items():
+            if flow.intent not in INTENTS:
+                raise ValueError(f"flows.{name} starts on intent '{flow.intent}'; known: {list(INTENTS)}")
+            for slot in flow.slots():
+                if slot.filter and slot.filter not in filters:
+                    raise ValueError(f"flows.{name}.{slot.slot} names '{slot.filter}', which is not a filter")
         if self.name_pattern:
             re.compile(self.name_pattern)
-        missing = [k for k in TEXT_KEYS if k not in self.texts]
-        if missing:
-            raise ValueError(f"texts needs {missing}")
         lacking = [a for a in CONCIERGE_ATTRIBUTES if self.concierge and a not in self.attributes]
         if lacking:
             raise ValueError(f"the concierge needs the attributes {lacking}")
         unknown = [i for kind in self.goals.values() for i in kind.intents if i not in INTENTS]
         if unknown:
             raise ValueError(f"goals name intents {unknown}; known: {list(INTENTS)}")
+        self._check_facts()
         self._check_texts()
         self._check_templates()
         self._check_tools()
         return self
 
+    def _check_facts(self) -> None:
+        """Each rule tests a declared fact of a kind it can test against attributes of the right type."""
+        if sum(fact.on_page for fact in self.profile.values()) > 1:
+            raise ValueError("at most one profile fact can be on_page")
+        for i, rule in enumerate(self.eligibility):
+            fact = self.profile.get(rule.fact)
+            if fact is None:
+                raise ValueError(f"eligibility[{i}] tests '{rule.fact}', which is not in profile")
+            kinds, types = (("category",), ("list",)) if rule.test == "in" else (("amount", "number"), ("number",))
+            if fact.kind not in kinds:
+                raise ValueError(f"eligibility[{i}]: '{rule.test}' needs a fact of kind {' or '.join(kinds)}; "
+                                 f"'{rule.fact}' is {fact.kind}")
+            wrong = [a for a in rule.attributes if self.attributes[a].type not in types]
+            if wrong:
+                raise ValueError(f"eligibility[{i}]: '{rule.test}' needs {types[0]} attributes; {wrong} are not")
+
     def _check_texts(self) -> None:
-        """Every placeholder a text uses is one the engine fills for it."""
+        """Every text is one the engine says, using only the placeholders the engine fills for it:
+        the common four and those its default uses."""
         for key, text in self.texts.items():
-            allowed = {"business", "support", "item", "items", *TEXT_VALUES.get(key, ())}
-            for _, name, _, _ in string.Formatter().parse(text):
-                if name is not None and name not in allowed:
-                    raise ValueError(f"texts.{key} uses {{{name}}}; it may use {sorted(allowed)}")
+            if key not in DEFAULT_TEXTS:
+                raise ValueError(f"texts.{key} is not a text the engine says (assistant/pack/texts.yaml lists them)")
+            allowed = {*COMMON_PLACEHOLDERS, *placeholders(DEFAULT_TEXTS[key])}
+            unknown = placeholders(text) - allowed
+            if unknown:
+                raise ValueError(f"texts.{key} uses {{{sorted(unknown)[0]}}}; it may use {sorted(allowed)}")
 
     def _check_templates(self) -> None:
         """Display templates name only declared attributes ("{annual_fee}", "{benefits|first}")."""
@@ -390,23 +428,57 @@ class Pack(Strict):
         """The tools each part of the conversation needs are allowed to some agent."""
         needs: list[tuple[AgentName, ToolName]] = [("retriever", "search_products"), ("comparator", "compare_products")]
         needs += [("eligibility", "check_eligibility")] if self.eligibility else []
-        needs += [("support", "search_faq")] if self.support else []
+        needs += [(flow.agent, "search_faq") for flow in self.flows.values() if flow.action == "troubleshoot"]
         for agent, tool in needs:
             if tool not in self.tools.get(agent, []):
                 raise ValueError(f"tools.{agent} needs {tool}")
         if not any("search_faq" in tools for tools in self.tools.values()):
             raise ValueError("some agent in tools needs search_faq to answer help questions")
 
+    @model_validator(mode="after")
+    def _scales_for_money(self) -> Pack:
+        """Amounts shown scaled need the business's scales to be shown in."""
+        scaled = [name for name, a in self.attributes.items() if a.style == "scaled"]
+        if scaled and not self.business.money_scales:
+            raise ValueError(f"attributes {scaled} have style: scaled, and business.money_scales is empty")
+        return self
+
     def filter_attributes(self) -> dict[str, tuple[str, Attribute]]:
         """filter name -> (attribute name, attribute)."""
         return {a.filter.name: (name, a) for name, a in self.attributes.items() if a.filter}
 
+    @property
+    def page_fact(self) -> str | None:
+        """The fact the chat page offers choices for, if the pack has one."""
+        return next((name for name, fact in self.profile.items() if fact.on_page), None)
+
+    def told(self, facts: dict[str, Any]) -> dict[str, FactValue]:
+        """Of what a customer told, the facts this pack declares, each with a value the fact takes."""
+        return {name: value for name, value in facts.items() if name in self.profile and self.profile[name].accepts(value)}
+
     def goal_kind(self, intent: str) -> tuple[str, GoalKind | None]:
-        """The goal type an intent serves (a pack may group intents, e.g. a sale) and its kind."""
-        for name, kind in self.goals.items():
+        """The goal type an intent serves (a pack may group intents, e.g. a sale; a flow is a
+        goal of its own) and its kind."""
+        for name, kind in self.goal_kinds.items():
             if intent in kind.intents:
                 return name, kind
         return intent, None
+
+    @cached_property
+    def goal_kinds(self) -> dict[str, GoalKind]:
+        """Every kind of goal: the pack's groups of intents, and its flows."""
+        flows = {name: GoalKind(priority=f.priority, intents=[f.intent], resumed=f.resumed) for name, f in self.flows.items()}
+        return {**self.goals, **flows}
+
+    def flow_for(self, intent: str) -> str | None:
+        """The flow an intent starts, if the pack has one."""
+        return next((name for name, flow in self.flows.items() if flow.intent == intent), None)
+
+    @cached_property
+    def device_filter(self) -> str | None:
+        """The filter that names the device a fault is about, from the troubleshooting flow ("category")."""
+        return next((slot.filter for flow in self.flows.values() if flow.action == "troubleshoot"
+                     for slot in flow.slots() if slot.kind == "filter"), None)
 
 
 class Product(BaseModel):
@@ -445,7 +517,7 @@ class Vocabulary(Strict):
     """Words customers use, mapped to the pack's values (synonyms, typos, Hinglish, Banglish)."""
 
     filters: dict[str, dict[str, list[str]]]
-    employment: dict[str, list[str]] = {}
+    facts: dict[str, dict[str, list[str]]] = {}  # category fact -> value -> phrases ("salaried": ["job holder"])
     intents: dict[str, list[str]]
     features: dict[str, list[str]] = {}
     places: dict[str, list[str]] = {}  # a place as the catalog names it ("Bandra") -> other spellings (बांद्रा)
@@ -453,7 +525,7 @@ class Vocabulary(Strict):
     @cached_property
     def words(self) -> frozenset[str]:
         """Every single word of the business's own phrases, lower-cased: "I am salaried" gives no name."""
-        sections = [self.employment, self.intents, *self.filters.values()]
+        sections = [self.intents, *self.filters.values(), *self.facts.values()]
         return frozenset(w for s in sections for phrases in s.values() for p in phrases for w in p.lower().split())
 
 
@@ -486,7 +558,8 @@ class Catalog(BaseModel):
 
     @property
     def text(self) -> dict[str, str]:
-        return self.pack.texts
+        """The engine's default texts, with the pack's own words over them."""
+        return {**DEFAULT_TEXTS, **self.pack.texts}
 
     def product(self, product_id: str) -> Product | None:
         return self._by_id.get(product_id)
@@ -611,13 +684,18 @@ def _check_vocabulary(vocabulary: Vocabulary, pack: Pack) -> None:
     for topic in vocabulary.features:
         if topic not in pack.display.topics:
             raise ValueError(f"features.{topic} has no display.topics.{topic} in pack.yaml")
-    if vocabulary.employment and "employment" not in pack.profile:
-        raise ValueError("employment words need profile.employment in pack.yaml")
+    for name, section in vocabulary.facts.items():
+        fact = pack.profile.get(name)
+        if fact is None or fact.kind != "category":
+            raise ValueError(f"facts.{name} is not a category fact in pack.yaml's profile")
+        unknown = sorted(set(section) - set(fact.values))
+        if unknown:
+            raise ValueError(f"facts.{name}: {unknown} are not values of '{name}'")
 
 
 def _devices_named(entries: list[FaqEntry], pack: Pack) -> list[FaqEntry]:
     """Articles name the devices they fix as the device filter's values ("Gaming Mouse" -> gaming_mouse)."""
-    device = pack.support.device_filter if pack.support else None
+    device = pack.device_filter
     if device is None:
         return entries
     values = pack.filter_attributes()[device][1].values

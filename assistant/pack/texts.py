@@ -1,37 +1,52 @@
 """The Formatter's templates: markdown replies built only from tool results and pack data.
 
-Every sentence comes from the pack's texts and display templates; this module only decides
-which ones a turn needs and fills them in.
+Every sentence comes from the texts (the pack's own words over the engine's defaults in
+texts.yaml, one key per sentence) and the display templates; this module only decides which
+ones a turn needs and fills them in.
 """
 
 from __future__ import annotations
 
-from assistant.pack.display import money, render
-from assistant.pack.model import Catalog, FaqEntry, Product
+from typing import TYPE_CHECKING
+
+from assistant.pack.display import money, price, render
+from assistant.pack.model import Catalog, FactValue, FaqEntry, Product
 from assistant.tools.comparison import Comparison
-from assistant.tools.eligibility import Verdict
 from assistant.tools.filters import Filters
+
+if TYPE_CHECKING:  # the eligibility tool words its reasons with say()
+    from assistant.tools.eligibility import Verdict
 
 
 def say(catalog: Catalog, key: str, **values) -> str:
-    """One of the pack's texts, with the business, support contact and item words filled in."""
+    """The text `key` with the business, support contact and item words filled in, and `values`
+    (which may name a particular item as `item`)."""
     text = catalog.text
-    return text[key].format(business=catalog.name, support=catalog.business.support_contact,
-                            item=text["item"], items=text["items"], **values)
+    common = {"business": catalog.name, "support": catalog.business.support_contact,
+              "item": text["item"], "items": text["items"]}
+    return text[key].format(**{**common, **values})
 
 
 def filter_words(catalog: Catalog, name: str, value, many: bool = True) -> str:
-    """How a filter's value reads: "Islamic", "credit cards", "SUVs", "₹15 lakh"."""
+    """How a filter's value reads: "Gold", "credit cards", "SUVs", a budget in the pack's currency."""
     attribute_name, attribute = catalog.pack.filter_attributes()[name]
     values = value if isinstance(value, list) else [value]
+    either = f" {say(catalog, 'or')} "
     if attribute.type == "number":
-        return " or ".join(money(v, catalog.business.currency_symbol, attribute.style)
-                           if attribute.unit == "currency" else f"{v:g}" for v in values)
-    return " or ".join(attribute.words(str(v), many) for v in values)
+        return either.join(price(v, attribute, catalog) if attribute.unit == "currency" else f"{v:g}" for v in values)
+    return either.join(attribute.words(str(v), many) for v in values)
+
+
+def fact_words(catalog: Catalog, name: str, value: FactValue) -> str:
+    """How a customer fact's value reads: a category's words ("salaried employees"), an amount of money, a number."""
+    fact = catalog.pack.profile[name]
+    if fact.kind == "category":
+        return fact.values.get(str(value), str(value).replace("_", " "))
+    return money(int(value), catalog.business.currency_symbol) if fact.kind == "amount" else str(value)
 
 
 def describe_filters(filters: Filters, catalog: Catalog, count: int = 2) -> str:
-    """'Islamic platinum credit cards for business' (or '... card ...' for one) from the filters in effect."""
+    """'Gold credit cards for travel' (or '... card ...' for one) from the filters in effect."""
     before, noun, after = [], None, []
     for name, (_, attribute) in catalog.pack.filter_attributes().items():
         if name not in filters:
@@ -61,13 +76,9 @@ def product_list(products: list[Product], filters: Filters, from_cache: bool, ca
                  cheapest: bool = False) -> str:
     one = len(products) == 1
     what = describe_filters(filters, catalog, len(products))
-    if cheapest:
-        first = catalog.pack.search.cheapest
-        intro = f"Here {'is the cheapest' if one else f'are the {len(products)} cheapest'} {what}, {first}:"
-    elif from_cache:
-        intro = f"Here {'is' if one else 'are'} {len(products)} {what} (the ones we found earlier):"
-    else:
-        intro = f"Here {'is' if one else 'are'} {len(products)} {what} that {'matches' if one else 'match'}:"
+    kind = "cheapest" if cheapest else "list_cached" if from_cache else "list"
+    intro = say(catalog, f"{kind}_{'one' if one else 'many'}", count=len(products), what=what,
+                order=catalog.pack.search.cheapest)
     lines = [intro, ""] + [f"{i}. {product_line(p, catalog)}" for i, p in enumerate(products, 1)]
     lines += ["", say(catalog, "list_hint_one" if one else "list_hint_many")]
     return "\n".join(lines)
@@ -88,7 +99,7 @@ def comparison_table(comparison: Comparison, products: list[Product], catalog: C
         cells = [f"**{row.values[pid]}** ✓" if pid in row.best else row.values[pid] for pid in comparison.products]
         lines.append(f"| {row.label} | " + " | ".join(cells) + " |")
     summary = [
-        f"- **{by_id[pid].name}** is best on: {', '.join(won).lower()}."
+        "- " + say(catalog, "best_on", name=by_id[pid].name, rows=", ".join(won).lower())
         for pid, won in comparison.wins.items() if won
     ]
     text = "\n".join(lines) + "\n\n" + "\n".join(summary)
@@ -97,8 +108,7 @@ def comparison_table(comparison: Comparison, products: list[Product], catalog: C
         most = len(comparison.wins[best.id])
         tied = any(len(won) == most for pid, won in comparison.wins.items() if pid != best.id)
         rank = catalog.pack.attributes[catalog.pack.search.rank_by].label.lower()
-        verdict = f"ties for the most rows and has the lowest {rank} of those" if tied else "wins the most rows"
-        text += f"\n\nOverall, **{best.name}** {verdict}."
+        text += "\n\n" + say(catalog, "overall_tie" if tied else "overall_wins", name=best.name, rank=rank)
     return text
 
 
@@ -150,6 +160,6 @@ def cancelled(goal, catalog: Catalog) -> str:
 
 
 def resumed(goal, catalog: Catalog) -> str:
-    kind = catalog.pack.goals.get(goal.type)
+    kind = catalog.pack.goal_kinds.get(goal.type)
     back = kind.resumed if kind else say(catalog, "resumed")
     return f"{back} {goal.next_question}" if goal.next_question else back

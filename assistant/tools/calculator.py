@@ -9,10 +9,11 @@ from __future__ import annotations
 import ast
 import operator
 import re
+from collections.abc import Callable
 
 MAX_CHARS = 200
 MAX_POWER = 100
-_OPERATORS = {
+_OPERATORS: dict[type[ast.operator], Callable[[float, float], float]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
     ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
 }

@@ -106,7 +106,7 @@ class MiniLMEmbedder:
         it. Digits and signs are left out: "ไม่เกิน 20000" is as unreadable as "ไม่เกิน"."""
         encoding = self._tokenizer.encode(text, add_special_tokens=False)
         words = [token.removeprefix("##") for token, (start, end) in zip(encoding.tokens, encoding.offsets, strict=True)
-                 if any(c.isalpha() for c in text[start:end])]  # digits and signs (৳, 20000) say nothing of the script
+                 if any(c.isalpha() for c in text[start:end])]  # digits and signs (currency, 20000) say nothing of the script
         lost = sum(t == "[UNK]" or (len(t) == 1 and not t.isascii()) for t in words)
         return lost / len(words) if words else 0.0
 
@@ -137,7 +137,7 @@ class MiniLMEmbedder:
             ["last_hidden_state"],
             {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": np.zeros_like(ids)},
         )[0][0]
-        pooled = hidden.mean(axis=0)
+        pooled: np.ndarray = hidden.mean(axis=0)  # onnxruntime types its outputs as Any
         return pooled / max(float(np.linalg.norm(pooled)), 1e-12)
 
 

@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+from chromadb.api.types import Metadata, Where
+from chromadb.base_types import (
+    ArrayContainsOperator,
+    InclusionExclusionOperator,
+    LiteralValue,
+    LogicalOperator,
+    WhereOperator,
+)
+
 from assistant.pack.model import Catalog, FilterValue, Product
 
 Filters = dict[str, FilterValue]
 
 
-def _as_list(value: FilterValue) -> list:
-    return value if isinstance(value, list) else [value]
+def _as_list(value: FilterValue) -> list[LiteralValue]:
+    return [*value] if isinstance(value, list) else [value]
 
 
 class FilterRules:
@@ -37,25 +46,33 @@ class FilterRules:
                 return False
         return True
 
-    def where(self, filters: Filters) -> dict | None:
-        clauses: list[dict] = []
+    def where(self, filters: Filters) -> Where | None:
+        clauses: list[Where] = []
         for name, wanted in filters.items():
             attribute, match = self.fields[name]
             values = _as_list(wanted)
             if match in ("max", "min"):
-                clauses.append({attribute: {"$lte" if match == "max" else "$gte": wanted}})
+                assert not isinstance(wanted, list), "a max or min filter holds one amount"
+                bound: dict[WhereOperator | LogicalOperator, LiteralValue] = {"$lte" if match == "max" else "$gte": wanted}
+                clauses.append({attribute: bound})
             elif attribute in self.lists:
-                options = [{attribute: {"$contains": v}} for v in values]
+                options: list[Where] = []
+                for value in values:
+                    contains: dict[ArrayContainsOperator, LiteralValue] = {"$contains": value}
+                    options.append({attribute: contains})
                 clauses.append(options[0] if len(options) == 1 else {"$or": options})
+            elif len(values) == 1:
+                clauses.append({attribute: values[0]})
             else:
-                clauses.append({attribute: values[0]} if len(values) == 1 else {attribute: {"$in": values}})
+                among: dict[InclusionExclusionOperator, list[LiteralValue]] = {"$in": values}
+                clauses.append({attribute: among})
         if not clauses:
             return None
         return clauses[0] if len(clauses) == 1 else {"$and": clauses}
 
-    def metadata(self, product: Product) -> dict:
+    def metadata(self, product: Product) -> Metadata:
         """What chromadb stores to filter on (it takes no None, and no empty list)."""
-        stored = {}
+        stored: dict[str, LiteralValue | list[LiteralValue]] = {}
         for attribute, _ in self.fields.values():
             value = product.value(attribute)
             if value is not None and value != []:

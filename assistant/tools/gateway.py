@@ -38,7 +38,8 @@ class ToolGateway:
         family = "search_products" if tool == "cheapest_products" else tool
         return family in self.permissions.get(agent, [])
 
-    def call(self, agent: str, tool: str, *args, **kwargs) -> Any:
+    def call(self, agent: str, tool: str, *args: Any, **kwargs: Any) -> Any:
+        """The tool's own result, given its own arguments: what both are depends on the tool named."""
         if not self.allowed(agent, tool):
             raise ToolNotAllowed(f"the {agent} agent may not use {tool}")
         return self._tools[tool](*args, **kwargs)

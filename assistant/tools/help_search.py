@@ -191,7 +191,9 @@ def _words_belief(scores: np.ndarray) -> np.ndarray:
         return np.zeros(len(scores))
     runner_up = float(np.partition(scores, -2)[-2]) if len(scores) > 1 else 0.0
     spread = np.exp((scores - best) / WORDS_TEMPERATURE)
-    return np.maximum(spread / spread.sum(), scores / best * (1 - runner_up / best))
+    # numpy types a ufunc's result as Any
+    belief: np.ndarray = np.maximum(spread / spread.sum(), scores / best * (1 - runner_up / best))
+    return belief
 
 
 def _phrasings(entry: FaqEntry) -> list[str]:

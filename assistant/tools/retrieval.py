@@ -9,12 +9,19 @@ from __future__ import annotations
 import hashlib
 
 import chromadb
+from chromadb.api import ClientAPI
+from chromadb.api.models.Collection import Collection
+from chromadb.api.types import Metadata
 from chromadb.config import Settings
+from flask import Flask
+from threadpoolctl import threadpool_limits
 
+from assistant.infra.config import SETTINGS
+from assistant.infra.extensions import Slot
 from assistant.language import load_languages
-from assistant.pack.model import Catalog, FaqEntry, Product
+from assistant.pack.model import Catalog, FaqEntry, Product, load_catalog
 from assistant.tools.comparison import rank_key
-from assistant.tools.embeddings import MiniLMEmbedder
+from assistant.tools.embeddings import MiniLMEmbedder, default_embedder
 from assistant.tools.filters import FilterRules, Filters
 from assistant.tools.help_search import HelpCentre
 
@@ -37,7 +44,8 @@ class CatalogIndex:
         self.help = HelpCentre(catalog.faq, embedder, catalog.examples.intents.get("out_of_scope", []),
                                catalog.pack.answers_from, load_languages(catalog.pack.languages).stop_words)
 
-    def _collection(self, client, kind: str, ids: list[str], texts: list[str], metadatas):
+    def _collection(self, client: ClientAPI, kind: str, ids: list[str], texts: list[str],
+                    metadatas: list[Metadata]) -> Collection:
         """A collection named by its content, so apps in one process share identical indexes."""
         digest = hashlib.sha256(repr((ids, texts, metadatas)).encode()).hexdigest()[:20]
         collection = client.get_or_create_collection(
@@ -82,3 +90,16 @@ class CatalogIndex:
     def search_faq(self, query: str, limit: int = 3, device: str | None = None) -> list[tuple[FaqEntry, float]]:
         """Help articles for the question, best first, each with its similarity in meaning."""
         return [(hit.entry, hit.similarity) for hit in self.help.search(query, limit, device)]
+
+
+CATALOG: Slot[Catalog] = Slot("catalog")
+INDEX: Slot[CatalogIndex] = Slot("index")
+
+
+def init_app(app: Flask) -> None:
+    """The pack's catalog (DOMAIN or DATA_DIR) and its search index over the local embedding model."""
+    # A turn's matrix work is small: BLAS threads would only wait for cores that other requests
+    # (or the embedding model) already use. One thread per request, as for the model.
+    threadpool_limits(1, user_api="blas")
+    catalog = CATALOG.put(app, load_catalog(SETTINGS.get(app).pack_dir))
+    INDEX.put(app, CatalogIndex(catalog, default_embedder()))

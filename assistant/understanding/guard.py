@@ -13,34 +13,32 @@ import binascii
 import codecs
 import re
 import unicodedata
+from functools import cache
 from typing import Literal
 
 Attack = Literal["override_instructions", "extract_prompt", "change_prices"]
 
-_PATTERNS: dict[Attack, re.Pattern] = {
-    "override_instructions": re.compile(
+_PATTERNS: dict[Attack, str] = {
+    "override_instructions": (
         r"\b(ignore|disregard|forget|override|bypass|skip)\b.{0,40}\b(instructions?|rules?|prompts?|guidelines?|"
         r"polic(y|ies)|restrictions?|directives?)\b"
         r"|\byou are (now|no longer)\b|\b(pretend|act|behave) (to be|as|like) (an?|the|my)\b"
         r"|\b(developer|god|admin|debug|jailbreak|dan) mode\b|\bjailbreak\b|\bnew instructions?\b"
         r"|^\s*(system|assistant)\s*:|<\s*/?\s*(system|instructions?)\s*>|\bfrom now on,? (you|your)\b"
         r"|\b(bhool|bhul|bhule) (jao|ja|jaao|jaiye)\b|\b(ignore|nazarandaz) kar ?(o|do)\b"
-        r"|\b(nirdesh|niyom|niyam|instructions?|rules?) (bhule|bhul|bhool) (jao|ja|jaiye)\b",
-        re.IGNORECASE),
-    "extract_prompt": re.compile(
+        r"|\b(nirdesh|niyom|niyam|instructions?|rules?) (bhule|bhul|bhool) (jao|ja|jaiye)\b"),
+    "extract_prompt": (
         r"\b(system|initial|hidden|original|secret|internal) (prompt|instructions?|message|rules?)\b"
         r"|\b(reveal|show|print|repeat|output|display|tell|leak|dump|give)\b.{0,30}\byour\b.{0,20}"
         r"\b(prompt|instructions?|configuration|config|backstory|source code)\b|\bthe (system )?prompt\b"
         r"|\b(repeat|print) (the|everything) (text |words )?(above|before)\b|\bwhat were you told\b"
-        r"|\b(prompt|instructions?|rules?) (batao|bataiye|dikhao|dekhao|bolo)\b",
-        re.IGNORECASE),
-    "change_prices": re.compile(
+        r"|\b(prompt|instructions?|rules?) (batao|bataiye|dikhao|dekhao|bolo)\b"),
+    "change_prices": (  # CURRENCY: the pack's currency marks, so "to <sign>0" is caught whatever the currency
         r"\b(set|change|make|update|lower|reduce|drop|cut)\b.{0,40}\b(fee|fees|price|prices|rate|interest|"
-        r"charges?)\b.{0,60}\b(to|=)\s*(৳|tk|bdt)?\s*\d"
+        r"charges?)\b.{0,60}\b(to|=)\s*(?:CURRENCY)?\s*\d"
         r"|\b(fee|fees|price|rate|interest)\b.{0,20}\b(is now|are now|should now be|will now be)\b"
         r"|\bfrom now on\b.{0,60}\b(costs?|fee|price|free)\b"
-        r"|\b(fee|price|rate|dam|daam)\b.{0,20}\b(kam|zero|0|free|shunno|mukt)\b.{0,10}\b(kar ?(o|do)|kore dao|koro)\b",
-        re.IGNORECASE),
+        r"|\b(fee|price|rate|dam|daam)\b.{0,20}\b(kam|zero|0|free|shunno|mukt)\b.{0,10}\b(kar ?(o|do)|kore dao|koro)\b"),
 }
 _SPACED = re.compile(r"\b(?:\w[ .\-_*]){3,}\w\b")
 _B64 = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")
@@ -48,15 +46,22 @@ _HEX = re.compile(r"\b(?:[0-9a-fA-F]{2}){8,}\b")
 _INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"))
 
 
-def check(message: str, earlier: list[str]) -> Attack | None:
-    """The kind of attack this message makes (alone or with the customer's last two messages)."""
+def check(message: str, earlier: list[str], currency: str) -> Attack | None:
+    """The kind of attack this message makes (alone or with the customer's last two messages);
+    `currency` is a regex of the pack's currency as written (Business.currency_mark)."""
     texts = [message, " ".join([*earlier[-2:], message])]
+    patterns = _compiled(currency)
     for text in texts:
         for variant in _variants(text):
-            for kind, pattern in _PATTERNS.items():
+            for kind, pattern in patterns.items():
                 if pattern.search(variant):
                     return kind
     return None
+
+
+@cache
+def _compiled(currency: str) -> dict[Attack, re.Pattern[str]]:
+    return {kind: re.compile(pattern.replace("CURRENCY", currency), re.IGNORECASE) for kind, pattern in _PATTERNS.items()}
 
 
 def _variants(text: str) -> list[str]:

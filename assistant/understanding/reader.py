@@ -3,7 +3,7 @@
 Everything it knows about words comes from the domain pack (its vocabulary, its number
 filters' cues and units, its currency, its item names); the rules here are generic: phrase
 matching on word boundaries, typo tolerance for longer words, and amounts in the forms
-customers type ("80k", "৳50,000", "two lakh fifty thousand", "สามหมื่น"), read by the pack's
+customers type ("80k", "50,000" with the currency's sign, "two hundred thousand", "สามหมื่น"), read by the pack's
 languages (assistant/language) before anything else looks at the message.
 """
 
@@ -20,10 +20,10 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel
 
-from assistant.dialogue.state import PROFILE_FACTS, CustomerProfile, Pending, Wish
+from assistant.dialogue.state import Pending, Wish
 from assistant.language import load_languages
 from assistant.language.lexicon import LETTER
-from assistant.pack.model import Catalog, Filter, FilterValue
+from assistant.pack.model import Catalog, CustomerFact, FactValue, Filter, FilterValue
 from assistant.tools.calculator import find_expression
 from assistant.tools.comparison import rank_key
 from assistant.tools.filters import FilterRules
@@ -36,10 +36,6 @@ IntentType = Literal[
 ]
 NEEDS_PRODUCTS: tuple[IntentType, ...] = ("product_info", "comparison", "eligibility_check", "feature_query")
 
-_AGE = re.compile(
-    r"(?:\bage(?:d)?\s*(?:is\s*)?(\d{2})\b|\b(\d{2})\s*(?:years?|yrs?|y/?o|bochor|saal|sal)\b"
-    r"|\bi\s*(?:am|'m)\s*(\d{2})\b(?!\s*(?:k|lakh|taka|tk|%)))"
-)
 CONFIDENT = 0.5  # the router's probability from which its intent is taken as it is
 SURE = 0.8  # from this probability, the router's reading of a question about items stands whatever else says
 PLAUSIBLE = 0.15  # below CONFIDENT, a vocabulary phrase may choose an intent the router finds at least this likely
@@ -69,7 +65,7 @@ class Intent(BaseModel):
     feature_lines: list[str] = []  # labels of the topics' lines the message names ("late fee"): only those are shown
     cheapest_first: bool = False
     thanks: bool = False  # a "greeting" that closes rather than opens
-    profile: CustomerProfile = CustomerProfile()
+    profile: dict[str, FactValue] = {}  # what the message tells of the customer's facts (pack.yaml's profile)
     confidence: float = 1.0  # the router's probability for `type`
     sure: bool = True
     read_as: str = ""  # the message as the router read it (normalised, typos corrected): help searches read it too
@@ -90,15 +86,16 @@ class Intent(BaseModel):
         return {"type": self.type, "filters": dict(self.filters)}
 
 
-_KEPT_MARKS = set("৳₹฿$€£.,'/%-")
+_KEPT_MARKS = set(".,'/%-")
 
 
 def normalise(text: str) -> str:
-    """Lower case, with punctuation and symbols other than currency and number marks as spaces.
+    """Lower case, with punctuation and symbols other than currency signs and number marks as spaces.
     Letters' combining marks stay: Thai, Bengali and Devanagari words are written with them, in
     Unicode's composed form (NFC), so a letter typed as one code point or two reads the same."""
     text = unicodedata.normalize("NFC", text.lower())
-    kept = "".join(ch if ch in _KEPT_MARKS or unicodedata.category(ch)[0] in "LMN" else " " for ch in text)
+    kept = "".join(ch if ch in _KEPT_MARKS or (kind := unicodedata.category(ch))[0] in "LMN" or kind == "Sc" else " "
+                   for ch in text)
     return " ".join(kept.split())
 
 
@@ -122,7 +119,7 @@ class PhraseMatcher:
             self._by_length.setdefault(len(word), []).append(word)
 
     def exact(self, text: str) -> list[str]:
-        """Values mentioned, in order; a phrase inside a longer one ("islamic" in "non-islamic") does not count."""
+        """Values mentioned, in order; a phrase inside a longer one ("gold" in "rose gold") does not count."""
         spans = [(m.start(), m.end(), value) for value, pattern in self._patterns.items()
                  for m in pattern.finditer(text)]
         found: dict[str, int] = {}
@@ -177,11 +174,11 @@ def _phrases(phrases: list[str]) -> re.Pattern[str]:
 
 class Money:
     """Amounts in the pack's currency, in text whose spoken and scaled amounts the languages
-    have already turned into digits ("৳50,000", "250000 taka")."""
+    have already turned into digits ("€50,000", "250000 euros")."""
 
     def __init__(self, symbol: str, words: list[str]):
         marks = sorted({re.escape(symbol.lower()), *(re.escape(w.lower()) for w in words)}, key=len, reverse=True)
-        currency = "|".join(marks)
+        self.marks = currency = "|".join(marks)  # the currency's sign and words, lower-cased, as a regex
         self._currency = re.compile(rf"(?:{currency})")
         self._amount = re.compile(
             rf"(?<![a-z\d.])(?:(?:{currency})\.?\s*)?(\d{{1,3}}(?:,\d{{2,3}})+|\d+(?:\.\d+)?)(?![a-z])\s*({currency})?"
@@ -212,16 +209,16 @@ class Understanding:
         self.details = details
         vocabulary = catalog.vocabulary
         self.vocabulary = vocabulary
-        self.languages = load_languages(catalog.pack.languages)
+        self.languages = load_languages(catalog.pack.languages, date_order=catalog.business.date_order)
         self.money = Money(catalog.business.currency_symbol, catalog.business.currency_words)
         self.numbers = {name: _NumberFilter(spec.as_filter) for name, (_, spec) in catalog.pack.filter_attributes().items()
                         if spec.type == "number"}
         self.filters = {name: PhraseMatcher(section) for name, section in vocabulary.filters.items()}
-        self.employment = PhraseMatcher(vocabulary.employment)
+        self.categories = {name: PhraseMatcher(section) for name, section in vocabulary.facts.items()}
+        self.fact_numbers = {name: _NumberFact(fact, self.money.marks) for name, fact in catalog.pack.profile.items()
+                             if fact.kind == "number"}
         self.intents = PhraseMatcher(vocabulary.intents)
         self.features = PhraseMatcher(vocabulary.features)
-        income = catalog.pack.profile.get("monthly_income")
-        self.income_cues = tuple(income.cues) if income else ()
         self.names = _name_matcher(catalog)
         self.rules = FilterRules(catalog)
         self.calculates = any("calculate" in tools for tools in catalog.pack.tools.values())
@@ -229,7 +226,7 @@ class Understanding:
     @cached_property
     def _known_words(self) -> set[str]:
         """Words that are in the vocabulary as they are: never 'corrected' by typo matching."""
-        sections = [*self.vocabulary.filters.values(), self.vocabulary.employment,
+        sections = [*self.vocabulary.filters.values(), *self.vocabulary.facts.values(),
                     self.vocabulary.intents, self.vocabulary.features]
         return {w for s in sections for phrases in s.values() for p in phrases for w in p.split()}
 
@@ -252,7 +249,7 @@ class Understanding:
         topics = list(dict.fromkeys([*self.features.exact(clean), *lines]))
         named = self._named(clean, filters)
         wants_comparison = "comparison" in cues
-        wants_eligibility = "eligibility" in cues and self.catalog.pack.eligibility is not None
+        wants_eligibility = "eligibility" in cues and bool(self.catalog.pack.eligibility)
 
         expression = find_expression(text) if self.calculates else None
         answers = pending == "clarify_product" and bool(filters)  # "platinum", "1500" after "Which tier?"
@@ -288,7 +285,7 @@ class Understanding:
             named=named,
             expression=expression,
             wants_comparison=wants_comparison,
-            wants_eligibility=wants_eligibility and self.catalog.pack.eligibility is not None,
+            wants_eligibility=wants_eligibility and bool(self.catalog.pack.eligibility),
             feature_topics=topics,
             feature_lines=[label for labels in lines.values() for label in labels],
             cheapest_first="cheapest" in cues and kind in NEEDS_PRODUCTS,
@@ -300,7 +297,7 @@ class Understanding:
         )
 
     def _kind(self, spelled: str, clean: str, cues: set[str], expression: str | None, pending: Pending | None,
-              profile: CustomerProfile, answers: bool, searching: bool, naming: bool,
+              profile: dict[str, FactValue], answers: bool, searching: bool, naming: bool,
               priced: bool) -> tuple[str, float]:
         """The intent, and how sure of it we are. What the conversation is waiting for comes
         first (an answer to a profile or clarifying question); a message of catalog words is a
@@ -310,11 +307,11 @@ class Understanding:
         settle it among its likely intents; otherwise the message is not understood."""
         if not clean:
             return "greeting", 1.0
-        if pending in PROFILE_FACTS and profile.model_dump(exclude_none=True):
+        if pending in self.catalog.pack.profile and profile:
             return "eligibility_check", 1.0
         if answers:
             return "product_info", 1.0
-        if searching and self._only_catalog_words(spelled):  # "amex gold", "islamic or conventional"
+        if searching and self._only_catalog_words(spelled):  # "amex gold", "credit or debit"
             return "product_info", 1.0
         if self.router.embedder.blind(spelled):  # a script the model can't read: the pack's words decide
             if expression:
@@ -324,7 +321,7 @@ class Understanding:
                 return _CUE_INTENTS[cue], PLAUSIBLE
             if priced:  # "มีโน้ตบุ๊ค...ไม่เกิน 20000 ไหม": a budget is for buying, whatever words it shares with a fix
                 return "product_info", PLAUSIBLE
-            device = self.catalog.pack.support.device_filter if self.catalog.pack.support else None
+            device = self.catalog.pack.device_filter
             if self._article_for(self._without_filters(spelled, keep=device)):  # "จอมอนิเตอร์กระพริบ": a fix, not a sale
                 return "faq", PLAUSIBLE
             return ("product_info", PLAUSIBLE) if searching else ("unknown", 0.0)
@@ -337,11 +334,11 @@ class Understanding:
             return "faq", routed.confidence  # "are extra cards free?": names nothing we sell, and an article answers
         if routed.confidence >= CONFIDENT:
             return routed.intent, routed.confidence
-        asking_for = searching and "want" in cues  # "show me Islamic ones instead": a search, whatever an article says
-        told = bool(profile.model_dump(exclude_none=True)) and self.catalog.pack.eligibility is not None
+        asking_for = searching and "want" in cues  # "show me gold ones instead": a search, whatever an article says
+        told = bool(profile) and bool(self.catalog.pack.eligibility)
         if told and not asking_for and (routed.probability("eligibility_check") >= PLAUSIBLE
                                         or not self._article_for(spelled)):
-            return "eligibility_check", routed.probability("eligibility_check")  # "amar salary 2 lakh", "I'm a business owner"
+            return "eligibility_check", routed.probability("eligibility_check")  # "amar salary 80k", "I'm a business owner"
         if not naming and not asking_for and self._article_for(spelled):  # unsure, an article answers, no item named
             return "faq", routed.confidence
         for cue in _CUE_INTENTS:
@@ -362,8 +359,9 @@ class Understanding:
     def _served(self, intent: str) -> str:
         """An intent the pack serves; a request for something it lacks is a help question."""
         pack = self.catalog.pack
-        lacking = {"eligibility_check": pack.eligibility, "booking": pack.booking, "support": pack.support}
-        return "faq" if intent in lacking and lacking[intent] is None else intent
+        if intent == "eligibility_check":
+            return intent if pack.eligibility else "faq"
+        return "faq" if intent in ("booking", "support") and pack.flow_for(intent) is None else intent
 
     @cached_property
     def _speller(self) -> Speller:
@@ -423,20 +421,25 @@ class Understanding:
                 named.append(best)
         return named
 
-    def _profile(self, clean: str, words: list[str], pending: Pending | None) -> CustomerProfile:
-        employment = self.employment.find(clean, words)
-        income = self.money.first(clean) if any(cue in clean for cue in self.income_cues) else None
-        if income is None and pending in ("employment", "monthly_income"):  # answers come in any order
-            income = self.money.first(clean)
-        age_match = _AGE.search(clean)
-        age = int(next(g for g in age_match.groups() if g)) if age_match else None
-        if age is None and pending == "age" and re.fullmatch(r"\d{2}", clean):
-            age = int(clean)
-        return CustomerProfile(
-            employment=employment[0] if employment else None,
-            monthly_income=income,
-            age=age if age is not None and 16 <= age <= 100 else None,
-        )
+    def _profile(self, clean: str, words: list[str], pending: Pending | None) -> dict[str, FactValue]:
+        """The facts the message tells, as the pack declares them: a category by its words, an
+        amount by its cues, a number by its cues or units. While a fact is asked for, answers
+        come in any order: a bare amount answers the amount asked for, or else the first amount
+        the pack asks about, and a bare number the number fact asked for."""
+        facts = self.catalog.pack.profile
+        asked = pending if pending in facts else None
+        amounts = [name for name, fact in facts.items() if fact.kind == "amount" and fact.question]
+        bare_amount = asked if asked in amounts else amounts[0] if asked and amounts else None  # what a bare one answers
+        told: dict[str, FactValue | None] = {}
+        for name, fact in facts.items():
+            if fact.kind == "category":
+                told[name] = next(iter(self.categories[name].find(clean, words)), None) if name in self.categories else None
+            elif fact.kind == "amount":
+                cued = any(cue in clean for cue in fact.cues)
+                told[name] = self.money.first(clean) if cued or name == bare_amount else None
+            else:
+                told[name] = self.fact_numbers[name].read(clean, asked == name)
+        return {name: value for name, value in told.items() if value is not None}
 
 
 class Speller:
@@ -488,7 +491,7 @@ class _NumberFilter:
         self.cues = _phrases(spec.cues) if spec.cues else None
 
     def read(self, clean: str, said: str, money: Money, answering: bool, ceiling: int | None) -> int | float | None:
-        """`clean` has amounts as digits; `said` the words as typed, for cues such as "lakh";
+        """`clean` has amounts as digits; `said` the words as typed, for cues that are scale words;
         `ceiling` is where an amount said to be a ceiling starts ("under 800", "60k or less"),
         which an upper bound takes as its value with or without one of its own cues."""
         if self.units and (found := self.units.search(clean)):
@@ -505,6 +508,26 @@ class _NumberFilter:
                 return money.first(clean[ceiling:], bare=True)
             return money.first(clean, bare=answering)
         return None
+
+
+class _NumberFact:
+    """A number customers tell about themselves ("age 61", "34 years", "I'm 25"): right after
+    one of its cues or right before one of its units, within its range, and never an amount
+    ("I am 50 dollars short", "I'm 30%"); alone when it was asked for."""
+
+    def __init__(self, fact: CustomerFact, currency: str):
+        cues = "|".join(re.escape(c) for c in sorted(fact.cues, key=len, reverse=True))
+        units = "|".join(re.escape(u) for u in sorted(fact.units, key=len, reverse=True))
+        said = [rf"(?<!\w)(?:{cues})\s*(\d+)\b(?!\s*(?:{currency}|%))"] if cues else []
+        said += [rf"(?<![\w.])(\d+)\s*-?\s*(?:{units})(?!\w)"] if units else []
+        self.pattern = re.compile("|".join(said))
+        self.fact = fact
+
+    def read(self, clean: str, asked: bool) -> int | None:
+        found = [int(n) for match in self.pattern.finditer(clean) for n in match.groups() if n]
+        if asked and re.fullmatch(r"\d+", clean):
+            found.append(int(clean))
+        return next((n for n in found if self.fact.accepts(n)), None)
 
 
 class _Names:

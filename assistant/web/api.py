@@ -10,19 +10,24 @@ import re
 import threading
 import time
 import uuid
+from collections.abc import Iterator
+from typing import Any
 
-from flask import Blueprint, Response, current_app, g, jsonify, request
+from flask import Blueprint, Flask, Response, current_app, g, jsonify, request
+from flask.typing import ResponseReturnValue
 
-from assistant.dialogue.sessions import SessionBusy, VersionConflict
+from assistant.dialogue.preferences import PreferenceStore
+from assistant.dialogue.sessions import STORE, SessionBusy, VersionConflict
 from assistant.pack.display import public_product
 from assistant.web import openapi, telemetry
 from assistant.web.errors import BUSY_MESSAGE, ApiError
+from assistant.web.ratelimit import LIMITER
 from assistant.web.schemas import CUSTOMER_ID, ChatRequest, ChatResponse
+from crew_pipeline import PIPELINE, EventSink
 
 bp = Blueprint("api", __name__)
 log = logging.getLogger(__name__)
 _CHUNK = re.compile(r"\S+\s*|\s+")  # words with their trailing space: the reply streams word by word
-_DONE = object()
 
 
 def _chat_request() -> ChatRequest:
@@ -30,15 +35,16 @@ def _chat_request() -> ChatRequest:
     body = request.get_json(force=True, silent=True)
     if not isinstance(body, dict):
         raise ApiError(400, "invalid_json", "The body must be a JSON object such as {\"query\": \"hi\"}.")
-    employment = current_app.extensions["pipeline"].catalog.pack.profile.get("employment")
-    chat_request = ChatRequest.model_validate(body, context={"employment": set(employment.labels if employment else ())})
-    current_app.extensions["rate_limiter"].check(request.remote_addr or "unknown", chat_request.session_id)
+    pack = PIPELINE.get().catalog.pack
+    page = pack.profile[pack.page_fact].values if pack.page_fact else {}
+    chat_request = ChatRequest.model_validate(body, context={"page_fact": set(page)})
+    LIMITER.get().check(request.remote_addr or "unknown", chat_request.session_id)
     return chat_request
 
 
-def _answer(chat_request: ChatRequest, request_id: str, on_event=None) -> ChatResponse:
+def _answer(chat_request: ChatRequest, request_id: str, on_event: EventSink | None = None) -> ChatResponse:
     started = time.perf_counter()
-    response = current_app.extensions["pipeline"].run(chat_request, on_event=on_event)
+    response = PIPELINE.get().run(chat_request, on_event=on_event)
     telemetry.record_turn(response, started, request_id)
     if response.intent["type"] == "refused":
         telemetry.security_event(response.intent["reason"], response.session_id, request_id)
@@ -46,17 +52,17 @@ def _answer(chat_request: ChatRequest, request_id: str, on_event=None) -> ChatRe
 
 
 @bp.post("/chat")
-def chat():
+def chat() -> Response:
     return jsonify(_answer(_chat_request(), g.request_id).model_dump())
 
 
 @bp.post("/chat/stream")
-def chat_stream():
+def chat_stream() -> Response:
     """Server-Sent Events: `agent` (started/finished), `chunk` (reply text), then `final` (the
     same JSON /chat returns) or `error`. Bad input is refused before the stream starts."""
     chat_request, request_id = _chat_request(), g.request_id
-    app = current_app._get_current_object()
-    events: queue.Queue = queue.Queue()
+    app: Flask = current_app._get_current_object()  # type: ignore[attr-defined]  # Flask types the proxy as the app
+    events: queue.Queue[tuple[str, dict[str, Any]] | None] = queue.Queue()  # None: the stream is over
 
     def work() -> None:
         try:
@@ -70,11 +76,11 @@ def chat_stream():
         except Exception:  # the stream has started: the error becomes an event, never a trace
             log.exception("streamed turn failed")
             events.put(("error", {"error": "internal_error", "message": "Something went wrong on our side."}))
-        events.put(_DONE)
+        events.put(None)
 
-    def stream():
+    def stream() -> Iterator[str]:
         threading.Thread(target=work, daemon=True, name="chat-stream").start()
-        while (item := events.get()) is not _DONE:
+        while (item := events.get()) is not None:
             kind, data = item
             yield f"event: {kind}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
 
@@ -83,13 +89,13 @@ def chat_stream():
 
 
 @bp.get("/sessions/<session_id>")
-def session_history(session_id: str):
+def session_history(session_id: str) -> Response:
     """What a reloaded page needs to show the conversation again."""
     try:
         session_id = str(uuid.UUID(session_id))
     except ValueError:
         raise ApiError(400, "invalid_session_id", "A session id is a UUID.") from None
-    pipeline = current_app.extensions["pipeline"]
+    pipeline = PIPELINE.get()
     state = pipeline.store.load(session_id)
     if state is None:
         raise ApiError(404, "unknown_session", "No conversation with that id.")
@@ -101,51 +107,51 @@ def session_history(session_id: str):
     return jsonify(session_id=session_id, history=turns, state=state.summary())
 
 
-def _preferences(customer_id: str):
+def _preferences(customer_id: str) -> PreferenceStore:
     if not CUSTOMER_ID.fullmatch(customer_id):
         raise ApiError(400, "invalid_customer_id", "A customer id is 1 to 64 letters, digits, '_' or '-'.")
-    return current_app.extensions["pipeline"].preferences
+    return PIPELINE.get().preferences
 
 
 @bp.get("/about")
-def about():
-    """What the chat page needs to present this business: its words, examples and profile choices."""
-    catalog = current_app.extensions["pipeline"].catalog
-    employment = catalog.pack.profile.get("employment")
-    booking = catalog.pack.booking
-    choices = zip(employment.labels, employment.choices, strict=True) if employment else []
+def about() -> Response:
+    """What the chat page needs to present this business: its words, examples and its page fact's
+    choices (the values a chat request's page fact takes)."""
+    catalog = PIPELINE.get().catalog
+    page = catalog.pack.profile[catalog.pack.page_fact] if catalog.pack.page_fact else None
+    booking = next((flow for flow in catalog.pack.flows.values() if flow.action == "book"), None)
+    choices = zip(page.values, page.choices, strict=True) if page else []
     return jsonify(business=catalog.name, **catalog.pack.page.model_dump(), booking=booking.subject if booking else None,
-                   item=catalog.text["item"], employment=[{"value": v, "label": choice} for v, choice in choices])
+                   item=catalog.text["item"], profile_choices=[{"value": v, "label": choice} for v, choice in choices])
 
 
 @bp.get("/customers/<customer_id>/preferences")
-def get_preferences(customer_id: str):
+def get_preferences(customer_id: str) -> Response:
     return jsonify(_preferences(customer_id).get(customer_id).model_dump(exclude={"updated_at"}))
 
 
 @bp.delete("/customers/<customer_id>/preferences")
-def forget_preferences(customer_id: str):
+def forget_preferences(customer_id: str) -> ResponseReturnValue:
     _preferences(customer_id).delete(customer_id)
     return "", 204
 
 
 @bp.get("/openapi.json")
-def openapi_document():
-    return jsonify(openapi.document(current_app.extensions["pipeline"].catalog))
+def openapi_document() -> Response:
+    return jsonify(openapi.document(PIPELINE.get().catalog))
 
 
 @bp.get("/health")
-def health():
+def health() -> Response:
     """Liveness: the process answers."""
     return jsonify(status="ok")
 
 
 @bp.get("/ready")
-def ready():
+def ready() -> ResponseReturnValue:
     """Readiness: the session store and the search index answer."""
-    pipeline = current_app.extensions["pipeline"]
-    checks = {}
-    for name, check in (("store", pipeline.store.ping), ("index", pipeline.index.ready)):
+    checks: dict[str, bool] = {}
+    for name, check in (("store", STORE.get().ping), ("index", PIPELINE.get().index.ready)):
         try:
             checks[name] = bool(check())
         except Exception:  # an unreachable store is a "no", not an error
@@ -153,3 +159,7 @@ def ready():
     if not all(checks.values()):
         return jsonify(error="not_ready", message="Not ready to answer yet.", checks=checks), 503
     return jsonify(status="ready", checks=checks)
+
+
+def init_app(app: Flask) -> None:
+    app.register_blueprint(bp)

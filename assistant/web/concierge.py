@@ -2,15 +2,29 @@
 
 from __future__ import annotations
 
+import json
 import logging
+from pathlib import Path
+from typing import Any
 
-from flask import Blueprint, current_app, jsonify, request
+from flask import Blueprint, Flask, Response, jsonify, request
 from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
+from assistant.booking.notifications import NOTIFIER
+from assistant.booking.reminders import REMINDERS
+from assistant.concierge.planner import Concierge, ServiceReader, load_members
+from assistant.concierge.services import RestaurantServices
+from assistant.dialogue.sessions import LOCKS
+from assistant.infra.config import SETTINGS, bookings_file
+from assistant.infra.extensions import Slot
+from assistant.tools.retrieval import CATALOG
 from assistant.web.errors import ApiError
+from assistant.web.ratelimit import LIMITER
 
 bp = Blueprint("concierge", __name__)
 log = logging.getLogger("assistant.concierge")
+CONCIERGE: Slot[Concierge] = Slot("concierge")
+SERVICE_READER: Slot[ServiceReader] = Slot("service_reader")
 
 
 class AssistantRequest(BaseModel):
@@ -21,15 +35,36 @@ class AssistantRequest(BaseModel):
 
 
 @bp.post("/assistant")
-def assistant():
-    concierge = current_app.extensions.get("concierge")
+def assistant() -> Response:
+    concierge = CONCIERGE.find()
     if concierge is None:
         raise ApiError(404, "no_concierge", "This assistant has no restaurant concierge: start it with DOMAIN=restaurants.")
     body = request.get_json(force=True, silent=True)
     if not isinstance(body, dict):
         raise ApiError(400, "invalid_json", 'The body must be a JSON object such as {"user_id": "u1", "instruction": "..."}.')
     asked = AssistantRequest.model_validate(body)
-    current_app.extensions["rate_limiter"].check(request.remote_addr or "unknown", f"user:{asked.user_id}")
+    LIMITER.get().check(request.remote_addr or "unknown", f"user:{asked.user_id}")
     answer = concierge.handle(asked.user_id, asked.instruction)
     log.info("concierge turn: %s", next((k for k in ("ask_user", "error") if k in answer), "done"))
     return jsonify(answer)
+
+
+def init_app(app: Flask) -> None:
+    """POST /assistant, and for a pack with a concierge (the restaurants') the concierge behind it
+    and the reader of its service schema, which the chat reads messages with too."""
+    app.register_blueprint(bp)
+    catalog = CATALOG.get(app)
+    setup = catalog.pack.concierge
+    if setup is None:
+        return
+    pack = SETTINGS.get(app).pack_dir
+    reader = SERVICE_READER.put(app, ServiceReader(catalog, _json(pack / setup.service_schema)))
+    services = RestaurantServices(catalog, _json(pack / setup.calendar), bookings_file(app), NOTIFIER.get(app),
+                                  REMINDERS.get(app))
+    CONCIERGE.put(app, Concierge(catalog, services, bookings_file(app), LOCKS.get(app),
+                                 load_members(pack / setup.members), reader))
+
+
+def _json(path: Path) -> Any:
+    """A pack file's JSON."""
+    return json.loads(path.read_text(encoding="utf-8"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 
 from flask import Flask, jsonify
+from flask.typing import ResponseReturnValue
 from pydantic import ValidationError
 from werkzeug.exceptions import HTTPException
 
@@ -29,27 +30,27 @@ def _describe(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
-def register(app: Flask) -> None:
+def init_app(app: Flask) -> None:
     @app.errorhandler(ApiError)
-    def api_error(exc: ApiError):
+    def api_error(exc: ApiError) -> ResponseReturnValue:
         return jsonify(error=exc.code, message=exc.message), exc.status, exc.headers
 
     @app.errorhandler(ValidationError)
-    def invalid(exc: ValidationError):
+    def invalid(exc: ValidationError) -> ResponseReturnValue:
         return jsonify(error="invalid_request", message=_describe(exc)), 400
 
     @app.errorhandler(SessionBusy)
     @app.errorhandler(VersionConflict)
-    def busy(exc: Exception):
+    def busy(exc: Exception) -> ResponseReturnValue:
         return jsonify(error="session_busy", message=BUSY_MESSAGE), 409, {"Retry-After": "1"}
 
     @app.errorhandler(HTTPException)
-    def http_error(exc: HTTPException):
+    def http_error(exc: HTTPException) -> ResponseReturnValue:
         code = (exc.name or "error").lower().replace(" ", "_")
         allow = {key: value for key, value in exc.get_headers() if key == "Allow"}  # 405 names what is allowed
-        return jsonify(error=code, message=exc.description), exc.code, allow
+        return jsonify(error=code, message=exc.description), exc.code or 500, allow
 
     @app.errorhandler(Exception)
-    def unexpected(exc: Exception):
+    def unexpected(exc: Exception) -> ResponseReturnValue:
         log.exception("unhandled error")
         return jsonify(error="internal_error", message="Something went wrong on our side."), 500

@@ -12,7 +12,10 @@ import logging
 import sys
 import time
 
+from flask import Flask
+
 from assistant.booking.notifications import mask
+from assistant.infra.config import SETTINGS
 
 _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime"}
 _IDS = {"request_id", "session_id", "endpoint"}  # ours, not the customer's: kept whole to trace by
@@ -34,12 +37,13 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(entry, ensure_ascii=False, default=str)
 
 
-def configure(level: str = "INFO") -> None:
-    """JSON lines on stderr for the whole app (once per process)."""
+def init_app(app: Flask) -> None:
+    """JSON lines on stderr at LOG_LEVEL, for the whole process: logging is per process, so a
+    second app (tests make many) adds no second handler."""
     root = logging.getLogger()
+    root.setLevel(SETTINGS.get(app).log_level)
     if any(isinstance(h.formatter, JsonFormatter) for h in root.handlers):
         return
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter())
     root.addHandler(handler)
-    root.setLevel(level)

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from pydantic import BaseModel
+
 from assistant.pack.model import Catalog
 from assistant.web.concierge import AssistantRequest
 from assistant.web.schemas import CUSTOMER_ID, ChatRequest, ChatResponse
@@ -14,29 +18,29 @@ _EVENT = {"type": "object", "required": ["event", "data"], "description": "One S
                          "data": {"type": "string"}}}
 
 
-def _json(schema: dict, description: str) -> dict:
+def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
     return {"description": description, "content": {"application/json": {"schema": schema}}}
 
 
-def _errors(*statuses: int) -> dict:
+def _errors(*statuses: int) -> dict[str, Any]:
     words = {400: "Bad input; nothing changed", 404: "Not found", 409: "The session is busy; retry",
              413: "The body is too large", 415: "Unsupported media type", 429: "Too many messages; see Retry-After",
              503: "Not ready"}
     return {str(s): _json(_ERROR, words[s]) for s in statuses}
 
 
-def _component(model) -> tuple[dict, dict]:
+def _component(model: type[BaseModel]) -> tuple[dict[str, Any], dict[str, Any]]:
     schema = model.model_json_schema(ref_template=_REF)
     defs = schema.pop("$defs", {})
     return {model.__name__: schema, **defs}, {"$ref": _REF.format(model=model.__name__)}
 
 
-def document(catalog: Catalog) -> dict:
-    """The API as this domain pack serves it (its employment categories, its business's name)."""
+def document(catalog: Catalog) -> dict[str, Any]:
+    """The API as this domain pack serves it (its page fact's values, its business's name)."""
     request_schemas, chat_request = _component(ChatRequest)
-    employment = catalog.pack.profile.get("employment")
-    request_schemas["ChatRequest"]["properties"]["user_employment"] = {
-        "anyOf": ([{"type": "string", "enum": sorted(employment.labels)}] if employment else []) + [{"type": "null"}]}
+    page = catalog.pack.profile[catalog.pack.page_fact].values if catalog.pack.page_fact else {}
+    request_schemas["ChatRequest"]["properties"]["user_employment"] = {  # the page fact's compatibility field
+        "anyOf": ([{"type": "string", "enum": sorted(page)}] if page else []) + [{"type": "null"}]}
     response_schemas, chat_response = _component(ChatResponse)
     chat_body = {"required": True, "content": {"application/json": {"schema": chat_request}}}
     customer = [{"name": "customer_id", "in": "path", "required": True,
@@ -48,11 +52,11 @@ def document(catalog: Catalog) -> dict:
     concierge_answer = {"type": "object", "properties": {
         key: {"type": "object"} for key in ("restaurant", "reservation", "notification", "reminder")} | {
         "ask_user": text, "error": text, "details": text, "message": text}}
-    about = {"type": "object", "required": ["business", "title", "placeholder", "welcome", "examples", "employment"],
+    about = {"type": "object", "required": ["business", "title", "placeholder", "welcome", "examples", "profile_choices"],
              "properties": {"business": text, "title": text, "placeholder": text, "welcome": text,
                             "examples": {"type": "array", "items": text},
                             "booking": {"type": "string", "nullable": True}, "item": text,
-                            "employment": {"type": "array", "items": {
+                            "profile_choices": {"type": "array", "items": {
                                 "type": "object", "required": ["value", "label"],
                                 "properties": {"value": text, "label": text}}}}}
     return {

@@ -19,18 +19,25 @@ class ChatRequest(BaseModel):
     query: StrictStr = Field(min_length=1, max_length=MAX_QUERY_CHARS, json_schema_extra={"pattern": r"\S"})
     session_id: StrictStr | None = Field(default=None, json_schema_extra={
         "pattern": "^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$"})
+    # The value of the pack's page fact (its profile fact with `on_page`), whatever the pack calls
+    # it: clients have sent it under this name since the bank, the first pack, asked employment.
     user_employment: StrictStr | None = Field(default=None, pattern=r"^[a-z_]{1,40}$")
     mode: Literal["offline", "crew"] | None = None
     customer_id: StrictStr | None = Field(default=None, pattern=rf"^{CUSTOMER_ID.pattern}$")
 
     @field_validator("user_employment")
     @classmethod
-    def _known_employment(cls, value: str | None, info: ValidationInfo) -> str | None:
-        """One of the domain pack's employment categories (the API passes them as context)."""
-        allowed = (info.context or {}).get("employment")
+    def _known_page_value(cls, value: str | None, info: ValidationInfo) -> str | None:
+        """One of the values of the pack's page fact (the API passes them as context)."""
+        allowed = (info.context or {}).get("page_fact")
         if value is not None and allowed is not None and value not in allowed:
             raise ValueError(f"must be one of: {', '.join(sorted(allowed)) or 'nothing here'}")
         return value
+
+    @property
+    def page_fact(self) -> str | None:
+        """The page fact's value, under the field's historical name."""
+        return self.user_employment
 
     @field_validator("session_id")
     @classmethod

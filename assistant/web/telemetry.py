@@ -42,7 +42,8 @@ LLM_FALLBACKS = Counter("assistant_llm_fallbacks_total", "Turns where the LLM's 
 SECURITY_EVENTS = Counter("assistant_security_events_total", "Refused attempts to misuse the assistant", ["kind"])
 
 
-def register(app: Flask) -> None:
+def init_app(app: Flask) -> None:
+    """A request id and a log line for every request, and GET /metrics."""
     @app.before_request
     def start() -> None:
         given = request.headers.get("X-Request-ID", "")
@@ -68,7 +69,7 @@ def register(app: Flask) -> None:
         registry = REGISTRY
         if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
             registry = CollectorRegistry()
-            multiprocess.MultiProcessCollector(registry)
+            multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]  # prometheus_client leaves it unannotated
         return Response(generate_latest(registry), mimetype=CONTENT_TYPE_LATEST)
 
 

@@ -1,0 +1,316 @@
+"""The one flow engine: collects a flow's slots step by step, for any pack's flows.
+
+Each turn it reads every slot the message fills (one answer may fill several, and a later one
+may correct any), infers what a conditional slot implies (a branch named means a branch
+visit), checks the schedule, and decides what to ask next with seed 004's smart collection:
+a step of 3 or more simple slots is asked all at once (batch); 1-2 slots, or slots depending
+on a conditional one, one at a time (sequential); base slots first, then the conditional ones
+as a group (hybrid). It never changes the session: it returns the slots as they now stand,
+and the pipeline stores them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+from zoneinfo import ZoneInfo
+
+from assistant.booking.notifications import PHONE_LIKE, e164
+from assistant.language import Languages, phrases
+from assistant.pack.flows import BATCH_FROM, WEEKDAYS, Flow, Option, Slot, Step
+from assistant.pack.model import Catalog, FaqEntry, Product
+from assistant.pack.texts import say
+from assistant.tools.filters import FilterRules
+
+Mode = Literal["sequential", "batch", "hybrid"]
+_CLAUSE = re.compile(r"\s*(?:[,;.!?]|\band\b|\bbut\b)\s*")
+_NUMBER = re.compile(r"(?<!\d)(\d{1,3})(?!\d)")
+CHOICES_SHOWN = 5
+
+
+@dataclass
+class Said:
+    """A message, with what understanding found in it."""
+
+    text: str
+    filters: dict[str, Any] = field(default_factory=dict)
+    named: Sequence[Product] = ()  # catalog items the message names
+    cached: Sequence[Product] = ()  # the items the conversation is about
+    opens: bool = False  # the message is the one that started the flow ("my laptop freezes")
+    asked: Sequence[str] = ()  # the slots the last question asked for: a bare answer goes to them
+
+
+@dataclass
+class Collected:
+    """The slots after a message, what is still missing, and the next question."""
+
+    slots: dict[str, Any]
+    missing: list[str]
+    problems: list[str] = field(default_factory=list)
+    question: str | None = None
+    choices: list[str] = field(default_factory=list)
+
+
+@dataclass
+class FlowStep:
+    """What an agent running a flow did this turn: the slots as they now stand (the pipeline
+    stores them), what is missing, and what to say and ask."""
+
+    slots: dict[str, Any]
+    missing: list[str] = field(default_factory=list)
+    text: str = ""
+    question: str | None = None
+    choices: list[str] = field(default_factory=list)
+    booking: dict[str, Any] | None = None
+    article: FaqEntry | None = None
+    done: bool = False
+
+
+def collection_mode(step: Step) -> Mode:
+    """Seed 004: 1-2 slots or nested conditions -> sequential; 3+ simple -> batch; 3+ with
+    simple (one level) conditions -> hybrid."""
+    if step.mode:
+        return step.mode
+    names = {s.slot for s in step.collect}
+    conditional = {s.slot for s in step.collect if s.if_}
+    nested = any(set(s.if_) & conditional for s in step.collect)
+    if len(step.collect) < BATCH_FROM or nested:
+        return "sequential"
+    return "hybrid" if conditional & names else "batch"
+
+
+class FlowEngine:
+    """Reads and asks for the slots of one pack's flows."""
+
+    def __init__(self, catalog: Catalog, languages: Languages):
+        self.catalog = catalog
+        self.languages = languages
+        self.zone = ZoneInfo(catalog.business.timezone)
+        self.rules = FilterRules(catalog)
+        self._words = {(name, slot.slot, key): phrases(option.words)
+                       for name, flow in catalog.pack.flows.items() for slot in flow.slots()
+                       for key, option in slot.options.items() if option.words}
+
+    def flow(self, name: str) -> Flow:
+        return self.catalog.pack.flows[name]
+
+    def collect(self, name: str, slots: dict[str, Any], said: Said, now: dt.datetime) -> Collected:
+        """Take in what the message says, as an answer to the question the slots so far led to."""
+        flow = self.flow(name)
+        now = now.astimezone(self.zone)
+        patch, problems = self.read(name, said, said.asked, slots, now)
+        slots = {**slots, **patch}
+        self._settle_single_options(flow, slots)
+        problems += self._check_schedule(flow, slots, now)
+        missing = self.missing(flow, slots)
+        asking = self.asked(flow, missing)
+        question, choices = self.question(flow, asking, said)
+        return Collected(slots=slots, missing=missing, problems=problems, question=question, choices=choices)
+
+    def read(self, name: str, said: Said, asked: Sequence[str], slots: dict[str, Any],
+             now: dt.datetime) -> tuple[dict[str, Any], list[str]]:
+        """The slots this message fills or corrects, and what it got wrong."""
+        flow = self.flow(name)
+        patch: dict[str, Any] = {}
+        problems: list[str] = []
+        when = self.languages.parse_when(said.text, now).slots()
+        phone = PHONE_LIKE.search(said.text)
+        for slot in flow.slots():
+            value, problem = self._read_slot(name, slot, said, asked, when, phone, slots)
+            if problem:
+                problems.append(problem)
+            elif value is not None:
+                patch[slot.slot] = [*slots.get(slot.slot, []), value] if slot.kind == "notes" else value
+        people = [s for s in flow.slots() if s.kind == "person"]
+        if people:  # a bare name is a name only when it was asked for and nothing else was said
+            bare = phone.start() if phone else len(said.text) if list(asked) == [people[0].slot] and not patch else None
+            person = self.languages.person(said.text, self.catalog.vocabulary.words.__contains__, ending_at=bare)
+            if person:
+                patch[people[0].slot] = person
+        for slot in flow.slots():  # a conditional slot filled says what its condition is: a branch, a visit
+            for other, values in slot.if_.items():
+                if slot.slot in patch and patch.get(other) not in values:
+                    patch[other] = values[0]
+        return patch, problems
+
+    def fills(self, name: str, slots: dict[str, Any], text: str, now: dt.datetime) -> bool:
+        """Whether a message gives a detail in a form nothing else has (a date, a phone, an option):
+        any words could be a name, and any answer a text, so those do not count."""
+        patch, problems = self.read(name, Said(text=text), (), slots, now.astimezone(self.zone))
+        kinds = {s.slot: s.kind for s in self.flow(name).slots()}
+        return bool(problems) or any(kinds[slot] not in ("person", "text", "notes") for slot in patch)
+
+    def missing(self, flow: Flow, slots: dict[str, Any]) -> list[str]:
+        return [s.slot for s in flow.slots() if s.required and self.applies(s, slots) and not slots.get(s.slot)]
+
+    def asked(self, flow: Flow, missing: list[str]) -> list[str]:
+        """The slots the next question asks for: the first step with a missing slot, in its collection mode."""
+        step = next((step for step in flow.steps if any(s.slot in missing for s in step.collect)), None)
+        if step is None:
+            return []
+        pending = [s for s in step.collect if s.slot in missing]
+        mode = collection_mode(step)
+        if mode == "sequential":
+            return [pending[0].slot]
+        if mode == "hybrid":
+            return [s.slot for s in pending if not s.if_] or [s.slot for s in pending]
+        return [s.slot for s in pending]
+
+    def question(self, flow: Flow, asking: list[str], said: Said) -> tuple[str | None, list[str]]:
+        """The question for those slots, with quick replies when it asks for one."""
+        if not asking:
+            return None, []
+        if len(asking) == 1:
+            slot = flow.slot(asking[0])
+            return slot.ask, self._choices(slot, said)
+        step = next(step for step in flow.steps if asking[0] in {s.slot for s in step.collect})
+        return step.ask or " ".join(flow.slot(name).ask for name in asking), []
+
+    def summary(self, name: str, slots: dict[str, Any]) -> str:
+        """What is known so far, so the customer sees every detail we understood."""
+        flow = self.flow(name)
+        parts = [part for slot in flow.slots() if self.applies(slot, slots) and (part := self._says(slot, slots))]
+        if not parts:
+            return flow.start
+        return say(self.catalog, "flow_so_far", subject=flow.subject.capitalize(), details=", ".join(parts))
+
+    def item(self, slot_value: str) -> Product | None:
+        return self.catalog.product(slot_value)
+
+    def starts_at(self, flow: Flow, slots: dict[str, Any]) -> dt.datetime:
+        assert flow.schedule is not None, "only a scheduled flow has a start"
+        day = dt.date.fromisoformat(slots[flow.schedule.date])
+        return dt.datetime.combine(day, dt.time.fromisoformat(slots[flow.schedule.time]), tzinfo=self.zone)
+
+    def option(self, flow: Flow, slots: dict[str, Any], slot: str | None) -> Option | None:
+        """The option chosen for a choice slot, if any."""
+        return flow.slot(slot).options.get(slots.get(slot) or "") if slot else None
+
+    def _read_slot(self, name: str, slot: Slot, said: Said, asked: Sequence[str], when: dict[str, str],
+                   phone: re.Match[str] | None, slots: dict[str, Any]) -> tuple[Any, str | None]:
+        asked_alone = list(asked) == [slot.slot]
+        if slot.kind == "item":
+            return self._read_item(slot, said, asked_alone), None
+        if slot.kind == "choice":
+            lowered = said.text.lower()
+            return next((key for key, option in slot.options.items()
+                         if (pattern := self._words.get((name, slot.slot, key))) and pattern.search(said.text)
+                         or not option.words and option.choice.split()[0].lower() in lowered), None), None
+        if slot.kind in ("date", "time"):
+            return when.get(slot.kind), None
+        if slot.kind == "phone" and phone:
+            number = e164(phone.group(0), self.catalog.business)
+            return (number, None) if number else (None, say(self.catalog, "flow_bad_phone", said=phone.group(0).strip()))
+        if slot.kind == "number":  # a head count said as one ("for 4", "4 log"), or a bare number when asked
+            count = self.languages.find_count(said.text)
+            if count:
+                return int(count.value), None
+            bare = _NUMBER.fullmatch(self.languages.digits(said.text).strip()) if slot.slot in asked else None
+            return (int(bare.group(1)) if bare else None), None
+        if slot.kind == "text" and asked_alone and said.text.strip():
+            return _CLAUSE.split(said.text.strip(), maxsplit=1)[0][:80] or said.text.strip()[:80], None
+        if slot.kind == "notes" and (said.opens or asked_alone) and said.text.strip():
+            return said.text.strip()[:300], None
+        if slot.kind == "filter" and slot.filter:
+            return self._read_filter(slot.filter, said), None
+        return None, None
+
+    def _read_item(self, slot: Slot, said: Said, asked: bool) -> str | None:
+        if said.named:
+            return said.named[0].id
+        lowered = said.text.lower()
+        named = [p for p in self.catalog.products if p.name.lower() in lowered]
+        if named:
+            return max(named, key=lambda p: len(p.name)).id
+        if slot.narrowed_by_filters and (said.filters or asked):
+            candidates = self._candidates(said)
+            if len(candidates) == 1:
+                return candidates[0].id
+        if slot.free_text and asked and said.text.strip():
+            return _CLAUSE.split(said.text.strip(), maxsplit=1)[0][:80] or said.text.strip()[:80]
+        return None
+
+    def _read_filter(self, name: str, said: Said) -> str | None:
+        value = said.filters.get(name)
+        if value is None and said.named:
+            attribute, _ = self.catalog.pack.filter_attributes()[name]
+            value = said.named[0].value(attribute)
+        return (value[0] if value else None) if isinstance(value, list) else value
+
+    def _candidates(self, said: Said) -> list[Product]:
+        """Items the filters point at: among those already discussed first, else the catalog."""
+        if not said.filters:
+            return []
+        among_cached = [p for p in said.cached if self.rules.matches(p, said.filters)]
+        return among_cached or [p for p in self.catalog.products if self.rules.matches(p, said.filters)]
+
+    def _choices(self, slot: Slot, said: Said) -> list[str]:
+        if slot.kind == "choice":
+            return [option.choice for option in slot.options.values()]
+        if slot.kind == "item" and not slot.free_text:  # any answer will do: no list to choose from
+            return [p.name for p in (self._candidates(said) or list(said.cached))[:CHOICES_SHOWN]]
+        return []
+
+    def applies(self, slot: Slot, slots: dict[str, Any]) -> bool:
+        return all(slots.get(other) in values for other, values in slot.if_.items())
+
+    def _settle_single_options(self, flow: Flow, slots: dict[str, Any]) -> None:
+        """A choice with one option (one way to meet) needs no question."""
+        for slot in flow.slots():
+            if slot.kind == "choice" and len(slot.options) == 1 and not slots.get(slot.slot):
+                slots[slot.slot] = next(iter(slot.options))
+
+    def _check_schedule(self, flow: Flow, slots: dict[str, Any], now: dt.datetime) -> list[str]:
+        """A date and time must be in the future and inside the chosen option's hours; a bad one is cleared."""
+        plan = flow.schedule
+        if plan is None or not (slots.get(plan.date) and slots.get(plan.time)):
+            return []
+        starts = self.starts_at(flow, slots)
+        if starts <= now:
+            slots[plan.time] = None
+            return [say(self.catalog, "flow_passed", day=day_words(starts.date()), time=f"{starts:%H:%M}")]
+        option = self.option(flow, slots, plan.hours_of)
+        if option is None or not option.hours:
+            return []
+        hours = option.hours.get(WEEKDAYS[starts.weekday()])
+        if hours is None:
+            slots[plan.date] = None
+            return [say(self.catalog, "flow_closed_day", what=option.choice, weekday=starts.strftime("%A"))]
+        opens, closes = hours
+        if not opens <= starts.time() < closes:
+            slots[plan.time] = None
+            return [say(self.catalog, "flow_hours", what=option.choice, weekday=starts.strftime("%A"),
+                        opens=f"{opens:%H:%M}", closes=f"{closes:%H:%M}")]
+        return []
+
+    def _says(self, slot: Slot, slots: dict[str, Any]) -> str | None:
+        value = slots.get(slot.slot)
+        if slot.kind == "choice":
+            option = slot.options.get(value or "")
+            if option is None or option.says is None:
+                return None
+            try:
+                return option.says.format(**{k: v for k, v in slots.items() if v})
+            except KeyError:
+                return option.says_unplaced or option.choice
+        if not value:
+            return None
+        if slot.says:
+            return slot.says.format(value=value)
+        if slot.kind == "item":
+            product = self.catalog.product(value)
+            return f"**{product.name if product else value}**"
+        if slot.kind == "date":
+            return day_words(dt.date.fromisoformat(value))
+        if slot.kind == "time":
+            return say(self.catalog, "flow_at", time=value)
+        if slot.kind == "person":
+            return say(self.catalog, "flow_for", name=value)
+        return None
+
+
+def day_words(day: dt.date) -> str:
+    return f"{day:%A} {day.day} {day:%B %Y}"

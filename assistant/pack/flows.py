@@ -1,0 +1,131 @@
+"""Flows as pack data: what a goal collects step by step, and what it does at the end.
+
+The model is Rasa CALM's flows with `collect` steps. A flow is started by an intent and lists
+its steps; a step collects one slot, or a group of slots asked together. Each slot has a kind
+(how the engine reads it from a message), a question, and optionally a condition on another
+slot and the options it may take. At the end a flow may confirm with a one-time code sent to
+its phone slot, then runs its action. See docs/domain-packs.md, "Flows".
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Weekday = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+WEEKDAYS: tuple[Weekday, ...] = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")  # date.weekday() order
+# How a slot is read: a catalog item, one of its options, a day, a time, a person's name, a
+# phone number, a number, the answer as said, everything said about it, or a filter's value.
+SlotKind = Literal["item", "choice", "date", "time", "person", "phone", "number", "text", "notes", "filter"]
+FlowAction = Literal["book", "troubleshoot", "reserve"]  # reserve: the concierge's plan (POST /assistant)
+AgentOfFlow = Literal["booking", "support"]
+BATCH_FROM = 3  # a group of this many simple slots is asked all at once (seed 004's smart collection)
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Option(_Strict):
+    """One value a choice slot may take, said in the customer's words."""
+
+    choice: str  # the quick reply ("Branch visit")
+    words: list[str] = []  # what customers say for it; a plain option is known by its first word
+    says: str | None = None  # how the summary puts it: "a visit to our {branch} branch"
+    says_unplaced: str | None = None  # the same before the slots it names are known
+    confirm: str | None = None  # the confirmation's line: "See you at our {branch} branch"
+    hours: dict[Weekday, tuple[dt.time, dt.time]] = {}  # when it can be booked; none: any time
+
+
+class Slot(_Strict):
+    """One detail a flow collects."""
+
+    slot: str = Field(pattern=r"^[a-z][a-z0-9_]{0,39}$")
+    kind: SlotKind
+    ask: str  # the question
+    required: bool = True
+    # only asked when another slot has one of these values: {channel: [branch]}
+    if_: dict[str, list[str]] = Field(default={}, alias="if")
+    options: dict[str, Option] = {}  # a choice's values; a list of names in YAML is read as plain options
+    says: str | None = None  # how the summary puts it ("for {value}"); None: the kind's way, or nothing
+    filter: str | None = None  # a filter kind's filter ("category"), also read from the item named
+    narrowed_by_filters: bool = False  # an item kind: the one item the message's filters leave counts as named
+    free_text: bool = False  # an item kind: an answer naming no catalog item is kept as said
+
+    @model_validator(mode="before")
+    @classmethod
+    def _plain_options(cls, raw: object) -> object:
+        """`options: [Gulshan, Dhanmondi]`: plain options, known by their first word."""
+        if isinstance(raw, dict) and isinstance(raw.get("options"), list):
+            raw = {**raw, "options": {str(name): {"choice": str(name)} for name in raw["options"]}}
+        if isinstance(raw, dict) and isinstance(raw.get("if"), dict):
+            raw = {**raw, "if": {k: v if isinstance(v, list) else [v] for k, v in raw["if"].items()}}
+        return raw
+
+    @model_validator(mode="after")
+    def _kind_needs(self) -> Slot:
+        if self.kind == "choice" and not self.options:
+            raise ValueError(f"choice slot '{self.slot}' needs options")
+        if self.kind == "filter" and not self.filter:
+            raise ValueError(f"filter slot '{self.slot}' needs filter")
+        return self
+
+
+class Step(_Strict):
+    """A group of slots asked about together; a single slot is a step of its own."""
+
+    collect: list[Slot] = Field(min_length=1)
+    ask: str | None = None  # the group's question when asked at once; default: the slots' questions
+    mode: Literal["sequential", "batch", "hybrid"] | None = None  # None: seed 004's choice by the slots
+
+    @model_validator(mode="before")
+    @classmethod
+    def _single(cls, raw: object) -> object:
+        return {"collect": [raw]} if isinstance(raw, dict) and "slot" in raw else raw
+
+
+class Schedule(_Strict):
+    """Which slots say when, checked to be in the future and inside the chosen option's hours."""
+
+    date: str = "date"
+    time: str = "time"
+    hours_of: str | None = None  # the choice slot whose option's hours apply ("channel")
+
+
+class Flow(_Strict):
+    intent: str  # the intent that starts it ("booking", "support")
+    agent: AgentOfFlow = "booking"
+    priority: int = 1  # higher interrupts lower; a quick question (2) interrupts a booking (1)
+    resumed: str = ""  # "Back to your appointment:"
+    subject: str = ""  # "appointment", "test drive": how replies name what is being collected
+    start: str = ""  # the summary before any detail is known
+    steps: list[Step] = Field(min_length=1)
+    schedule: Schedule | None = None
+    confirm: Literal["code"] | None = None  # a one-time code to the phone slot before the action
+    action: FlowAction
+    reminder_minutes_before: int = Field(default=60, ge=1)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Flow:
+        names = [s.slot for s in self.slots()]
+        if len(set(names)) != len(names):
+            raise ValueError(f"a slot is collected twice: {names}")
+        for slot in self.slots():
+            unknown = set(slot.if_) - set(names)
+            if unknown:
+                raise ValueError(f"slot '{slot.slot}' depends on unknown slots {sorted(unknown)}")
+        if self.confirm == "code" and not any(s.kind == "phone" for s in self.slots()):
+            raise ValueError("confirm: code needs a phone slot to send the code to")
+        if self.schedule and not {self.schedule.date, self.schedule.time} <= set(names):
+            raise ValueError("schedule names slots the flow does not collect")
+        if self.action == "book" and not (self.schedule and any(s.kind == "item" for s in self.slots())):
+            raise ValueError("a book action needs an item slot and a schedule")
+        return self
+
+    def slots(self) -> list[Slot]:
+        return [slot for step in self.steps for slot in step.collect]
+
+    def slot(self, name: str) -> Slot:
+        return next(s for s in self.slots() if s.slot == name)

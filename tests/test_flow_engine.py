@@ -1,0 +1,118 @@
+"""The one flow engine: seed 004's smart collection, and a flow that is only pack data.
+
+The restaurants pack has no chat booking; adding a flow to a copy of its pack.yaml must make
+"book a table" a booking with a code, with no code change.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import shutil
+from zoneinfo import ZoneInfo
+
+import pytest
+import yaml
+from conftest import Conversation, app_for
+from test_domain_packs import DATA
+
+from assistant.dialogue.flows import FlowEngine, collection_mode
+from assistant.language import load_languages
+from assistant.pack.flows import Flow, Step
+from assistant.pack.model import DataError, load_catalog
+
+TABLE_FLOW = {
+    "intent": "booking", "priority": 1, "resumed": "Back to your table:", "subject": "table",
+    "start": "Let's book your table.", "schedule": {"date": "date", "time": "time"}, "confirm": "code",
+    "action": "book",
+    "steps": [
+        {"slot": "restaurant", "kind": "item", "ask": "Which restaurant?"},
+        {"collect": [{"slot": "date", "kind": "date", "ask": "Which day?"},
+                     {"slot": "time", "kind": "time", "ask": "What time?"},
+                     {"slot": "guests", "kind": "number", "ask": "For how many people?", "says": "for {value} people"}],
+         "ask": "Which day, what time, and for how many people?"},
+        {"slot": "name", "kind": "person", "ask": "Whose name is the table under?"},
+        {"slot": "phone", "kind": "phone", "ask": "Which mobile number should get the code?"},
+    ],
+}
+
+
+def _slot(name: str, **extra) -> dict:
+    return {"slot": name, "kind": "text", "ask": f"{name}?", **extra}
+
+
+@pytest.mark.parametrize(("slots", "mode"), [
+    ([_slot("a")], "sequential"),
+    ([_slot("a"), _slot("b")], "sequential"),
+    ([_slot("a"), _slot("b"), _slot("c")], "batch"),
+    ([_slot("a"), _slot("b"), _slot("c", **{"if": {"a": "x"}})], "hybrid"),
+    ([_slot("a"), _slot("b", **{"if": {"a": "x"}}), _slot("c", **{"if": {"b": "y"}})], "sequential"),  # nested
+])
+def test_collection_mode_follows_seed_004(slots, mode):
+    assert collection_mode(Step.model_validate({"collect": slots})) == mode
+
+
+def _engine_with(flow: dict) -> tuple[FlowEngine, Flow]:
+    catalog = load_catalog(DATA / "store")
+    parsed = Flow.model_validate(flow)
+    pack = catalog.pack.model_copy(update={"flows": {"case": parsed}})
+    catalog = catalog.model_copy(update={"pack": pack})
+    return FlowEngine(catalog, load_languages(["en"])), parsed
+
+
+def test_hybrid_asks_the_base_slots_together_then_the_conditional_ones():
+    kind = {"slot": "kind", "kind": "choice", "ask": "Fixed or removable?",
+            "options": {"fixed": {"choice": "Fixed", "words": ["fixed"]},
+                        "removable": {"choice": "Removable", "words": ["removable"]}}}
+    engine, flow = _engine_with({
+        "intent": "support", "agent": "support", "resumed": "Back:", "action": "troubleshoot",
+        "steps": [{"collect": [kind, _slot("height"), _slot("width"), _slot("axle", **{"if": {"kind": "fixed"}})]}],
+    })
+    assert engine.asked(flow, engine.missing(flow, {})) == ["kind", "height", "width"]
+    after = {"kind": "fixed", "height": "1 m", "width": "2 m"}
+    assert engine.asked(flow, engine.missing(flow, after)) == ["axle"]
+    assert engine.missing(flow, {**after, "kind": "removable"}) == []  # its condition unmet: never asked
+
+
+def test_a_broken_flow_fails_at_start_up_naming_it(tmp_path):
+    folder = tmp_path / "restaurants"
+    shutil.copytree(DATA / "restaurants", folder)
+    pack = yaml.safe_load((folder / "pack.yaml").read_text())
+    broken = {**TABLE_FLOW, "steps": [*TABLE_FLOW["steps"][:1], {"slot": "x", "kind": "choice", "ask": "?"}]}
+    (folder / "pack.yaml").write_text(yaml.safe_dump({**pack, "flows": {"booking": broken}}, allow_unicode=True))
+    with pytest.raises(DataError, match="choice slot 'x' needs options"):
+        load_catalog(folder)
+
+
+def test_a_flow_added_to_a_pack_runs_with_no_code_change(tmp_path):
+    folder = tmp_path / "restaurants"
+    shutil.copytree(DATA / "restaurants", folder)
+    pack = yaml.safe_load((folder / "pack.yaml").read_text())
+    (folder / "pack.yaml").write_text(yaml.safe_dump({**pack, "flows": {"booking": TABLE_FLOW}}, allow_unicode=True))
+    app = app_for(tmp_path, data_dir=folder)
+    pipeline = app.extensions["pipeline"]
+    zone = ZoneInfo(pipeline.catalog.business.timezone)
+    pipeline.desk.clock = lambda: dt.datetime(2026, 11, 23, 9, 30, tzinfo=zone)
+    place = pipeline.catalog.products[0]
+    chat = Conversation(app.test_client())
+
+    start = chat.say(f"I want to book a table at {place.name}")
+    assert start["agents"] == ["booking", "formatter"], start["reply"]
+    assert start["state"]["active_goal"]["slots"]["restaurant"] == place.id
+    assert start["ask_user"] == "Which day, what time, and for how many people?"  # 3 simple slots: asked at once
+
+    when = chat.say("tomorrow at 8 pm for 4 people")  # one answer fills all three
+    assert when["state"]["active_goal"]["missing"] == ["name", "phone"], when["reply"]
+    assert "Tuesday 24 November 2026" in when["reply"] and "for 4 people" in when["reply"]
+    assert when["ask_user"] == "Whose name is the table under?"  # two left: one at a time
+
+    chat.say("Asha Rao")
+    sent = chat.say("9876543210")
+    assert "6-digit code" in sent["reply"]
+    outbox = [json.loads(line) for line in (tmp_path / "outbox.jsonl").read_text().splitlines()]
+    code = re.search(r"\b(\d{6})\b", outbox[-1]["text"]).group(1)
+    done = chat.say(code)
+    booking = done["booking"]
+    assert booking["status"] == "confirmed" and booking["product_id"] == place.id and booking["guests"] == 4
+    assert booking["starts_at"] == "2026-11-24T20:00:00+05:30" and code not in done["reply"]
