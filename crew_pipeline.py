@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, cast
 from flask import Flask
 
 from agents.crew import OFFLINE as AGENTS
-from agents.work import HELP_INTENTS, TurnWork
+from agents.work import HELP_INTENTS, Services, TurnOutput, TurnRequest, TurnWork
 from assistant.booking.codes import BookingStore, redact_codes
 from assistant.booking.desk import BookingDesk
 from assistant.booking.notifications import NOTIFIER
@@ -65,6 +65,8 @@ class CrewPipeline:
         self.tools = ToolGateway(catalog, index)
         self.rules = index.rules
         self.crew_mode = crew_mode  # None: no LLM configured, every turn is offline
+        self.services = Services(catalog, index, self.tools, min(settings.max_products, catalog.pack.search.max_results),
+                                 settings.faq_min_similarity, desk)
 
     def run(self, request: ChatRequest, on_event: EventSink | None = None) -> ChatResponse:
         """Answer one message; retried on a fresh copy if another worker committed first.
@@ -134,27 +136,25 @@ class CrewPipeline:
 
         # 5. Assemble only the agents needed; the Formatter always runs last.
         agents = [] if question else self._select_agents(intent, state, selection)
-        work = TurnWork(
-            query=request.query, intent=intent, state=state, selection=selection,
-            catalog=self.catalog, index=self.index, tools=self.tools, max_products=self._max_results(),
-            faq_min_similarity=self.settings.faq_min_similarity, goal=goal, desk=self.desk,
-        )
+        work = TurnWork(TurnRequest(request.query, intent, state, goal), self.services, TurnOutput(selection=selection))
         if question:
-            (work.ask_user, work.choices, missing), work.pending = question, "clarify_product"
+            (work.out.ask_user, work.out.choices, missing), work.out.pending = question, "clarify_product"
             if goal is not None:
                 goal.missing = [missing]
         for name in [*agents, "formatter"]:
             emit("agent", {"name": name, "status": "started"})
             AGENTS[name](work)
             emit("agent", {"name": name, "status": "finished"})
+        if work.out.faq and intent.type in HELP_INTENTS:  # an article answers it: a help question after all
+            intent.type = "faq"
         if crew and not question:
-            work.reply = crew.write_reply(agents, work)  # the same agents as a CrewAI crew
+            work.out.reply = crew.write_reply(agents, work)  # the same agents as a CrewAI crew
 
         # 6. Close or block the goal (resuming a suspended one), then commit the session
         #    and what the customer showed they prefer.
         self._settle_goal(goal, work, state)
         if welcome:
-            work.reply = f"{welcome}\n\n{work.reply}"
+            work.out.reply = f"{welcome}\n\n{work.out.reply}"
         self._update_state(state, work, [*agents, "formatter"], request.query)
         if known is not None and request.customer_id:
             learned = learn(known, state, request.query, self.catalog)
@@ -162,20 +162,20 @@ class CrewPipeline:
                 self.preferences.save(request.customer_id, learned)
         return ChatResponse(
             session_id=state.session_id,
-            reply=work.reply,
+            reply=work.out.reply,
             intent=intent.public(),
             agents=[*agents, "formatter"],
-            products=[public_product(p, self.catalog) for p in work.products],
-            comparison=work.comparison.model_dump() if work.comparison else None,
-            eligibility=[v.model_dump() for v in work.verdicts] if work.verdicts is not None else None,
-            ask_user=work.ask_user,
-            choices=work.choices,
+            products=[public_product(p, self.catalog) for p in work.out.products],
+            comparison=work.out.comparison.model_dump() if work.out.comparison else None,
+            eligibility=[v.model_dump() for v in work.out.verdicts] if work.out.verdicts is not None else None,
+            ask_user=work.out.ask_user,
+            choices=work.out.choices,
             mode=crew.mode if crew else "offline",
             grounding=crew.grounding if crew else None,
             llm_calls=crew.calls if crew else 0,
-            booking=work.flow_step.booking if work.flow_step else None,
-            help=HelpResult(article=work.faq.id if work.faq else None, suggested=[e.id for e in work.suggestions],
-                            handover=work.handover),
+            booking=work.out.flow_step.booking if work.out.flow_step else None,
+            help=HelpResult(article=work.out.faq.id if work.out.faq else None, suggested=[e.id for e in work.out.suggestions],
+                            handover=work.out.handover),
             state=state.summary(),
         )
 
@@ -227,14 +227,14 @@ class CrewPipeline:
         board = state.goals
         if goal is None:
             return
-        step = work.flow_step
+        step = work.out.flow_step
         if step is not None:  # the flow's slots as they now stand: agents return them, the pipeline keeps them
             goal.slots, goal.missing = step.slots, step.missing
         finished = step is not None and step.done
-        if work.intent.type == "cancel":
+        if work.request.intent.type == "cancel":
             resumed = board.finish(goal, "customer said never mind", status="cancelled")
-        elif work.ask_user and not finished:
-            board.block(goal, goal.missing or [work.pending or "answer"], work.ask_user, work.choices,
+        elif work.out.ask_user and not finished:
+            board.block(goal, goal.missing or [work.out.pending or "answer"], work.out.ask_user, work.out.choices,
                         "waiting for the customer's answer")
             return
         elif self._stays_open(goal):  # answered, but the sale goes on until the customer is done
@@ -243,8 +243,8 @@ class CrewPipeline:
         else:
             resumed = board.finish(goal, "answered")
         if resumed:
-            work.reply = f"{work.reply}\n\n{formatting.resumed(resumed, self.catalog)}"
-            work.ask_user, work.choices = resumed.next_question, resumed.choices
+            work.out.reply = f"{work.out.reply}\n\n{formatting.resumed(resumed, self.catalog)}"
+            work.out.ask_user, work.out.choices = resumed.next_question, resumed.choices
 
     def _resolve_products(self, intent: Intent, state: SessionState) -> tuple[Filters, list[Product]]:
         """The filters in effect after this message, and the cached products it is about.
@@ -285,7 +285,7 @@ class CrewPipeline:
         if state.pending == "clarify_product":
             return None
         said = [name for name in state.filters if name not in search.always]
-        broad = len(said) <= 1 and self.index.count_products(state.filters) > self._max_results()
+        broad = len(said) <= 1 and self.index.count_products(state.filters) > self.services.max_products
         if not broad:
             return None
         for name in search.clarify:
@@ -297,8 +297,6 @@ class CrewPipeline:
     def _question(spec, name: str) -> tuple[str, list[str], str]:
         return spec.question, list(spec.choices), name  # start-up made sure there is one
 
-    def _max_results(self) -> int:
-        return min(self.settings.max_products, self.catalog.pack.search.max_results)
 
     def _select_agents(self, intent: Intent, state: SessionState, selection: list[Product]) -> list[str]:
         agents: list[str] = []
@@ -322,18 +320,18 @@ class CrewPipeline:
         return agents
 
     def _update_state(self, state: SessionState, work: TurnWork, agents: list[str], query: str) -> None:
-        if work.retrieved or (work.intent.named and work.selection):  # found, or named by the customer
-            state.product_ids = [p.id for p in work.selection]
+        if work.out.retrieved or (work.request.intent.named and work.out.selection):  # found, or named by the customer
+            state.product_ids = [p.id for p in work.out.selection]
         state.comparison_done |= "comparator" in agents
         state.eligibility_done |= "eligibility" in agents
-        state.pending = work.pending
-        state.wishes = work.intent.wishes() if work.pending == "clarify_product" else []
+        state.pending = work.out.pending
+        state.wishes = work.request.intent.wishes() if work.out.pending == "clarify_product" else []
         limit = self.settings.history_limit
-        said = redact_codes(query) if work.flow_step else query  # a typed code is not kept
-        state.remember(Turn(role="user", text=said, intent=work.intent.type), limit)
+        said = redact_codes(query) if work.out.flow_step else query  # a typed code is not kept
+        state.remember(Turn(role="user", text=said, intent=work.request.intent.type), limit)
         state.remember(
-            Turn(role="assistant", text=work.reply, intent=work.intent.type, agents=agents,
-                 products=[p.id for p in work.products]),
+            Turn(role="assistant", text=work.out.reply, intent=work.request.intent.type, agents=agents,
+                 products=[p.id for p in work.out.products]),
             limit,
         )
 

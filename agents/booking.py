@@ -6,6 +6,6 @@ from agents.work import TurnWork, goal_of, said
 
 
 def booking(work: TurnWork) -> None:
-    assert work.desk is not None, "the booking agent runs only where the pack books"
+    assert work.services.desk is not None, "the booking agent runs only where the pack books"
     goal = goal_of(work)
-    work.flow_step = work.desk.step(goal.type, goal.id, goal.slots, said(work), work.state.session_id)
+    work.out.flow_step = work.services.desk.step(goal.type, goal.id, goal.slots, said(work), work.request.state.session_id)

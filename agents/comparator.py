@@ -6,5 +6,5 @@ from agents.work import TurnWork
 
 
 def comparator(work: TurnWork) -> None:
-    if len(work.selection) > 1:
-        work.comparison = work.tools.call("comparator", "compare_products", work.selection)
+    if len(work.out.selection) > 1:
+        work.out.comparison = work.services.tools.call("comparator", "compare_products", work.out.selection)

@@ -6,5 +6,5 @@ from agents.work import TurnWork
 
 
 def eligibility(work: TurnWork) -> None:
-    work.verdicts = [work.tools.call("eligibility", "check_eligibility", p, work.state.profile)
-                     for p in work.selection]
+    work.out.verdicts = [work.services.tools.call("eligibility", "check_eligibility", p, work.request.state.profile)
+                     for p in work.out.selection]

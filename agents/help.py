@@ -13,21 +13,22 @@ SUGGESTION_FLOOR = 0.3  # below this similarity an article is too far off even t
 def look_up(work: TurnWork, agent: str) -> None:
     """The help article that answers the question, if the help centre is sure of one; otherwise
     the nearest few, to offer beside the hand-over. A message not understood, or taken for out
-    of scope, that an article answers becomes a faq turn."""
-    question = work.intent.read_as or work.query
-    hits = work.tools.call(agent, "search_faq", question, limit=SUGGESTIONS)
-    if hits and work.index.help.answers(question, hits[0][0]):
-        work.faq = hits[0][0]
-        work.intent.type = "faq"
+    of scope, that an article answers becomes a faq turn (the pipeline says so)."""
+    request, services, out = work.request, work.services, work.out
+    question = request.intent.read_as or request.query
+    hits = services.tools.call(agent, "search_faq", question, limit=SUGGESTIONS)
+    if hits and services.index.help.answers(question, hits[0][0]):
+        out.faq = hits[0][0]
     else:
-        work.suggestions = [entry for entry, score in hits if score >= SUGGESTION_FLOOR]
+        out.suggestions = [entry for entry, score in hits if score >= SUGGESTION_FLOOR]
 
 
 def calculate(work: TurnWork, agent: str) -> None:
+    request, out = work.request, work.out
     try:
-        result = work.tools.call(agent, "calculate", work.intent.expression or "")
+        result = work.services.tools.call(agent, "calculate", request.intent.expression or "")
     except CalculationError as error:
-        work.calculation = say(work.catalog, "calculation_failed", error=error)
+        out.calculation = say(work.services.catalog, "calculation_failed", error=error)
         return
     shown = f"{result:,}" if isinstance(result, int) else f"{result:,.2f}".rstrip("0").rstrip(".")
-    work.calculation = f"{work.intent.expression} = **{shown}**"
+    out.calculation = f"{request.intent.expression} = **{shown}**"

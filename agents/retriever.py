@@ -12,19 +12,21 @@ def retriever(work: TurnWork) -> None:
     A message the rules could not place is tried against the FAQ too: a relevant answer
     makes it a faq turn.
     """
-    tools = work.tools
-    if work.intent.type == "calculate":
+    request, services, out = work.request, work.services, work.out
+    tools = services.tools
+    if request.intent.type == "calculate":
         calculate(work, "retriever")
         return
-    if work.intent.type in HELP_INTENTS:
+    if request.intent.type in HELP_INTENTS:
         look_up(work, "retriever")
         return
-    named = [p for p in work.catalog.products_by_id(work.intent.named) if work.index.rules.matches(p, work.state.filters)]
+    filters = request.state.filters
+    named = [p for p in services.catalog.products_by_id(request.intent.named) if services.index.rules.matches(p, filters)]
     if named:  # "show me the Legion 5", "is the G502 wireless?": the items named, if they match
-        work.selection = named[:work.max_products]
-    elif work.intent.cheapest_first:
-        work.selection = tools.call("retriever", "cheapest_products", work.state.filters, work.max_products)
+        out.selection = named[:services.max_products]
+    elif request.intent.cheapest_first:
+        out.selection = tools.call("retriever", "cheapest_products", filters, services.max_products)
     else:
-        query = " ".join([work.query, *map(str, work.state.filters.values())])
-        work.selection = tools.call("retriever", "search_products", query, work.state.filters, work.max_products)
-    work.retrieved = True
+        query = " ".join([request.query, *map(str, filters.values())])
+        out.selection = tools.call("retriever", "search_products", query, filters, services.max_products)
+    out.retrieved = True

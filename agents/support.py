@@ -10,20 +10,21 @@ from assistant.dialogue.troubleshooting import find_fix
 
 def support(work: TurnWork) -> None:
     """A troubleshooting flow: its details first (the model, the symptom), then the fix from the knowledge base."""
-    if work.intent.type == "calculate":
+    request, services = work.request, work.services
+    if request.intent.type == "calculate":
         calculate(work, "support")
         return
-    if work.intent.type in HELP_INTENTS:  # a question for the help centre, not a fault to fix
+    if request.intent.type in HELP_INTENTS:  # a question for the help centre, not a fault to fix
         look_up(work, "support")
         return
-    search = lambda query, device: work.tools.call("support", "search_faq", query, limit=1, device=device)  # noqa: E731
-    relevant = lambda query, entry, score: work.index.relevant(query, entry, score, work.faq_min_similarity)  # noqa: E731
-    assert work.desk is not None, "a flow runs on the desk's flow engine"
+    search = lambda query, device: services.tools.call("support", "search_faq", query, limit=1, device=device)  # noqa: E731
+    relevant = lambda query, entry, score: services.index.relevant(query, entry, score, services.faq_min_similarity)  # noqa: E731
+    assert services.desk is not None, "a flow runs on the desk's flow engine"
     goal = goal_of(work)
-    collected = work.desk.engine.collect(goal.type, goal.slots, said(work), work.desk.clock())
+    collected = services.desk.engine.collect(goal.type, goal.slots, said(work), services.desk.clock())
     if collected.missing:
-        work.flow_step = FlowStep(slots=collected.slots, missing=collected.missing, question=collected.question,
-                                  choices=collected.choices)
+        work.out.flow_step = FlowStep(slots=collected.slots, missing=collected.missing, question=collected.question,
+                                      choices=collected.choices)
     else:
-        work.flow_step = find_fix(goal.type, collected.slots, work.catalog, search, relevant)
-    work.faq = work.flow_step.article
+        work.out.flow_step = find_fix(goal.type, collected.slots, services.catalog, search, relevant)
+    work.out.faq = work.out.flow_step.article

@@ -14,7 +14,7 @@ from assistant.tools.calculator import CalculationError
 
 def make_tools(work: TurnWork, agent: str) -> dict[str, BaseTool]:
     """The tools `agent` may use, bound to this turn's catalog, filters and customer profile."""
-    catalog, gateway = work.catalog, work.tools
+    catalog, gateway = work.services.catalog, work.services.tools
 
     def products(ids: list[str]):
         return [p for pid in ids if (p := catalog.product(pid))]
@@ -22,7 +22,7 @@ def make_tools(work: TurnWork, agent: str) -> dict[str, BaseTool]:
     @tool("search_products")
     def search_products(query: str) -> str:
         """Search the catalog for products matching the query, under the customer's filters."""
-        found = gateway.call(agent, "search_products", query, work.state.filters, work.max_products)
+        found = gateway.call(agent, "search_products", query, work.request.state.filters, work.services.max_products)
         return json.dumps([p.model_dump() for p in found], ensure_ascii=False)
 
     @tool("search_faq")
@@ -39,7 +39,7 @@ def make_tools(work: TurnWork, agent: str) -> dict[str, BaseTool]:
     @tool("check_eligibility")
     def check_eligibility(product_ids: list[str]) -> str:
         """Check the customer's eligibility for products by id against the business's rules."""
-        verdicts = [gateway.call(agent, "check_eligibility", p, work.state.profile).model_dump()
+        verdicts = [gateway.call(agent, "check_eligibility", p, work.request.state.profile).model_dump()
                     for p in products(product_ids)]
         return json.dumps(verdicts, ensure_ascii=False)
 

@@ -19,22 +19,34 @@ from assistant.understanding.reader import Intent
 HELP_INTENTS = ("faq", "out_of_scope", "unknown")  # answered by the help centre or handed to people
 
 
-@dataclass
-class TurnWork:
-    """One turn's shared context: the request, the session, and what each agent produced."""
+@dataclass(frozen=True)
+class Services:
+    """What every turn's agents work with: the pack, its index and tools, the booking desk."""
 
-    query: str
-    intent: Intent
-    state: SessionState
-    selection: list[Product]
     catalog: Catalog
     index: CatalogIndex
     tools: ToolGateway
     max_products: int
     faq_min_similarity: float
-    goal: Goal | None = None
     desk: BookingDesk | None = None
-    products: list[Product] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class TurnRequest:
+    """What this turn is about: the message as understood, the session as it stood, the goal it serves."""
+
+    query: str
+    intent: Intent
+    state: SessionState
+    goal: Goal | None = None
+
+
+@dataclass
+class TurnOutput:
+    """What the agents produced, for the Formatter, the response and the pipeline's commit."""
+
+    selection: list[Product] = field(default_factory=list)  # the items the turn is about
+    products: list[Product] = field(default_factory=list)  # the items shown
     retrieved: bool = False
     comparison: Comparison | None = None
     verdicts: list[Verdict] | None = None
@@ -49,15 +61,25 @@ class TurnWork:
     calculation: str | None = None
 
 
+@dataclass
+class TurnWork:
+    """One turn's shared context, in three parts: the request, the services, and the outputs."""
+
+    request: TurnRequest
+    services: Services
+    out: TurnOutput = field(default_factory=TurnOutput)
+
+
 def goal_of(work: TurnWork) -> Goal:
-    assert work.goal is not None, "a booking or troubleshooting turn always has its goal"
-    return work.goal
+    assert work.request.goal is not None, "a booking or troubleshooting turn always has its goal"
+    return work.request.goal
 
 
 def said(work: TurnWork) -> Said:
-    """The message as a flow reads it: its words, filters and named items, and the items at hand."""
-    catalog, goal = work.catalog, goal_of(work)
+    """The message as a flow reads it: its words, filters and named items, the items at hand,
+    and the slots the last question asked for."""
+    request, catalog, desk, goal = work.request, work.services.catalog, work.services.desk, goal_of(work)
     flow = catalog.pack.flows[goal.type]
-    return Said(text=work.query, filters=work.intent.filters, named=catalog.products_by_id(work.intent.named),
-                cached=catalog.products_by_id(work.state.product_ids), opens=work.intent.type == flow.intent,
-                asked=work.desk.engine.asked(flow, goal.missing) if work.desk else ())
+    return Said(text=request.query, filters=request.intent.filters, named=catalog.products_by_id(request.intent.named),
+                cached=catalog.products_by_id(request.state.product_ids), opens=request.intent.type == flow.intent,
+                asked=desk.engine.asked(flow, goal.missing) if desk else ())

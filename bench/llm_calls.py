@@ -29,7 +29,7 @@ from tokenizers import Tokenizer  # noqa: E402
 
 from agents.definitions import definitions  # noqa: E402
 from agents.tools import make_tools  # noqa: E402
-from agents.work import TurnWork  # noqa: E402
+from agents.work import TurnRequest, TurnWork  # noqa: E402
 from app import create_app  # noqa: E402
 from assistant.dialogue.state import SessionState  # noqa: E402
 from assistant.understanding.reader import Intent  # noqa: E402
@@ -76,9 +76,7 @@ def ours(tmp: Path) -> ScriptedLLM:
 def naive(pipeline) -> ScriptedLLM:
     llm = ScriptedLLM(default=tool_user)
     state = SessionState(session_id="naive")
-    work = TurnWork(query="", intent=Intent(type="product_info"), state=state, selection=[],
-                    catalog=pipeline.catalog, index=pipeline.index, tools=pipeline.tools, max_products=5,
-                    faq_min_similarity=0.45)
+    work = TurnWork(TurnRequest("", Intent(type="product_info"), state), pipeline.services)
     for query in SEED_CONVERSATION:
         agents: list[Agent] = []
         tasks: list[Task] = []

@@ -11,7 +11,7 @@ import pytest
 from agents.crew import build_crew  # noqa: E402
 from agents.definitions import AGENT_NAMES, build_agent, definitions  # noqa: E402
 from agents.tools import make_tools  # noqa: E402
-from agents.work import TurnWork  # noqa: E402
+from agents.work import TurnRequest, TurnWork  # noqa: E402
 from assistant.dialogue.state import SessionState  # noqa: E402
 from assistant.understanding.reader import Intent  # noqa: E402
 
@@ -35,9 +35,7 @@ def llm():
 def work(pipeline):
     state = SessionState(session_id="s", filters={"tier": "platinum", "product_type": "credit_card"},
                          profile={"employment": "salaried", "monthly_income": 90_000})
-    return TurnWork(query="q", intent=Intent(type="product_info"), state=state, selection=[],
-                    catalog=pipeline.catalog, index=pipeline.index, tools=pipeline.tools, max_products=5,
-                    faq_min_similarity=0.45)
+    return TurnWork(TurnRequest("q", Intent(type="product_info"), state), pipeline.services)
 
 
 def test_every_agent_has_exactly_its_allowed_tools(llm, work):
@@ -66,5 +64,5 @@ def test_tools_return_catalog_facts(work):
     assert set(fees["values"]) == set(ids)
     verdicts = json.loads(make_tools(work, "eligibility")["check_eligibility"].run(product_ids=ids))
     for verdict in verdicts:
-        rule = work.catalog.product(verdict["product_id"])
+        rule = work.services.catalog.product(verdict["product_id"])
         assert verdict["eligible"] == ("salaried" in rule.eligible_employment and 90_000 >= rule.min_monthly_income)

@@ -18,7 +18,6 @@ from conftest import Conversation, app_for
 from test_domain_packs import DATA
 
 from assistant.dialogue.flows import FlowEngine, collection_mode
-from assistant.language import load_languages
 from assistant.pack.flows import Flow, Step
 from assistant.pack.model import DataError, load_catalog
 
@@ -58,7 +57,7 @@ def _engine_with(flow: dict) -> tuple[FlowEngine, Flow]:
     parsed = Flow.model_validate(flow)
     pack = catalog.pack.model_copy(update={"flows": {"case": parsed}})
     catalog = catalog.model_copy(update={"pack": pack})
-    return FlowEngine(catalog, load_languages(["en"])), parsed
+    return FlowEngine(catalog), parsed
 
 
 def test_hybrid_asks_the_base_slots_together_then_the_conditional_ones():

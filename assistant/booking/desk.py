@@ -16,7 +16,6 @@ from assistant.booking.codes import CODE_LIKE, Booking, BookingStore, new_bookin
 from assistant.booking.notifications import Notifier, mask_phone
 from assistant.booking.reminders import ReminderStore
 from assistant.dialogue.flows import FlowEngine, FlowStep, Said, day_words
-from assistant.language import load_languages
 from assistant.pack.flows import Flow
 from assistant.pack.model import Catalog, Product
 from assistant.pack.texts import say
@@ -30,7 +29,7 @@ class BookingDesk:
     def __init__(self, catalog: Catalog, bookings: BookingStore, reminders: ReminderStore, notifier: Notifier,
                  clock: Callable[[], dt.datetime] | None = None):
         self.catalog = catalog
-        self.engine = FlowEngine(catalog, load_languages(catalog.pack.languages))
+        self.engine = FlowEngine(catalog)
         self.bookings = bookings
         self.reminders = reminders
         self.notifier = notifier

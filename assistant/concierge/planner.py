@@ -26,7 +26,7 @@ from assistant.concierge.services import INDIAN, RestaurantServices, in_locality
 from assistant.dialogue.flows import FlowEngine, Said
 from assistant.dialogue.sessions import SessionLocks
 from assistant.infra.sqlite import SharedSQLite
-from assistant.language import blank, load_languages, phrases
+from assistant.language import blank, phrases
 from assistant.pack.model import Catalog, DataError
 from assistant.pack.texts import say
 from assistant.understanding.nlu import DONTCARE, SchemaUnderstanding
@@ -64,13 +64,13 @@ class Concierge:
         self.members = members
         self.zone = ZoneInfo(catalog.business.timezone)
         self.clock = clock or (lambda: dt.datetime.now(self.zone))
-        self.languages = load_languages(catalog.pack.languages)
+        self.languages = catalog.languages
         assert catalog.pack.concierge is not None, "a concierge is made only for a pack that declares one"
         self.setup = catalog.pack.concierge
         self._plans = SharedSQLite(plans_db, "CREATE TABLE IF NOT EXISTS concierge_plans"
                                              " (user_id TEXT PRIMARY KEY, body TEXT NOT NULL)")
         self.reader = reader
-        self.engine = FlowEngine(catalog, self.languages)
+        self.engine = FlowEngine(catalog)
         self.flow = self.setup.flow
         self._channels = {name: phrases(said) for name, said in self.setup.channels.items()}
         self._booking = phrases(catalog.vocabulary.intents.get("booking", []))
@@ -317,7 +317,7 @@ class ServiceReader:
             "locality": {**localities, **{said: localities[name] for said, name in self._spelt.items()}},
             "restaurant_name": {name: r for r in catalog.products for name in {r.name, r.name.rstrip(".")}},
         }
-        languages = load_languages(catalog.pack.languages)
+        languages = catalog.languages
         try:
             self.schema = SchemaUnderstanding.from_schema(
                 schema, {slot: list(said) for slot, said in self.known.items()}, languages)

@@ -19,7 +19,7 @@ from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
 from assistant.booking.notifications import PHONE_LIKE, e164
-from assistant.language import Languages, phrases
+from assistant.language import phrases
 from assistant.pack.flows import BATCH_FROM, WEEKDAYS, Flow, Option, Slot, Step
 from assistant.pack.model import Catalog, FaqEntry, Product
 from assistant.pack.texts import say
@@ -85,9 +85,9 @@ def collection_mode(step: Step) -> Mode:
 class FlowEngine:
     """Reads and asks for the slots of one pack's flows."""
 
-    def __init__(self, catalog: Catalog, languages: Languages):
+    def __init__(self, catalog: Catalog):
         self.catalog = catalog
-        self.languages = languages
+        self.languages = catalog.languages
         self.zone = ZoneInfo(catalog.business.timezone)
         self.rules = FilterRules(catalog)
         self._words = {(name, slot.slot, key): phrases(option.words)

@@ -25,8 +25,7 @@ from assistant.language.lexicon import LETTER, Language, Table, key
 from assistant.language.names import Names
 from assistant.language.numbers import Numbers
 from assistant.language.reminders import Reminders
-from assistant.language.when import Found, When, WhenParts, blank
-from assistant.pack.model import DateOrder
+from assistant.language.when import DateOrder, Found, When, WhenParts, blank
 
 __all__ = ["FOLDER", "Found", "Language", "Languages", "WhenParts", "blank", "load_languages", "phrases", "shipped"]
 

@@ -22,12 +22,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from operator import attrgetter
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 from assistant.language.lexicon import END, LETTER, Language, Part, Table
 from assistant.language.numbers import Numbers
 from assistant.pack.flows import WEEKDAYS
-from assistant.pack.model import DateOrder
+
+DateOrder = Literal["day_first", "month_first"]  # how a date in digits reads: 3/4 is 3 April, or March 4
 
 # The hour a part of the day stands for alone, and whether it makes 1-11 afternoon hours.
 PART_HOURS: dict[Part, tuple[int, bool]] = {"morning": (10, False), "noon": (12, True), "midday": (13, True),

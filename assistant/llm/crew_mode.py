@@ -118,7 +118,7 @@ class CrewTurn:
 
     def write_reply(self, agents: list[str], work: TurnWork) -> str:
         """The crew's reply if it is grounded (after one regeneration); otherwise the template's."""
-        draft = work.reply
+        draft = work.out.reply
         if self.fault:
             return draft
         facts = _facts(work)
@@ -180,29 +180,29 @@ def _inputs(work: TurnWork) -> dict[str, str]:
     """Task placeholders: the turn's tool results, compact, and the customer's words quoted."""
     dump = lambda value: json.dumps(value, ensure_ascii=False, separators=(",", ":"))  # noqa: E731
     return {
-        "business": work.catalog.name,
-        "currency": work.catalog.business.currency_symbol,
-        "query": _quote(work.query),
-        "filters": dump(work.state.filters),
-        "products": dump([_product_facts(p) for p in work.selection]),
-        "faq": dump(work.faq.model_dump(include={"question", "answer"}) if work.faq else None),
-        "comparison": work.comparison.model_dump_json() if work.comparison else "none",
-        "profile": dump(work.state.profile),
-        "eligibility": dump([v.model_dump() for v in work.verdicts] if work.verdicts is not None else None),
-        "booking": work.flow_step.text if work.flow_step else "none",
-        "draft": work.reply,
+        "business": work.services.catalog.name,
+        "currency": work.services.catalog.business.currency_symbol,
+        "query": _quote(work.request.query),
+        "filters": dump(work.request.state.filters),
+        "products": dump([_product_facts(p) for p in work.out.selection]),
+        "faq": dump(work.out.faq.model_dump(include={"question", "answer"}) if work.out.faq else None),
+        "comparison": work.out.comparison.model_dump_json() if work.out.comparison else "none",
+        "profile": dump(work.request.state.profile),
+        "eligibility": dump([v.model_dump() for v in work.out.verdicts] if work.out.verdicts is not None else None),
+        "booking": work.out.flow_step.text if work.out.flow_step else "none",
+        "draft": work.out.reply,
     }
 
 
 def _facts(work: TurnWork) -> grounding.Facts:
     """Everything this turn's reply may state: tool results, the draft, and the customer's words."""
-    cached = work.catalog.products_by_id(work.state.product_ids)
-    products = {p.id: p for p in [*work.selection, *cached, *work.products]}
+    cached = work.services.catalog.products_by_id(work.request.state.product_ids)
+    products = {p.id: p for p in [*work.out.selection, *cached, *work.out.products]}
     text = "\n".join([
-        work.query, work.reply, json.dumps(work.state.profile, ensure_ascii=False),
+        work.request.query, work.out.reply, json.dumps(work.request.state.profile, ensure_ascii=False),
         *(p.model_dump_json() for p in products.values()),
-        work.comparison.model_dump_json() if work.comparison else "",
-        work.faq.model_dump_json() if work.faq else "",
+        work.out.comparison.model_dump_json() if work.out.comparison else "",
+        work.out.faq.model_dump_json() if work.out.faq else "",
     ])
-    verdicts = [v.eligible for v in work.verdicts] if work.verdicts is not None else None
+    verdicts = [v.eligible for v in work.out.verdicts] if work.out.verdicts is not None else None
     return grounding.Facts(text=text, product_names={p.name for p in products.values()}, verdicts=verdicts)

@@ -14,7 +14,6 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from assistant.language import load_languages
 from assistant.pack.model import Catalog
 
 _LEAKS = re.compile(r"\b(?:search_products|search_faq|compare_products|check_eligibility)\b"
@@ -29,7 +28,7 @@ def figures(text: str, catalog: Catalog, claims_only: bool = False) -> set[float
     """The numbers in a text, normalised: 300,000 after the currency's sign or before its word,
     and "300 thousand", are all 300000; 23% is 23."""
     found = set()
-    for m in _numbers(catalog.business.currency_mark).finditer(load_languages(catalog.pack.languages).amounts(text)):
+    for m in _numbers(catalog.business.currency_mark).finditer(catalog.languages.amounts(text)):
         value = float(m["number"].replace(",", ""))
         is_claim = bool(m["currency"] or m["after"] or m["percent"]) or value >= 100
         if is_claim or not claims_only:

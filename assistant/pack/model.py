@@ -25,6 +25,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
+from assistant.language import DateOrder, Languages, load_languages
 from assistant.pack.flows import Flow
 
 FilterValue = str | int | float | list[str]  # one value, an amount, or any of several values
@@ -264,7 +265,6 @@ def placeholders(text: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
 
 
-DateOrder = Literal["day_first", "month_first"]
 _CURRENCY_SIGNS = "".join(ch for ch in map(chr, range(0x10000)) if unicodedata.category(ch) == "Sc")  # $, €, ...
 
 
@@ -555,6 +555,11 @@ class Catalog(BaseModel):
     @property
     def business(self) -> Business:
         return self.pack.business
+
+    @property
+    def languages(self) -> Languages:
+        """The languages its customers write in, reading dates in the country's order (loaded once)."""
+        return load_languages(self.pack.languages, date_order=self.business.date_order)
 
     @property
     def text(self) -> dict[str, str]:

@@ -18,7 +18,6 @@ from threadpoolctl import threadpool_limits
 
 from assistant.infra.config import SETTINGS
 from assistant.infra.extensions import Slot
-from assistant.language import load_languages
 from assistant.pack.model import Catalog, FaqEntry, Product, load_catalog
 from assistant.tools.comparison import rank_key
 from assistant.tools.embeddings import MiniLMEmbedder, default_embedder
@@ -42,7 +41,7 @@ class CatalogIndex:
             [self.rules.metadata(p) for p in catalog.products],
         )
         self.help = HelpCentre(catalog.faq, embedder, catalog.examples.intents.get("out_of_scope", []),
-                               catalog.pack.answers_from, load_languages(catalog.pack.languages).stop_words)
+                               catalog.pack.answers_from, catalog.languages.stop_words)
 
     def _collection(self, client: ClientAPI, kind: str, ids: list[str], texts: list[str],
                     metadatas: list[Metadata]) -> Collection:

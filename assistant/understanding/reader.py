@@ -21,7 +21,6 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel
 
 from assistant.dialogue.state import Pending, Wish
-from assistant.language import load_languages
 from assistant.language.lexicon import LETTER
 from assistant.pack.model import Catalog, CustomerFact, FactValue, Filter, FilterValue
 from assistant.tools.calculator import find_expression
@@ -209,7 +208,7 @@ class Understanding:
         self.details = details
         vocabulary = catalog.vocabulary
         self.vocabulary = vocabulary
-        self.languages = load_languages(catalog.pack.languages, date_order=catalog.business.date_order)
+        self.languages = catalog.languages
         self.money = Money(catalog.business.currency_symbol, catalog.business.currency_words)
         self.numbers = {name: _NumberFilter(spec.as_filter) for name, (_, spec) in catalog.pack.filter_attributes().items()
                         if spec.type == "number"}
