@@ -1,4 +1,4 @@
-"""The restaurant concierge (seed 001): one instruction in, a booked table, a message and a reminder out.
+"""The one-instruction concierge (seed 001): one instruction in, a booked table, a message and a reminder out.
 
 A plan per user_id runs the seed's steps in order: search, reserve, confirm by message, and
 schedule the reminder if one was asked for. What is missing is asked for, one question at a
@@ -22,7 +22,7 @@ from zoneinfo import ZoneInfo
 from pydantic import BaseModel
 
 from assistant.booking.notifications import PHONE_LIKE, e164
-from assistant.concierge.services import INDIAN, RestaurantServices, in_locality, is_open, serves
+from assistant.concierge.services import INDIAN, ConciergeServices, in_locality, is_open, serves
 from assistant.dialogue.flows import FlowEngine, Said
 from assistant.dialogue.sessions import SessionLocks
 from assistant.infra.sqlite import SharedSQLite
@@ -56,7 +56,7 @@ class Plan(BaseModel):
 
 
 class Concierge:
-    def __init__(self, catalog: Catalog, services: RestaurantServices, plans_db, locks: SessionLocks,
+    def __init__(self, catalog: Catalog, services: ConciergeServices, plans_db, locks: SessionLocks,
                  members: dict[str, dict], reader: ServiceReader, clock: Callable[[], dt.datetime] | None = None):
         self.catalog = catalog
         self.services = services
@@ -101,7 +101,7 @@ class Concierge:
             return self._ask(plan, searching)
         if plan.slots["date"] < now.date().isoformat():
             plan.slots["date"] = None
-            return self._ask(plan, ["date"], "That date has already passed.")
+            return self._ask(plan, ["date"], say(self.catalog, "concierge_date_passed"))
         if plan.restaurant is None:
             found = self._search(plan, now)
             if "ask_user" in found or "error" in found:
@@ -195,7 +195,7 @@ class Concierge:
                                              slots["name"], slots["phone"])
         if booked.get("status") == "no_availability" and booked.get("alternate_slots"):
             earliest = min(booked["alternate_slots"])
-            plan.notes.append(f"{slots['time']} was fully booked, so I took the earliest alternate, {earliest}.")
+            plan.notes.append(say(self.catalog, "concierge_alternate", asked=slots["time"], earliest=earliest))
             slots["time"] = earliest
             booked = self.services.reserve_table(restaurant["id"], slots["date"], earliest, slots["guests"],
                                                  slots["name"], slots["phone"])
@@ -210,9 +210,9 @@ class Concierge:
     def _notify(self, plan: Plan) -> dict[str, Any] | None:
         slots, (restaurant, reservation) = plan.slots, plan.booked()
         channel = slots.get("channel") or self.setup.default_channel
-        text = (f"Your table for {slots['guests']} at {restaurant['name']}, {restaurant['address']}, is confirmed for "
-                f"{_day(slots['date'])} at {slots['time']} (table {reservation['table_number']}, "
-                f"reservation {reservation['reservation_id']}).")
+        text = say(self.catalog, "concierge_confirmation", guests=slots["guests"], place=restaurant["name"],
+                   address=restaurant["address"], day=_day(slots["date"]), time=slots["time"],
+                   table=reservation["table_number"], reservation=reservation["reservation_id"])
         for _ in range(2):  # the gateway may be briefly down: one retry
             sent = self.services.send_message(slots["phone"], text, channel)
             if sent.get("status") == "sent":
@@ -220,8 +220,8 @@ class Concierge:
                 return None
         plan.done = True
         return {"error": "notification_failed",
-                "details": f"The table is booked ({reservation['reservation_id']}), but the {channel} "
-                           f"confirmation could not be sent: {sent.get('error_message', 'gateway unavailable')}."}
+                "details": say(self.catalog, "concierge_not_sent", reservation=reservation["reservation_id"], channel=channel,
+                               error=sent.get("error_message", "gateway unavailable"))}
 
     def _remind(self, plan: Plan, user_id: str, now: dt.datetime) -> dict[str, Any] | None:
         slots, (restaurant, reservation) = plan.slots, plan.booked()
@@ -232,13 +232,13 @@ class Concierge:
             at = dt.datetime.combine(day, dt.time.fromisoformat(slots["remind_time"]), tzinfo=self.zone)
         else:
             at = starts - dt.timedelta(minutes=slots.get("remind_before_min") or 60)
-        text = f"Reminder: your table at {restaurant['name']} is at {slots['time']} today."
+        text = say(self.catalog, "concierge_reminder_message", place=restaurant["name"], time=slots["time"])
         scheduled = self.services.schedule_reminder(user_id, at, text, slots["phone"],
                                                     reservation["reservation_id"], now)
         if scheduled.get("status") != "scheduled":
             slots["remind_time"] = slots["remind_date"] = slots["remind_before_min"] = None
-            return self._ask_reminder(plan, f"Your table is booked, but a reminder at {at:%H:%M} on "
-                                               f"{_day(at.date().isoformat())} would be in the past.")
+            return self._ask_reminder(plan, say(self.catalog, "concierge_reminder_past", time=f"{at:%H:%M}",
+                                                day=_day(at.date().isoformat())))
         plan.reminder = {key: scheduled[key] for key in ("reminder_id", "scheduled_for", "status")}
         return None
 
@@ -247,8 +247,8 @@ class Concierge:
         result: dict[str, Any] = {"restaurant": restaurant, "reservation": reservation, "notification": plan.notification}
         if plan.reminder:
             result["reminder"] = plan.reminder
-        done = (f"Booked a table for {plan.slots['guests']} at {restaurant['name']} on "
-                f"{_day(reservation['date'])} at {reservation['time']}.")
+        done = say(self.catalog, "concierge_booked", guests=plan.slots["guests"], place=restaurant["name"],
+                   day=_day(reservation["date"]), time=reservation["time"])
         result["message"] = " ".join([*plan.notes, done])
         return result
 
@@ -257,21 +257,20 @@ class Concierge:
         slots = plan.slots
         locality, cuisine, time = slots["locality"], self._cuisine_words(slots["cuisine"]), slots["time"]
         open_then = [r for r in self.catalog.products if r.value("city") == slots["city"] and is_open(r, time)]
-        why = f"I couldn't find {cuisine} restaurants in {locality} open at {time}"
+        why = say(self.catalog, "concierge_none_there", cuisine=cuisine, locality=locality, time=time)
         elsewhere = sorted({r.value("locality") for r in open_then
                             if serves(r, slots["cuisine"]) and not in_locality(r, locality)})[:3]
         if elsewhere:
             slots["locality"] = None
-            return self._ask(plan, ["locality"], f"{why}; {', '.join(elsewhere)} "
-                                               f"{'has' if len(elsewhere) == 1 else 'have'} some.")
+            return self._ask(plan, ["locality"], say(self.catalog, "concierge_elsewhere", why=why, places=", ".join(elsewhere)))
         words = self.catalog.pack.attributes["cuisines"].words
         served = sorted({words(c) for r in open_then if in_locality(r, locality) for c in r.value("cuisines")})[:5]
         if served:
             slots["cuisine"] = None
-            return self._ask(plan, ["cuisine"], f"{why}; there you can have {', '.join(served)}.")
+            return self._ask(plan, ["cuisine"], say(self.catalog, "concierge_served_there", why=why, served=", ".join(served)))
         slots["time"] = None
         city = self.catalog.pack.attributes["city"].words(slots["city"])
-        return self._ask(plan, ["time"], f"I couldn't find {cuisine} restaurants open at {time} anywhere in {city}.")
+        return self._ask(plan, ["time"], say(self.catalog, "concierge_none_in_city", cuisine=cuisine, time=time, city=city))
 
     def _new_request(self, instruction: str, said: dict[str, Any]) -> bool:
         """"Book ... in Bandra on Saturday" starts over; "Colaba" or "at 9 pm" answers the question

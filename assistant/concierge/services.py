@@ -27,7 +27,7 @@ NON_INDIAN = {"chinese", "italian", "continental", "cafe"}
 _COUNTS = "SELECT time, COUNT(*) FROM reservations WHERE restaurant_id=? AND date=? GROUP BY time"
 
 
-class RestaurantServices:
+class ConciergeServices:
     def __init__(self, catalog: Catalog, calendar: dict[str, dict[str, list[str]]], bookings_db,
                  notifier: Notifier, reminders: ReminderStore):
         self.catalog = catalog

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr
 from assistant.booking.notifications import NOTIFIER
 from assistant.booking.reminders import REMINDERS
 from assistant.concierge.planner import Concierge, ServiceReader, load_members
-from assistant.concierge.services import RestaurantServices
+from assistant.concierge.services import ConciergeServices
 from assistant.dialogue.sessions import LOCKS
 from assistant.infra.config import SETTINGS, bookings_file
 from assistant.infra.extensions import Slot
@@ -38,7 +38,8 @@ class AssistantRequest(BaseModel):
 def assistant() -> Response:
     concierge = CONCIERGE.find()
     if concierge is None:
-        raise ApiError(404, "no_concierge", "This assistant has no restaurant concierge: start it with DOMAIN=restaurants.")
+        raise ApiError(404, "no_concierge",
+                       "This assistant's pack has no concierge: a pack declares one in pack.yaml (DOMAIN=restaurants has one).")
     body = request.get_json(force=True, silent=True)
     if not isinstance(body, dict):
         raise ApiError(400, "invalid_json", 'The body must be a JSON object such as {"user_id": "u1", "instruction": "..."}.')
@@ -59,7 +60,7 @@ def init_app(app: Flask) -> None:
         return
     pack = SETTINGS.get(app).pack_dir
     reader = SERVICE_READER.put(app, ServiceReader(catalog, _json(pack / setup.service_schema)))
-    services = RestaurantServices(catalog, _json(pack / setup.calendar), bookings_file(app), NOTIFIER.get(app),
+    services = ConciergeServices(catalog, _json(pack / setup.calendar), bookings_file(app), NOTIFIER.get(app),
                                   REMINDERS.get(app))
     CONCIERGE.put(app, Concierge(catalog, services, bookings_file(app), LOCKS.get(app),
                                  load_members(pack / setup.members), reader))
