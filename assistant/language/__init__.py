@@ -27,7 +27,7 @@ from assistant.language.numbers import Numbers
 from assistant.language.reminders import Reminders
 from assistant.language.when import DateOrder, Found, When, WhenParts, blank
 
-__all__ = ["FOLDER", "Found", "Language", "Languages", "WhenParts", "blank", "load_languages", "phrases", "shipped"]
+__all__ = ["FOLDER", "DateOrder", "Found", "Language", "Languages", "WhenParts", "blank", "load_languages", "phrases", "shipped"]
 
 FOLDER = Path(__file__).resolve().parent / "data"
 ALWAYS = "en"

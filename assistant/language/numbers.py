@@ -36,7 +36,7 @@ class Numbers:
         self.clock = Table.of(languages, "fractions.clock", lambda lang: lang.fractions.clock)
         self.one = Table.words(languages, "one", lambda lang: lang.one)
         joiners = Table.words(languages, "joiners", lambda lang: lang.joiners)
-        self._tables: dict[str, Table] = {"after": self.after, "before": self.before, "whole": self.whole,
+        self._tables: dict[str, Table[int] | Table[Decimal]] = {"after": self.after, "before": self.before, "whole": self.whole,
                                           "scale": self.scales, "abbreviation": self.abbreviations,
                                           "number": self.words}
         kinds = {"digits": DIGITS, "after": self.after.pattern, "before": self.before.pattern,
@@ -90,7 +90,7 @@ class Numbers:
                 yield tokens[first].start(), tokens[last].end(), said
             first = last + 1
 
-    def _meaning(self, token: re.Match) -> tuple[str, Decimal, bool]:
+    def _meaning(self, token: re.Match[str]) -> tuple[str, Decimal, bool]:
         """A token's kind, its value, and whether it is a clash word (a number only near a scale)."""
         kind, said = str(token.lastgroup), token.group()
         if kind == "digits":

@@ -99,7 +99,7 @@ class When:
         self._dates = self._date_patterns(quantity)
         self._counts, self._alone = self._count_patterns(), re.compile(self.words["alone"], re.IGNORECASE)
 
-    def _clock_pattern(self) -> re.Pattern:
+    def _clock_pattern(self) -> re.Pattern[str]:
         """An hour said with whatever makes it one: "sade 5 baje", "evening 6:15", "half past 7 in the evening"."""
         words, numbers, parts = self.words, self.numbers, self.parts.pattern
         counter = rf"{words['counters']}(?!\s+(?!{words['postpositions']}{END}){LETTER})"
@@ -111,7 +111,7 @@ class When:
             rf"(?:\s*(?P<mark>{self.am.pattern}|{self.pm.pattern}|{words['hours']}|{counter}))?)"
             rf"(?:\s*(?:{words['links']}\s*)?(?P<p2>{parts}))?", re.IGNORECASE)
 
-    def _date_patterns(self, quantity: str) -> list[tuple[str, re.Pattern]]:
+    def _date_patterns(self, quantity: str) -> list[tuple[str, re.Pattern[str]]]:
         """Each way of naming a date, by kind; earlier kinds win where two overlap."""
         words, nxt, this = self.words, self.next.pattern, self.words["this"]
         day, month = r"(?<![\d.,:/])(?P<day>\d{1,2})(?!\d)", rf"(?P<month>{self.months.pattern})\.?"
@@ -132,7 +132,7 @@ class When:
                          rf"(?:[/-](?P<year>\d{{2}}|\d{{4}}))?(?![\d/.-])(?!\s*(?:{quantity}))")),
         )]
 
-    def _count_patterns(self) -> list[tuple[re.Pattern, bool]]:
+    def _count_patterns(self) -> list[tuple[re.Pattern[str], bool]]:
         """Head counts next to people ("4 log") or after a group word ("party of 4", "for 4"), and
         whether a clash word may be the count there (only next to people: "do log", not "for do")."""
         words = self.words
@@ -165,7 +165,7 @@ class When:
                 clocks.append(_Clock(Found(named, m.start(), m.end()), Found(named, m.start(), m.end())))
         return sorted(clocks, key=lambda clock: clock.found.start)
 
-    def _is_clock(self, m: re.Match, text: str) -> bool:
+    def _is_clock(self, m: re.Match[str], text: str) -> bool:
         """Whether a number read as an hour was said as one: with am/pm or an hour word, after a
         clock fraction, as HH:MM, or next to a part of the day (but not "evening 2 people")."""
         hour_word, frac = m["hour"], m["frac"]
@@ -175,7 +175,7 @@ class When:
         return bool(m["mark"] or (frac and frac in self.numbers.clock) or (m["sep"] == ":" and by_digits)
                     or (beside_part and (m["p2"] or not self._quantity.match(text, m.end()))))
 
-    def _clock_time(self, m: re.Match, text: str, latest_part: str | None) -> str | None:
+    def _clock_time(self, m: re.Match[str], text: str, latest_part: str | None) -> str | None:
         """HH:MM for one clock reading, or None where it is no time after all."""
         if not self._is_clock(m, text):
             return None
@@ -228,7 +228,7 @@ class When:
                     taken.append((m.start(), m.end()))
         return max(hits, key=lambda found: found.start) if hits else None
 
-    def _date(self, kind: str, m: re.Match, today: dt.date) -> dt.date | None:
+    def _date(self, kind: str, m: re.Match[str], today: dt.date) -> dt.date | None:
         if kind == "iso":
             return _valid(int(m["year"]), int(m["month"]), int(m["day"]))
         if kind in ("day month", "month day"):
@@ -245,7 +245,7 @@ class When:
             return _valid(int(year) + (2000 if len(year) == 2 else 0), month, day)
         return _next(today, month, day)
 
-    def _day_of_month(self, m: re.Match, today: dt.date) -> dt.date | None:
+    def _day_of_month(self, m: re.Match[str], today: dt.date) -> dt.date | None:
         """"The 3rd", "27th of this month", "the 5th of next month": this month's unless it has passed."""
         if not (m["the"] or m["of_month"]):  # "3rd" alone may be a floor or a gear
             return None
@@ -255,7 +255,7 @@ class When:
             return candidate
         return _day_of_month(today, day, months_ahead=1)
 
-    def _weekday(self, m: re.Match, today: dt.date) -> dt.date | None:
+    def _weekday(self, m: re.Match[str], today: dt.date) -> dt.date | None:
         """The first such day after today; with "this", today counts; "next week" means the calendar week after."""
         weekday = self.weekdays.get(m["weekday"])
         if weekday is None:

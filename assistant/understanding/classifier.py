@@ -47,7 +47,8 @@ class Classifier:
             second = 1.0 / (1.0 + np.exp(-scores[0]))
             return np.array([1.0 - second, second])
         exp = np.exp(scores - scores.max())
-        return exp / exp.sum()
+        probabilities: np.ndarray = exp / exp.sum()  # sklearn's coef_ and numpy's reductions are typed Any
+        return probabilities
 
 
 @lru_cache(maxsize=16)

@@ -13,6 +13,7 @@ import binascii
 import codecs
 import re
 import unicodedata
+from collections.abc import Callable
 from functools import cache
 from typing import Literal
 
@@ -75,7 +76,7 @@ def _variants(text: str) -> list[str]:
     return [v for v in variants if v]
 
 
-def _decoded(token: str, decode) -> str:
+def _decoded(token: str, decode: Callable[[str], bytes]) -> str:
     try:
         return decode(token).decode("utf-8")
     except (binascii.Error, ValueError, UnicodeDecodeError):

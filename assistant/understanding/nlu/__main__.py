@@ -17,7 +17,7 @@ import json
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from assistant.understanding.nlu.schema import SchemaUnderstanding
 from assistant.understanding.nlu.tracker import DialogueTracker
@@ -50,7 +50,7 @@ def load_understanding(schema_path: str, values_path: str | None) -> SchemaUnder
     return SchemaUnderstanding.from_schema(schema, {slot: [str(v) for v in vs] for slot, vs in values.items()})
 
 
-def _turns(lines: Iterable[str]) -> Iterator[tuple[dict, str, str]]:
+def _turns(lines: Iterable[str]) -> Iterator[tuple[dict[str, Any], str, str]]:
     """(turn, user, system) for each non-blank line; an InputError for the first bad one."""
     for number, line in enumerate(lines, 1):
         if not line.strip():

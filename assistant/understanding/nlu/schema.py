@@ -16,11 +16,19 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Any, TypedDict
 
 from assistant.language import Found, Languages, blank, shipped
 
 DONTCARE = "dontcare"  # SGD's value for "any will do"
 NO_INTENT = "NONE"  # SGD's intent for a turn that asks for nothing (closing the conversation)
+
+
+class Prediction(TypedDict):
+    """What a turn says: its intent, and the slots it sets (name to value)."""
+
+    intent: str
+    slots: dict[str, str]
 
 
 class Kind(Enum):
@@ -126,7 +134,7 @@ class Slot:
     topic: tuple[str, ...] = ()  # stems that name a yes/no feature, or the subject of "any <topic>"
 
     @classmethod
-    def from_schema(cls, raw: Mapping, known: Iterable[str] = ()) -> Slot:
+    def from_schema(cls, raw: Mapping[str, Any], known: Iterable[str] = ()) -> Slot:
         name, description = raw["name"], raw.get("description", "")
         possible = tuple(str(value) for value in raw.get("possible_values") or ())
         return cls(name, _kind(name, description, bool(raw.get("is_categorical")), possible), possible,
@@ -200,7 +208,7 @@ class SchemaUnderstanding:
         self.languages = languages or shipped()
 
     @classmethod
-    def from_schema(cls, schema: Mapping, values: Mapping[str, Iterable[str]] | None = None,
+    def from_schema(cls, schema: Mapping[str, Any], values: Mapping[str, Iterable[str]] | None = None,
                     languages: Languages | None = None) -> SchemaUnderstanding:
         """Build from a parsed SGD schema and, optionally, known values per free-text slot."""
         values = values or {}
@@ -222,7 +230,7 @@ class SchemaUnderstanding:
 
     # ------------------------------------------------------------ one turn
 
-    def read(self, user: str, system: str = "", today: dt.date | None = None) -> dict:
+    def read(self, user: str, system: str = "", today: dt.date | None = None) -> Prediction:
         """The intent of a turn read alone and the slots it sets, including an accepted offer."""
         today = today or dt.date.today()
         said = self.scan(user, today)
@@ -358,7 +366,7 @@ def closes(user: str, system: str) -> bool:
     return bool(system and _MORE_HELP.search(system) and system.rstrip().endswith("?") and _DECLINE.search(user))
 
 
-def _clauses(text: str) -> list[re.Match]:
+def _clauses(text: str) -> list[re.Match[str]]:
     """Sentences and clauses that are not questions about the entity ("do they have...?")."""
     return [m for m in _CLAUSE.finditer(text) if not _ENTITY_QUESTION.search(m.group())]
 
@@ -417,7 +425,7 @@ def _dontcare(slot: Slot, lowered: str) -> Found | None:
     return Found(DONTCARE, m.start(), m.end()) if m else None
 
 
-def _span(pattern: re.Pattern, text: str) -> Found | None:
+def _span(pattern: re.Pattern[str], text: str) -> Found | None:
     """A capitalised name after a cue word ("in Bandra", "called Blue Tokai"), not a day or month."""
     for m in pattern.finditer(text):
         name = m.group(1).strip(" .,'")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from assistant.understanding.nlu.schema import NO_INTENT, SchemaUnderstanding, affirms
+from assistant.understanding.nlu.schema import NO_INTENT, Prediction, SchemaUnderstanding, affirms
 
 
 class DialogueTracker:
@@ -22,7 +22,7 @@ class DialogueTracker:
         self.state: dict[str, str] = {}
         self.proposed: dict[str, str] = {}  # what the system put forward and the user has not answered yet
 
-    def turn(self, user: str, system: str = "", today: dt.date | None = None) -> dict:
+    def turn(self, user: str, system: str = "", today: dt.date | None = None) -> Prediction:
         """{"intent": ..., "slots": {...}} for this turn, slots being only new or changed values.
 
         A value the system proposed a few turns back ("How about Sana in Goa?" ... "Their number
