@@ -11,14 +11,20 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from crewai import LLM
 from crewai.llms.base_llm import BaseLLM
-from pydantic import ConfigDict
+from pydantic import BaseModel, ConfigDict, SerializeAsAny
 
 import assistant.infra.config  # noqa: F401  (sets the crewai telemetry switches before the import)
 from assistant.infra.config import Settings
+
+if TYPE_CHECKING:
+    from crewai.agents.agent_builder.base_agent import BaseAgent
+    from crewai.task import Task
+    from crewai.tools.base_tool import BaseTool
+    from crewai.utilities.types import LLMMessage
 
 T = TypeVar("T")
 
@@ -56,13 +62,15 @@ class BudgetedLLM(BaseLLM):
     """One turn's view of the model: counts calls and refuses those over budget or deadline."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
-    inner: Any
+    inner: SerializeAsAny[BaseLLM]  # dumped as the model it is, not as a bare BaseLLM
     max_calls: int
     deadline: float  # time.monotonic() value
     calls: int = 0
 
-    def call(self, messages, tools=None, callbacks=None, available_functions=None, from_task=None,
-             from_agent=None, response_model=None):
+    def call(self, messages: str | list[LLMMessage], tools: list[dict[str, BaseTool]] | None = None,
+             callbacks: list[Any] | None = None, available_functions: dict[str, Any] | None = None,
+             from_task: Task | None = None, from_agent: BaseAgent | None = None,
+             response_model: type[BaseModel] | None = None) -> str | Any:
         if self.calls >= self.max_calls:
             raise BudgetExceeded(f"over the budget of {self.max_calls} LLM calls")
         if time.monotonic() >= self.deadline:
@@ -105,4 +113,4 @@ class BudgetedLLM(BaseLLM):
             raise DeadlineExceeded("the LLM did not answer before the turn's deadline")
         if "error" in outcome:
             raise outcome["error"]
-        return outcome["value"]
+        return cast(T, outcome["value"])

@@ -315,6 +315,13 @@ class Page(Strict):
     examples: list[str] = Field(default=[], max_length=4)
 
 
+# Each agent's tools unless the pack says otherwise: whatever its own work needs.
+DEFAULT_TOOLS: dict[AgentName, list[ToolName]] = {
+    "retriever": ["search_products", "search_faq"], "comparator": ["compare_products"],
+    "eligibility": ["check_eligibility"], "booking": [], "support": ["search_faq"], "formatter": [],
+}
+
+
 class Pack(Strict):
     """pack.yaml: everything about a business except the catalog, knowledge and vocabulary."""
 
@@ -338,7 +345,7 @@ class Pack(Strict):
     flows: dict[str, Flow] = {}  # what goals collect step by step (assistant/pack/flows.py)
     concierge: ConciergeSetup | None = None
     goals: dict[str, GoalKind] = {}
-    tools: dict[AgentName, list[ToolName]]  # which tools each agent may call
+    tools: dict[AgentName, list[ToolName]] = Field(default_factory=lambda: dict(DEFAULT_TOOLS))  # which tools each agent may call
     texts: dict[str, str] = {}  # the pack's own words; the engine's defaults say the rest (Catalog.text)
 
     @model_validator(mode="after")
