@@ -17,9 +17,10 @@ HERE = Path(__file__).parent
 
 
 @lru_cache(maxsize=2)
-def definitions(kind: str = "agents") -> dict[str, dict]:
+def definitions(kind: str = "agents") -> dict[str, dict[str, str]]:
     """`kind`: "agents" or "tasks", the YAML file of that name beside this one."""
-    return yaml.safe_load((HERE / f"{kind}.yaml").read_text(encoding="utf-8"))
+    specs: dict[str, dict[str, str]] = yaml.safe_load((HERE / f"{kind}.yaml").read_text(encoding="utf-8"))
+    return specs
 
 
 def build_agent(name: str, llm: BaseLLM, tools: dict[str, BaseTool], inputs: dict[str, str]) -> Agent:

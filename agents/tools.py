@@ -9,14 +9,16 @@ from crewai.tools import BaseTool, tool
 
 import assistant.infra.config  # noqa: F401  (sets the crewai telemetry switches before the import)
 from agents.work import TurnWork
+from assistant.pack.model import Product
 from assistant.tools.calculator import CalculationError
+from assistant.tools.comparison import Comparison
 
 
 def make_tools(work: TurnWork, agent: str) -> dict[str, BaseTool]:
     """The tools `agent` may use, bound to this turn's catalog, filters and customer profile."""
     catalog, gateway = work.services.catalog, work.services.tools
 
-    def products(ids: list[str]):
+    def products(ids: list[str]) -> list[Product]:
         return [p for pid in ids if (p := catalog.product(pid))]
 
     @tool("search_products")
@@ -34,7 +36,8 @@ def make_tools(work: TurnWork, agent: str) -> dict[str, BaseTool]:
     @tool("compare_products")
     def compare_products(product_ids: list[str]) -> str:
         """Compare products by id: a table of their attributes with the best in each row."""
-        return gateway.call(agent, "compare_products", products(product_ids)).model_dump_json()
+        comparison: Comparison = gateway.call(agent, "compare_products", products(product_ids))
+        return comparison.model_dump_json()
 
     @tool("check_eligibility")
     def check_eligibility(product_ids: list[str]) -> str:

@@ -37,7 +37,6 @@ class Periodic:
             self._stop.wait(self.interval_s)
 
 
-
 def start_chore(app: Flask, chore: Periodic) -> None:
     """Start `chore` for this app, unless REMINDER_POLL_S=0 turned chores off (tests drive them directly)."""
     if SETTINGS.get(app).reminder_poll_s:

@@ -41,10 +41,10 @@ class Plan(BaseModel):
     """One user's request in progress: what is known, what each step returned, what was asked."""
 
     slots: dict[str, Any] = {}
-    restaurant: dict | None = None
-    reservation: dict | None = None
-    notification: dict | None = None
-    reminder: dict | None = None
+    restaurant: dict[str, Any] | None = None
+    reservation: dict[str, Any] | None = None
+    notification: dict[str, Any] | None = None
+    reminder: dict[str, Any] | None = None
     notes: list[str] = []
     asking: str | None = None
     done: bool = False
@@ -56,8 +56,8 @@ class Plan(BaseModel):
 
 
 class Concierge:
-    def __init__(self, catalog: Catalog, services: ConciergeServices, plans_db, locks: SessionLocks,
-                 members: dict[str, dict], reader: ServiceReader, clock: Callable[[], dt.datetime] | None = None):
+    def __init__(self, catalog: Catalog, services: ConciergeServices, plans_db: Path, locks: SessionLocks,
+                 members: dict[str, dict[str, str]], reader: ServiceReader, clock: Callable[[], dt.datetime] | None = None):
         self.catalog = catalog
         self.services = services
         self.locks = locks
@@ -299,7 +299,7 @@ class ServiceReader:
     """The pack's one reader of what a customer wants booked or found: its service schema
     (assistant/nlu) over the catalog's values, for the concierge's instructions and the chat alike."""
 
-    def __init__(self, catalog: Catalog, schema: Mapping):
+    def __init__(self, catalog: Catalog, schema: Mapping[str, Any]):
         self.catalog = catalog
         vocabulary = catalog.vocabulary.filters
         localities = {name: place for place in {r.value("locality") for r in catalog.products}
@@ -354,6 +354,6 @@ def _day(iso: str) -> str:
     return f"{day:%A} {day.day} {day:%B}"
 
 
-def load_members(path: Path) -> dict[str, dict]:
+def load_members(path: Path) -> dict[str, dict[str, str]]:
     """Registered users' names and phones, so a known user's instruction needs neither."""
     return {m["user_id"]: m for m in json.loads(path.read_text(encoding="utf-8"))}

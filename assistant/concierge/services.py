@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import secrets
+from pathlib import Path
 from typing import Any
 
 from assistant.booking.notifications import Notifier, NotifyError
@@ -28,7 +29,7 @@ _COUNTS = "SELECT time, COUNT(*) FROM reservations WHERE restaurant_id=? AND dat
 
 
 class ConciergeServices:
-    def __init__(self, catalog: Catalog, calendar: dict[str, dict[str, list[str]]], bookings_db,
+    def __init__(self, catalog: Catalog, calendar: dict[str, dict[str, list[str]]], bookings_db: Path,
                  notifier: Notifier, reminders: ReminderStore):
         self.catalog = catalog
         self.calendar = calendar
@@ -124,7 +125,8 @@ class ConciergeServices:
 
 def in_locality(restaurant: Product, locality: str) -> bool:
     """"Bandra" covers Bandra West and Bandra East."""
-    place, asked = restaurant.value("locality").lower(), locality.lower().strip()
+    place: str = restaurant.value("locality").lower()
+    asked = locality.lower().strip()
     return place == asked or place.startswith(asked + " ")
 
 

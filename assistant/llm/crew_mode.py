@@ -12,8 +12,9 @@ import json
 import logging
 import re
 import time
-from typing import Literal
+from typing import Any, Literal
 
+from crewai.llms.base_llm import BaseLLM
 from pydantic import BaseModel, ValidationError
 
 from agents.crew import build_crew
@@ -41,7 +42,7 @@ class LLMReading(BaseModel):
 class CrewMode:
     """Holds the configured model; `start_turn` gives each turn its own budgeted view of it."""
 
-    def __init__(self, settings: Settings, catalog: Catalog, llm=None):
+    def __init__(self, settings: Settings, catalog: Catalog, llm: BaseLLM | None = None):
         self.settings = settings
         self.catalog = catalog
         self.llm = llm if llm is not None else build_llm(settings)
@@ -159,7 +160,7 @@ class CrewTurn:
         log.warning("LLM mode fell back to the offline reply: %s", self.fault)
 
 
-def _text(answer) -> str:
+def _text(answer: object) -> str:
     text = str(answer or "").strip()
     if not text:
         raise EmptyReply("the crew returned nothing")
@@ -172,13 +173,15 @@ def _quote(text: str) -> str:
     return redact_codes(text).replace("<<<", "‹‹‹").replace(">>>", "›››")
 
 
-def _product_facts(p: Product) -> dict:
+def _product_facts(p: Product) -> dict[str, Any]:
     return p.model_dump(exclude={"description"}, exclude_none=True)
 
 
 def _inputs(work: TurnWork) -> dict[str, str]:
     """Task placeholders: the turn's tool results, compact, and the customer's words quoted."""
-    dump = lambda value: json.dumps(value, ensure_ascii=False, separators=(",", ":"))  # noqa: E731
+    def dump(value: object) -> str:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
     return {
         "business": work.services.catalog.name,
         "currency": work.services.catalog.business.currency_symbol,

@@ -74,7 +74,7 @@ def violations(reply: str, facts: Facts, catalog: Catalog) -> list[str]:
     return problems
 
 
-def _claims(pattern: re.Pattern, reply: str) -> bool:
+def _claims(pattern: re.Pattern[str], reply: str) -> bool:
     """A verdict stated, not asked about ("check whether you're eligible" states nothing)."""
     return any(not re.search(r"\b(?:whether|if)\s*$", reply[max(0, m.start() - 9):m.start()], re.IGNORECASE)
                for m in pattern.finditer(reply))

@@ -27,7 +27,6 @@ from assistant.tools.help_search import HelpCentre
 SURE_MATCH = 0.75  # cosine similarity at which an article answers the question whatever its words
 
 
-
 class CatalogIndex:
     """The Retriever's tools: semantic product search under filters, and FAQ search."""
 
