@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from flask import Flask
 
@@ -26,7 +26,7 @@ from assistant.infra.config import SETTINGS, Settings, bookings_file, sessions_f
 from assistant.infra.extensions import Slot
 from assistant.pack import texts as formatting
 from assistant.pack.display import public_product
-from assistant.pack.model import Catalog, FactValue, Product
+from assistant.pack.model import Catalog, FactValue, Filter, Product
 from assistant.tools.filters import Filters
 from assistant.tools.gateway import ToolGateway
 from assistant.tools.retrieval import CATALOG, INDEX, CatalogIndex
@@ -39,7 +39,7 @@ from assistant.web.schemas import ChatRequest, ChatResponse, HelpResult
 if TYPE_CHECKING:  # crewai is imported only when an LLM is configured
     from assistant.llm.crew_mode import CrewMode
 
-EventSink = Callable[[str, dict], None]
+EventSink = Callable[[str, dict[str, Any]], None]
 # What a message must be to set aside a goal waiting for the customer's answer.
 INTERRUPTIONS = {
     "booking": ("faq", "feature_query", "comparison", "eligibility_check", "calculate", "support", "product_info"),
@@ -294,8 +294,9 @@ class CrewPipeline:
         return None
 
     @staticmethod
-    def _question(spec, name: str) -> tuple[str, list[str], str]:
-        return spec.question, list(spec.choices), name  # start-up made sure there is one
+    def _question(spec: Filter | None, name: str) -> tuple[str, list[str], str]:
+        assert spec is not None and spec.question, "start-up made sure a required or clarifying filter has a question"
+        return spec.question, list(spec.choices), name
 
 
     def _select_agents(self, intent: Intent, state: SessionState, selection: list[Product]) -> list[str]:

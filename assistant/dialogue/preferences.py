@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import time
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -20,7 +20,7 @@ from assistant.pack.model import Catalog, FactValue
 from assistant.pack.texts import filter_words, say
 
 Style = Literal["short", "detailed"]
-_STYLE_CUES: dict[Style, re.Pattern] = {
+_STYLE_CUES: dict[Style, re.Pattern[str]] = {
     "short": re.compile(r"\b(briefly|in short|short answer|keep it short|tl;?dr|quickly)\b", re.IGNORECASE),
     "detailed": re.compile(r"\b(in detail|detailed|explain fully|elaborate|all the details)\b", re.IGNORECASE),
 }
@@ -39,7 +39,7 @@ class Preferences(BaseModel):
 
 def learn(known: Preferences, state: SessionState, query: str, catalog: Catalog) -> Preferences:
     """The preferences after this turn: what the customer chose now wins over what they chose before."""
-    update: dict = {}
+    update: dict[str, Any] = {}
     chosen = {name: value if isinstance(value, list) else [value] for name, value in state.filters.items()
               if name not in catalog.pack.search.always and isinstance(value, (str, list))}
     if chosen:
@@ -67,14 +67,13 @@ def _kept(name: str, value: FactValue, catalog: Catalog) -> str | None:
         return None
     if fact.kind == "category":
         return str(value)
-    cash = lambda amount: money(amount, catalog.business.currency_symbol)  # noqa: E731
-    low = 0
+    sign, low = catalog.business.currency_symbol, 0
     for limit in fact.bands:
         if int(value) < limit:
-            return (say(catalog, "band_under", high=cash(limit)) if low == 0
-                    else say(catalog, "band_between", low=cash(low), high=cash(limit)))
+            return (say(catalog, "band_under", high=money(limit, sign)) if low == 0
+                    else say(catalog, "band_between", low=money(low, sign), high=money(limit, sign)))
         low = limit
-    return say(catalog, "band_over", low=cash(low))
+    return say(catalog, "band_over", low=money(low, sign))
 
 
 def starting_state(preferences: Preferences, state: SessionState, catalog: Catalog) -> None:

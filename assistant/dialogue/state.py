@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -38,7 +38,7 @@ class SessionState(BaseModel):
 
     @field_validator("profile", mode="before")
     @classmethod
-    def _told_only(cls, profile: dict) -> dict:
+    def _told_only(cls, profile: dict[str, Any]) -> dict[str, Any]:
         """A fact not told is absent (sessions saved before facts were pack data hold None for it)."""
         return {name: value for name, value in profile.items() if value is not None}
 
@@ -61,7 +61,7 @@ class SessionState(BaseModel):
     def remember(self, turn: Turn, limit: int) -> None:
         self.history = [*self.history, turn][-limit:]
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, Any]:
         """The part of the state clients see in every response."""
         return {
             "products": list(self.product_ids),

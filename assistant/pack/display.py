@@ -81,7 +81,7 @@ def render(template: Template | None, product: Product, catalog: Catalog) -> str
     for piece in pieces:
         missing = False
 
-        def fill(match: re.Match) -> str:
+        def fill(match: re.Match[str]) -> str:
             nonlocal missing
             text = field(product, match[1], match[2], catalog)
             missing |= text is None
@@ -93,7 +93,7 @@ def render(template: Template | None, product: Product, catalog: Catalog) -> str
     return "".join(out) or None
 
 
-def card(product: Product, catalog: Catalog) -> dict:
+def card(product: Product, catalog: Catalog) -> dict[str, Any]:
     """What the chat page shows for a product: badge, details line, one headline figure, bullets."""
     shown = catalog.pack.display
     attributes = catalog.pack.attributes
@@ -113,6 +113,6 @@ def card(product: Product, catalog: Catalog) -> dict:
     }
 
 
-def public_product(product: Product, catalog: Catalog) -> dict:
+def public_product(product: Product, catalog: Catalog) -> dict[str, Any]:
     """A product in API responses: its data, and how the page should show it."""
     return {**product.model_dump(), "display": card(product, catalog)}

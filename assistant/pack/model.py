@@ -17,9 +17,10 @@ import json
 import re
 import string
 import unicodedata
+from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import yaml
@@ -28,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 from assistant.language import DateOrder, Languages, load_languages
 from assistant.pack.flows import Flow
 
+T = TypeVar("T")
 FilterValue = str | int | float | list[str]  # one value, an amount, or any of several values
 FactValue = str | int  # what the customer told of a fact: a category's value, an amount or a number
 ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{1,63}$"
@@ -604,7 +606,7 @@ def _read(path: Path) -> Any:
         raise DataError(f"{path}: {exc}") from exc
 
 
-def _validated(path: Path, model, raw):
+def _validated(path: Path, model: Callable[[Any], T], raw: Any) -> T:
     try:
         return model(raw)
     except ValidationError as exc:
@@ -613,7 +615,7 @@ def _validated(path: Path, model, raw):
         raise DataError(f"{path}: {exc}") from exc
 
 
-def _rows_from_csv(path: Path, source: Source, attributes: dict[str, Attribute]) -> list[dict]:
+def _rows_from_csv(path: Path, source: Source, attributes: dict[str, Attribute]) -> list[dict[str, Any]]:
     """A shop's spreadsheet export, mapped column by column onto the pack's attributes."""
     try:
         with path.open(encoding="utf-8-sig", newline="") as handle:
@@ -640,7 +642,10 @@ def _cell(raw: str, attribute: Attribute | None, separator: str, where: str) -> 
     if attribute is None:  # not a declared attribute (id, name, description): kept as text
         return raw or None
     kind = attribute.type
-    as_value = lambda text: text.lower().replace(" ", "_")  # noqa: E731  ("Gaming Mouse" -> gaming_mouse)
+
+    def as_value(text: str) -> str:  # "Gaming Mouse" -> gaming_mouse
+        return text.lower().replace(" ", "_")
+
     if raw == "":
         return [] if kind == "list" else None
     if kind == "number":

@@ -10,15 +10,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from assistant.pack.display import money, price, render
-from assistant.pack.model import Catalog, FactValue, FaqEntry, Product
+from assistant.pack.model import Catalog, FactValue, FaqEntry, FilterValue, Product
 from assistant.tools.comparison import Comparison
 from assistant.tools.filters import Filters
 
-if TYPE_CHECKING:  # the eligibility tool words its reasons with say()
+if TYPE_CHECKING:  # the eligibility tool words its reasons with say(); goals live in dialogue
+    from assistant.dialogue.goals import Goal
     from assistant.tools.eligibility import Verdict
 
 
-def say(catalog: Catalog, key: str, **values) -> str:
+def say(catalog: Catalog, key: str, **values: object) -> str:
     """The text `key` with the business, support contact and item words filled in, and `values`
     (which may name a particular item as `item`)."""
     text = catalog.text
@@ -27,13 +28,13 @@ def say(catalog: Catalog, key: str, **values) -> str:
     return text[key].format(**{**common, **values})
 
 
-def filter_words(catalog: Catalog, name: str, value, many: bool = True) -> str:
+def filter_words(catalog: Catalog, name: str, value: FilterValue, many: bool = True) -> str:
     """How a filter's value reads: "Gold", "credit cards", "SUVs", a budget in the pack's currency."""
     attribute_name, attribute = catalog.pack.filter_attributes()[name]
     values = value if isinstance(value, list) else [value]
     either = f" {say(catalog, 'or')} "
     if attribute.type == "number":
-        return either.join(price(v, attribute, catalog) if attribute.unit == "currency" else f"{v:g}" for v in values)
+        return either.join(price(float(v), attribute, catalog) if attribute.unit == "currency" else f"{float(v):g}" for v in values)
     return either.join(attribute.words(str(v), many) for v in values)
 
 
@@ -153,13 +154,13 @@ def suggestions(entries: list[FaqEntry], catalog: Catalog) -> str:
     return say(catalog, "suggestions") + "".join(f"\n- {entry.question}" for entry in entries)
 
 
-def cancelled(goal, catalog: Catalog) -> str:
+def cancelled(goal: Goal | None, catalog: Catalog) -> str:
     if goal is None:
         return say(catalog, "nothing_to_cancel")
     return say(catalog, "cancelled_booking" if goal.type == "booking" else "cancelled")
 
 
-def resumed(goal, catalog: Catalog) -> str:
+def resumed(goal: Goal, catalog: Catalog) -> str:
     kind = catalog.pack.goal_kinds.get(goal.type)
     back = kind.resumed if kind else say(catalog, "resumed")
     return f"{back} {goal.next_question}" if goal.next_question else back

@@ -81,7 +81,7 @@ class Intent(BaseModel):
         self.wants_eligibility |= "eligibility" in wishes
         self.cheapest_first |= "cheapest" in wishes
 
-    def public(self) -> dict:
+    def public(self) -> dict[str, Any]:
         return {"type": self.type, "filters": dict(self.filters)}
 
 
