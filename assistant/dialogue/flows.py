@@ -98,7 +98,7 @@ class FlowEngine:
         return self.catalog.pack.flows[name]
 
     def collect(self, name: str, slots: dict[str, Any], said: Said, now: dt.datetime) -> Collected:
-        """Take in what the message says, as an answer to the question the slots so far led to."""
+        """Take in what the message says (a bare answer goes to the slots the last question asked for)."""
         flow = self.flow(name)
         now = now.astimezone(self.zone)
         patch, problems = self.read(name, said, said.asked, slots, now)
@@ -176,9 +176,6 @@ class FlowEngine:
         if not parts:
             return flow.start
         return say(self.catalog, "flow_so_far", subject=flow.subject.capitalize(), details=", ".join(parts))
-
-    def item(self, slot_value: str) -> Product | None:
-        return self.catalog.product(slot_value)
 
     def starts_at(self, flow: Flow, slots: dict[str, Any]) -> dt.datetime:
         assert flow.schedule is not None, "only a scheduled flow has a start"
