@@ -50,9 +50,18 @@ CANCEL_WORDS = 3  # "never mind", "cancel that please": longer, with nothing act
 
 
 class CrewPipeline:
-    def __init__(self, catalog: Catalog, index: CatalogIndex, store: SessionStore, locks: SessionLocks,
-                 settings: Settings, desk: BookingDesk, preferences: PreferenceStore, crew_mode: CrewMode | None = None,
-                 details: Details | None = None):
+    def __init__(
+        self,
+        catalog: Catalog,
+        index: CatalogIndex,
+        store: SessionStore,
+        locks: SessionLocks,
+        settings: Settings,
+        desk: BookingDesk,
+        preferences: PreferenceStore,
+        crew_mode: CrewMode | None = None,
+        details: Details | None = None,
+    ):
         """`details`: the pack's service reader, where it has one (the restaurants' schema)."""
         self.catalog = catalog
         self.index = index
@@ -65,8 +74,14 @@ class CrewPipeline:
         self.tools = ToolGateway(catalog, index)
         self.rules = index.rules
         self.crew_mode = crew_mode  # None: no LLM configured, every turn is offline
-        self.services = Services(catalog, index, self.tools, min(settings.max_products, catalog.pack.search.max_results),
-                                 settings.faq_min_similarity, desk)
+        self.services = Services(
+            catalog,
+            index,
+            self.tools,
+            min(settings.max_products, catalog.pack.search.max_results),
+            settings.faq_min_similarity,
+            desk,
+        )
 
     def run(self, request: ChatRequest, on_event: EventSink | None = None) -> ChatResponse:
         """Answer one message; retried on a fresh copy if another worker committed first.
@@ -94,9 +109,17 @@ class CrewPipeline:
         emit("agent", {"name": "formatter", "status": "started"})
         emit("agent", {"name": "formatter", "status": "finished"})
         return ChatResponse(
-            session_id=state.session_id, reply=formatting.say(self.catalog, "refusal"),
-            intent={"type": "refused", "filters": {}, "reason": attack}, agents=["formatter"], products=[],
-            comparison=None, eligibility=None, ask_user=None, choices=[], mode="offline", state=state.summary(),
+            session_id=state.session_id,
+            reply=formatting.say(self.catalog, "refusal"),
+            intent={"type": "refused", "filters": {}, "reason": attack},
+            agents=["formatter"],
+            products=[],
+            comparison=None,
+            eligibility=None,
+            ask_user=None,
+            choices=[],
+            mode="offline",
+            state=state.summary(),
         )
 
     def _turn(self, state: SessionState, request: ChatRequest, emit: EventSink) -> ChatResponse:
@@ -174,8 +197,11 @@ class CrewPipeline:
             grounding=crew.grounding if crew else None,
             llm_calls=crew.calls if crew else 0,
             booking=work.out.flow_step.booking if work.out.flow_step else None,
-            help=HelpResult(article=work.out.faq.id if work.out.faq else None, suggested=[e.id for e in work.out.suggestions],
-                            handover=work.out.handover),
+            help=HelpResult(
+                article=work.out.faq.id if work.out.faq else None,
+                suggested=[e.id for e in work.out.suggestions],
+                handover=work.out.handover,
+            ),
             state=state.summary(),
         )
 
@@ -234,8 +260,13 @@ class CrewPipeline:
         if work.request.intent.type == "cancel":
             resumed = board.finish(goal, "customer said never mind", status="cancelled")
         elif work.out.ask_user and not finished:
-            board.block(goal, goal.missing or [work.out.pending or "answer"], work.out.ask_user, work.out.choices,
-                        "waiting for the customer's answer")
+            board.block(
+                goal,
+                goal.missing or [work.out.pending or "answer"],
+                work.out.ask_user,
+                work.out.choices,
+                "waiting for the customer's answer",
+            )
             return
         elif self._stays_open(goal):  # answered, but the sale goes on until the customer is done
             board.answered(goal, "answered; the customer may ask more")
@@ -278,8 +309,9 @@ class CrewPipeline:
             return None  # items the customer named need no narrowing down
         search, filters = self.catalog.pack.search, self.catalog.pack.filter_attributes()
         ranked = intent.cheapest_first  # "the cheapest gaming laptops": the ranking needs no ceiling on what it ranks by
-        required = [name for name in search.require if name not in state.filters
-                    and not (ranked and filters[name][0] == search.rank_by)]
+        required = [
+            name for name in search.require if name not in state.filters and not (ranked and filters[name][0] == search.rank_by)
+        ]
         if required:
             return self._question(filters[required[0]][1].filter, required[0])
         if state.pending == "clarify_product":
@@ -297,7 +329,6 @@ class CrewPipeline:
     def _question(spec: Filter | None, name: str) -> tuple[str, list[str], str]:
         assert spec is not None and spec.question, "start-up made sure a required or clarifying filter has a question"
         return spec.question, list(spec.choices), name
-
 
     def _select_agents(self, intent: Intent, state: SessionState, selection: list[Product]) -> list[str]:
         agents: list[str] = []
@@ -331,14 +362,20 @@ class CrewPipeline:
         said = redact_codes(query) if work.out.flow_step else query  # a typed code is not kept
         state.remember(Turn(role="user", text=said, intent=work.request.intent.type), limit)
         state.remember(
-            Turn(role="assistant", text=work.out.reply, intent=work.request.intent.type, agents=agents,
-                 products=[p.id for p in work.out.products]),
+            Turn(
+                role="assistant",
+                text=work.out.reply,
+                intent=work.request.intent.type,
+                agents=agents,
+                products=[p.id for p in work.out.products],
+            ),
             limit,
         )
 
 
-def _merge_profile(catalog: Catalog, old: dict[str, FactValue], said: dict[str, FactValue],
-                   page_value: str | None) -> dict[str, FactValue]:
+def _merge_profile(
+    catalog: Catalog, old: dict[str, FactValue], said: dict[str, FactValue], page_value: str | None
+) -> dict[str, FactValue]:
     """What the customer says in chat wins over older facts, and the page's profile field over
     both; only the facts the pack declares, with values they take, are kept."""
     page = catalog.pack.page_fact
@@ -359,5 +396,17 @@ def init_app(app: Flask) -> None:
         from assistant.llm.crew_mode import CrewMode
 
         crew_mode = CrewMode(settings, catalog)
-    PIPELINE.put(app, CrewPipeline(catalog, INDEX.get(app), STORE.get(app), LOCKS.get(app), settings, desk, preferences,
-                                   crew_mode, SERVICE_READER.find(app)))
+    PIPELINE.put(
+        app,
+        CrewPipeline(
+            catalog,
+            INDEX.get(app),
+            STORE.get(app),
+            LOCKS.get(app),
+            settings,
+            desk,
+            preferences,
+            crew_mode,
+            SERVICE_READER.find(app),
+        ),
+    )

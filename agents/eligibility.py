@@ -6,5 +6,6 @@ from agents.work import TurnWork
 
 
 def eligibility(work: TurnWork) -> None:
-    work.out.verdicts = [work.services.tools.call("eligibility", "check_eligibility", p, work.request.state.profile)
-                     for p in work.out.selection]
+    work.out.verdicts = [
+        work.services.tools.call("eligibility", "check_eligibility", p, work.request.state.profile) for p in work.out.selection
+    ]

@@ -41,9 +41,11 @@ def formatter(work: TurnWork) -> None:
         sections.append(formatting.no_match(request.state.filters, _relaxable(work), catalog))
     else:
         if kind == "product_info" or (kind == "feature_query" and out.retrieved):  # found now: list them
-            sections.append(formatting.product_list(
-                out.selection, request.state.filters, not out.retrieved, catalog, request.intent.cheapest_first
-            ))
+            sections.append(
+                formatting.product_list(
+                    out.selection, request.state.filters, not out.retrieved, catalog, request.intent.cheapest_first
+                )
+            )
         if out.comparison:
             sections.append(formatting.comparison_table(out.comparison, out.selection, catalog))
         elif request.intent.wants_comparison:
@@ -53,8 +55,9 @@ def formatter(work: TurnWork) -> None:
             _ask_for_missing_fact(work)
             sections += [out.ask_user] if out.ask_user else []
         if kind == "feature_query":
-            sections.append(formatting.features_report(out.selection, request.intent.feature_topics,
-                                                            request.intent.feature_lines, catalog))
+            sections.append(
+                formatting.features_report(out.selection, request.intent.feature_topics, request.intent.feature_lines, catalog)
+            )
     out.reply = "\n\n".join(section for section in sections if section)
 
 
@@ -71,8 +74,6 @@ def _ask_for_missing_fact(work: TurnWork) -> None:
 def _relaxable(work: TurnWork) -> str | None:
     """The filter whose removal would bring back the most products, to suggest relaxing it."""
     filters = work.request.state.filters
-    counts = {
-        name: work.services.index.count_products({k: v for k, v in filters.items() if k != name}) for name in filters
-    }
+    counts = {name: work.services.index.count_products({k: v for k, v in filters.items() if k != name}) for name in filters}
     best = max(counts, key=counts.__getitem__, default=None)
     return best if best and counts[best] else None

@@ -23,7 +23,7 @@ def retriever(work: TurnWork) -> None:
     filters = request.state.filters
     named = [p for p in services.catalog.products_by_id(request.intent.named) if services.index.rules.matches(p, filters)]
     if named:  # "show me the Legion 5", "is the G502 wireless?": the items named, if they match
-        out.selection = named[:services.max_products]
+        out.selection = named[: services.max_products]
     elif request.intent.cheapest_first:
         out.selection = tools.call("retriever", "cheapest_products", filters, services.max_products)
     else:

@@ -23,8 +23,9 @@ def support(work: TurnWork) -> None:
     goal = goal_of(work)
     collected = services.desk.engine.collect(goal.type, goal.slots, said(work), services.desk.clock())
     if collected.missing:
-        work.out.flow_step = FlowStep(slots=collected.slots, missing=collected.missing, question=collected.question,
-                                      choices=collected.choices)
+        work.out.flow_step = FlowStep(
+            slots=collected.slots, missing=collected.missing, question=collected.question, choices=collected.choices
+        )
     else:
         work.out.flow_step = find_fix(goal.type, collected.slots, services.catalog, search, relevant)
     work.out.faq = work.out.flow_step.article

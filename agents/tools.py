@@ -42,8 +42,9 @@ def make_tools(work: TurnWork, agent: str) -> dict[str, BaseTool]:
     @tool("check_eligibility")
     def check_eligibility(product_ids: list[str]) -> str:
         """Check the customer's eligibility for products by id against the business's rules."""
-        verdicts = [gateway.call(agent, "check_eligibility", p, work.request.state.profile).model_dump()
-                    for p in products(product_ids)]
+        verdicts = [
+            gateway.call(agent, "check_eligibility", p, work.request.state.profile).model_dump() for p in products(product_ids)
+        ]
         return json.dumps(verdicts, ensure_ascii=False)
 
     @tool("calculate")

@@ -80,6 +80,11 @@ def said(work: TurnWork) -> Said:
     and the slots the last question asked for."""
     request, catalog, desk, goal = work.request, work.services.catalog, work.services.desk, goal_of(work)
     flow = catalog.pack.flows[goal.type]
-    return Said(text=request.query, filters=request.intent.filters, named=catalog.products_by_id(request.intent.named),
-                cached=catalog.products_by_id(request.state.product_ids), opens=request.intent.type == flow.intent,
-                asked=desk.engine.asked(flow, goal.missing) if desk else ())
+    return Said(
+        text=request.query,
+        filters=request.intent.filters,
+        named=catalog.products_by_id(request.intent.named),
+        cached=catalog.products_by_id(request.state.product_ids),
+        opens=request.intent.type == flow.intent,
+        asked=desk.engine.asked(flow, goal.missing) if desk else (),
+    )

@@ -49,20 +49,23 @@ def main() -> None:
             sid = str(uuid.uuid4())
             for i, query in enumerate(SEED_CONVERSATION):
                 t0 = time.perf_counter()
-                response = client.post("/chat", json={"query": query, "session_id": sid,
-                                                      "user_employment": "business_owner"})
+                response = client.post("/chat", json={"query": query, "session_id": sid, "user_employment": "business_owner"})
                 per_turn[i].append(time.perf_counter() - t0)
                 assert response.status_code == 200, response.get_json()
         every = [t for turn in per_turn for t in turn]
-        print(json.dumps({
-            "bench": "seed_conversation",
-            "rounds": args.rounds,
-            "cold_start_s": round(cold_start, 3),
-            "turn_ms_median": round(statistics.median(every) * 1000, 2),
-            "turn_ms_slowest": round(max(every) * 1000, 2),
-            "turn_ms_median_by_turn": [round(statistics.median(t) * 1000, 2) for t in per_turn],
-            "rss_mib": round(resident_mib(), 1),
-        }))
+        print(
+            json.dumps(
+                {
+                    "bench": "seed_conversation",
+                    "rounds": args.rounds,
+                    "cold_start_s": round(cold_start, 3),
+                    "turn_ms_median": round(statistics.median(every) * 1000, 2),
+                    "turn_ms_slowest": round(max(every) * 1000, 2),
+                    "turn_ms_median_by_turn": [round(statistics.median(t) * 1000, 2) for t in per_turn],
+                    "rss_mib": round(resident_mib(), 1),
+                }
+            )
+        )
 
 
 if __name__ == "__main__":

@@ -75,8 +75,15 @@ def main() -> None:
     answerable = answerable_helped = 0
     details = []
     with tempfile.TemporaryDirectory() as tmp:
-        app = create_app({"session_db": Path(tmp) / "s.sqlite3", "reminder_poll_s": 0, "domain": "bank",
-                          "client_rate_per_min": 0, "session_rate_per_min": 0})
+        app = create_app(
+            {
+                "session_db": Path(tmp) / "s.sqlite3",
+                "reminder_poll_s": 0,
+                "domain": "bank",
+                "client_rate_per_min": 0,
+                "session_rate_per_min": 0,
+            }
+        )
         client = app.test_client()
         started = time.perf_counter()
         took = []
@@ -94,26 +101,38 @@ def main() -> None:
                 answerable += 1
                 answerable_helped += verdict == "helpful"
             if args.details:
-                details.append({"category": row["category"], "text": row["text"], "verdict": verdict,
-                                "cause": cause, "intent": response["intent"]["type"], "help": response.get("help")})
+                details.append(
+                    {
+                        "category": row["category"],
+                        "text": row["text"],
+                        "verdict": verdict,
+                        "cause": cause,
+                        "intent": response["intent"]["type"],
+                        "help": response.get("help"),
+                    }
+                )
         elapsed = time.perf_counter() - started
     if args.details:
         args.details.write_text("".join(json.dumps(d) + "\n" for d in details))
     worst = sorted(by_category, key=lambda c: by_category[c]["wrong"] / sum(by_category[c].values()), reverse=True)
-    print(json.dumps({
-        "bench": "intent_eval_banking77",
-        "questions": len(rows),
-        "helpful": verdicts["helpful"],
-        "safe": verdicts["safe"],
-        "wrong": verdicts["wrong"],
-        "wrong_by_cause": dict(causes.most_common()),
-        "wrong_rate": round(verdicts["wrong"] / len(rows), 3),
-        "answerable_helped_rate": round(answerable_helped / max(answerable, 1), 3),
-        "worst_categories": {c: round(by_category[c]["wrong"] / sum(by_category[c].values()), 2) for c in worst[:8]},
-        "ms_per_question": round(1000 * elapsed / len(rows), 2),
-        "ms_p50": round(statistics.median(took), 2),
-        "ms_p99": round(statistics.quantiles(took, n=100)[98], 2) if len(took) > 1 else None,
-    }))
+    print(
+        json.dumps(
+            {
+                "bench": "intent_eval_banking77",
+                "questions": len(rows),
+                "helpful": verdicts["helpful"],
+                "safe": verdicts["safe"],
+                "wrong": verdicts["wrong"],
+                "wrong_by_cause": dict(causes.most_common()),
+                "wrong_rate": round(verdicts["wrong"] / len(rows), 3),
+                "answerable_helped_rate": round(answerable_helped / max(answerable, 1), 3),
+                "worst_categories": {c: round(by_category[c]["wrong"] / sum(by_category[c].values()), 2) for c in worst[:8]},
+                "ms_per_question": round(1000 * elapsed / len(rows), 2),
+                "ms_p50": round(statistics.median(took), 2),
+                "ms_p99": round(statistics.quantiles(took, n=100)[98], 2) if len(took) > 1 else None,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -62,13 +62,11 @@ def tool_user(messages: list[dict]) -> str:
 
 def ours(tmp: Path) -> ScriptedLLM:
     llm = ScriptedLLM(default=restate_draft)
-    app = create_app({"session_db": tmp / "ours.sqlite3", "llm_model": "openai/bench",
-                      "llm_base_url": "http://127.0.0.1:9/v1"})
+    app = create_app({"session_db": tmp / "ours.sqlite3", "llm_model": "openai/bench", "llm_base_url": "http://127.0.0.1:9/v1"})
     app.extensions["pipeline"].crew_mode.llm = llm
     client, session = app.test_client(), str(uuid.uuid4())
     for query in SEED_CONVERSATION:
-        data = client.post("/chat", json={"query": query, "session_id": session,
-                                          "user_employment": "business_owner"}).get_json()
+        data = client.post("/chat", json={"query": query, "session_id": session, "user_employment": "business_owner"}).get_json()
         assert data["mode"] == "crew", data
     return llm
 
@@ -82,11 +80,23 @@ def naive(pipeline) -> ScriptedLLM:
         tasks: list[Task] = []
         for name in SEED_CONVERSATION_AGENTS:
             spec = definitions()[name]
-            agent = Agent(role=spec["role"], goal=spec["goal"].format(business=pipeline.catalog.name,
-                          filters="as the customer said", currency="BDT"), backstory=spec["backstory"],
-                          tools=list(make_tools(work, name).values()), llm=llm, allow_delegation=False, max_iter=3)
-            tasks.append(Task(description=f"The customer wrote: {query}\nDo your part of answering them.",
-                              expected_output="Your findings for the customer.", agent=agent, context=list(tasks)))
+            agent = Agent(
+                role=spec["role"],
+                goal=spec["goal"].format(business=pipeline.catalog.name, filters="as the customer said", currency="BDT"),
+                backstory=spec["backstory"],
+                tools=list(make_tools(work, name).values()),
+                llm=llm,
+                allow_delegation=False,
+                max_iter=3,
+            )
+            tasks.append(
+                Task(
+                    description=f"The customer wrote: {query}\nDo your part of answering them.",
+                    expected_output="Your findings for the customer.",
+                    agent=agent,
+                    context=list(tasks),
+                )
+            )
             agents.append(agent)
         Crew(agents=agents, tasks=tasks, process=Process.sequential, verbose=False).kickoff()
     return llm

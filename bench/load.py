@@ -38,11 +38,23 @@ def free_port() -> int:
 
 
 def serve(target: str, port: int, folder: Path) -> subprocess.Popen:
-    env = {**os.environ, "PORT": str(port), "HOST": "127.0.0.1", "SESSION_DB": str(folder / "sessions.sqlite3"),
-           "CLIENT_RATE_PER_MIN": "0",  # every simulated client comes from 127.0.0.1
-           "CREWAI_DISABLE_TELEMETRY": "true", "CREWAI_TRACING_ENABLED": "false", "PYTHONPATH": str(ROOT)}
-    server = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", str(ROOT / "gunicorn.conf.py"), target],
-                              cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    env = {
+        **os.environ,
+        "PORT": str(port),
+        "HOST": "127.0.0.1",
+        "SESSION_DB": str(folder / "sessions.sqlite3"),
+        "CLIENT_RATE_PER_MIN": "0",  # every simulated client comes from 127.0.0.1
+        "CREWAI_DISABLE_TELEMETRY": "true",
+        "CREWAI_TRACING_ENABLED": "false",
+        "PYTHONPATH": str(ROOT),
+    }
+    server = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "gunicorn.conf.py"), target],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         try:
@@ -159,12 +171,16 @@ def main() -> None:
     turns_per_s = len(latencies) / args.seconds
     baseline_rps = sum(len(w.latencies) for w in ceiling) / min(args.seconds, 10)
     result = {
-        "clients": args.clients, "chaos": args.chaos, "turns": len(latencies),
+        "clients": args.clients,
+        "chaos": args.chaos,
+        "turns": len(latencies),
         "errors": sum(w.errors for w in workers),
         "p50_ms": round(statistics.median(latencies) * 1000, 1) if latencies else None,
         "p99_ms": round(percentile(latencies, 0.99) * 1000, 1),
-        "turns_per_s": round(turns_per_s, 1), "baseline_rps": round(baseline_rps, 1),
-        "ratio": round(turns_per_s / baseline_rps, 3) if baseline_rps else None, **checked,
+        "turns_per_s": round(turns_per_s, 1),
+        "baseline_rps": round(baseline_rps, 1),
+        "ratio": round(turns_per_s / baseline_rps, 3) if baseline_rps else None,
+        **checked,
     }
     print(json.dumps(result))
 

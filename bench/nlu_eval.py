@@ -55,8 +55,11 @@ def canonical(understanding: SchemaUnderstanding, slot: str, value: str) -> str:
     """A gold value in the product's form: times HH:MM, dates ISO, counts digits; then compared loosely."""
     kind = understanding.slots[slot].kind if slot in understanding.slots else Kind.TEXT
     languages = understanding.languages
-    finder = {Kind.TIME: languages.find_time, Kind.DATE: lambda text: languages.find_date(text, TODAY),
-              Kind.COUNT: languages.find_count}.get(kind)
+    finder = {
+        Kind.TIME: languages.find_time,
+        Kind.DATE: lambda text: languages.find_date(text, TODAY),
+        Kind.COUNT: languages.find_count,
+    }.get(kind)
     found = finder(value) if finder and value != "dontcare" else None
     if kind is Kind.COUNT and not found and value.isdigit():
         return value
@@ -88,8 +91,11 @@ def main() -> None:
         predicted = {slot: loose(value) for slot, value in prediction["slots"].items()}
         before = previous[turn["dialogue_id"]]
         strict = {slot: canonical(understanding, slot, value) for slot, value in turn["new_slots"].items()}
-        changed = {slot: value for slot, value in strict.items()
-                   if slot not in before or canonical(understanding, slot, before[slot]) != value}
+        changed = {
+            slot: value
+            for slot, value in strict.items()
+            if slot not in before or canonical(understanding, slot, before[slot]) != value
+        }
         for mode, gold in (("value", changed), ("strict", strict)):
             for slot in set(gold) | set(predicted):
                 hit = slot in gold and predicted.get(slot) == gold[slot]
@@ -108,19 +114,28 @@ def main() -> None:
 
     main_scores, strict_scores = scores(counts["value"]), scores(counts["strict"])
     slots = sorted({key[0] for key in counts["value"] if isinstance(key, tuple)})
-    print(json.dumps({
-        "bench": "nlu_sgd_restaurants",
-        "turns": len(turns),
-        "today": TODAY.isoformat(),
-        "intent_accuracy": round(intents_right / len(turns), 3),
-        "slot_precision": main_scores["precision"],
-        "slot_recall": main_scores["recall"],
-        "slot_f1": main_scores["f1"],
-        "strict": {f"slot_{name}": value for name, value in strict_scores.items()},
-        "by_slot": {slot: {**scores(counts["value"], lambda outcome, s=slot: (s, outcome)),
-                           "gold": counts["value"][(slot, "tp")] + counts["value"][(slot, "fn")]} for slot in slots},
-        "seconds": round(time.perf_counter() - started, 2),
-    }))
+    print(
+        json.dumps(
+            {
+                "bench": "nlu_sgd_restaurants",
+                "turns": len(turns),
+                "today": TODAY.isoformat(),
+                "intent_accuracy": round(intents_right / len(turns), 3),
+                "slot_precision": main_scores["precision"],
+                "slot_recall": main_scores["recall"],
+                "slot_f1": main_scores["f1"],
+                "strict": {f"slot_{name}": value for name, value in strict_scores.items()},
+                "by_slot": {
+                    slot: {
+                        **scores(counts["value"], lambda outcome, s=slot: (s, outcome)),
+                        "gold": counts["value"][(slot, "tp")] + counts["value"][(slot, "fn")],
+                    }
+                    for slot in slots
+                },
+                "seconds": round(time.perf_counter() - started, 2),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -64,8 +64,9 @@ def main() -> None:
         counts: Counter = Counter()
         for fold in range(FOLDS):
             out = set(held[fold::FOLDS])
-            entries = [e.model_copy(update={"paraphrases": [p for p in e.paraphrases if (e.id, p) not in out]})
-                       for e in catalog.faq]
+            entries = [
+                e.model_copy(update={"paraphrases": [p for p in e.paraphrases if (e.id, p) not in out]}) for e in catalog.faq
+            ]
             help_centre = HelpCentre(entries, embedder, unrelated, catalog.pack.answers_from, stop_words)
             understanding = Understanding(catalog, router, help_centre)
             for article, said in out:
@@ -79,8 +80,9 @@ def main() -> None:
                 for intent, texts in catalog.examples.intents.items():
                     for text in (t for t in texts if intent not in HELP_INTENTS and embedder.blind(t)):
                         kind = understanding.detect(text, has_products=False).type
-                        counts["others_right" if kind == intent or (intent, kind) == ("thanks", "greeting")
-                               else "others_wrong"] += 1
+                        counts[
+                            "others_right" if kind == intent or (intent, kind) == ("thanks", "greeting") else "others_wrong"
+                        ] += 1
         result[pack] = _shares(counts, len(held))
         totals.update(counts)
         totals["asked"] += len(held)
@@ -92,8 +94,10 @@ def _shares(counts: Counter, asked: int) -> dict:
     others = counts["others_right"] + counts["others_wrong"]
     return {
         "help_asked": asked,
-        **{name: round(counts[name] / max(asked, 1), 3)
-           for name in ("right_article", "wrong_article", "troubleshooting", "sale", "handed_over", "other")},
+        **{
+            name: round(counts[name] / max(asked, 1), 3)
+            for name in ("right_article", "wrong_article", "troubleshooting", "sale", "handed_over", "other")
+        },
         "others_asked": others,
         "others_right": round(counts["others_right"] / max(others, 1), 3),
     }

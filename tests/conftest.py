@@ -19,9 +19,16 @@ from assistant.tools.filters import FilterRules  # noqa: E402
 
 def app_for(tmp_path, domain: str = "bank", **settings):
     """A real app for one domain pack, with its own SQLite files and outbox."""
-    return create_app({"domain": domain, "session_db": tmp_path / "sessions.sqlite3",
-                       "bookings_db": tmp_path / "bookings.sqlite3", "notify_outbox": tmp_path / "outbox.jsonl",
-                       "reminder_poll_s": 0, **settings})
+    return create_app(
+        {
+            "domain": domain,
+            "session_db": tmp_path / "sessions.sqlite3",
+            "bookings_db": tmp_path / "bookings.sqlite3",
+            "notify_outbox": tmp_path / "outbox.jsonl",
+            "reminder_poll_s": 0,
+            **settings,
+        }
+    )
 
 
 @pytest.fixture

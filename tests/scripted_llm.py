@@ -39,12 +39,12 @@ class ScriptedLLM(BaseLLM):
     def __init__(self, **data: Any):
         super().__init__(**{"model": "scripted", **data})
 
-    def call(self, messages, tools=None, callbacks=None, available_functions=None, from_task=None,
-             from_agent=None, response_model=None):
+    def call(
+        self, messages, tools=None, callbacks=None, available_functions=None, from_task=None, from_agent=None, response_model=None
+    ):
         if isinstance(messages, str):
             messages = [{"role": "user", "content": messages}]
-        self.calls.append({"messages": messages, "agent": getattr(from_agent, "role", None),
-                           "response_model": response_model})
+        self.calls.append({"messages": messages, "agent": getattr(from_agent, "role", None), "response_model": response_model})
         if self.delay_s:
             time.sleep(self.delay_s)
         reply = self.script.pop(0) if self.script else self.default

@@ -36,10 +36,16 @@ def test_uppercase_session_id_is_the_same_session(client):
 
 def test_response_has_every_contract_field(client):
     data = client.post("/chat", json={"query": "I need a platinum credit card"}).get_json()
-    assert set(data) >= {"session_id", "reply", "intent", "agents", "products", "comparison",
-                         "eligibility", "ask_user", "state"}
-    assert set(data["state"]) == {"products", "comparison_done", "eligibility_done", "filters", "version",
-                                  "active_goal", "goal_stack"}
+    assert set(data) >= {"session_id", "reply", "intent", "agents", "products", "comparison", "eligibility", "ask_user", "state"}
+    assert set(data["state"]) == {
+        "products",
+        "comparison_done",
+        "eligibility_done",
+        "filters",
+        "version",
+        "active_goal",
+        "goal_stack",
+    }
     assert {"id", "name", "annual_fee", "banking_type", "network", "tier", "display"} <= set(data["products"][0])
 
 
@@ -75,7 +81,7 @@ def test_bad_input_is_a_clear_400_and_changes_nothing(client, pipeline, name, bo
     assert pipeline.store.load(sid) == before
 
 
-@pytest.mark.parametrize("raw", ["not json", "{\"query\": ", "[1, 2]", "\"hello\"", "null", ""])
+@pytest.mark.parametrize("raw", ["not json", '{"query": ', "[1, 2]", '"hello"', "null", ""])
 def test_non_object_json_is_rejected(client, raw):
     response = client.post("/chat", data=raw, content_type="application/json")
     assert response.status_code == 400

@@ -35,6 +35,7 @@ def outbox(tmp_path):
     def read(kind: str | None = None) -> list[dict]:
         lines = [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
         return [m for m in lines if kind is None or m["kind"] == kind]
+
     return read
 
 
@@ -111,12 +112,18 @@ def test_a_vague_product_is_asked_for_with_choices(chat, catalog):
     assert catalog.product(picked["state"]["active_goal"]["slots"]["product"]).name == data["choices"][0]
 
 
-@pytest.mark.parametrize("message, slot, complaint", [
-    ("book a call-back today at 8am for the Visa Platinum Business Credit Card", "time", "already passed"),
-    ("book a call-back tomorrow at 9 pm for the Visa Platinum Business Credit Card", "time", "between 09:00 and 20:00"),
-    ("book a branch visit at Gulshan on Friday at 11am for the Visa Platinum Business Credit Card", "date",
-     "aren't available on Fridays"),
-])
+@pytest.mark.parametrize(
+    "message, slot, complaint",
+    [
+        ("book a call-back today at 8am for the Visa Platinum Business Credit Card", "time", "already passed"),
+        ("book a call-back tomorrow at 9 pm for the Visa Platinum Business Credit Card", "time", "between 09:00 and 20:00"),
+        (
+            "book a branch visit at Gulshan on Friday at 11am for the Visa Platinum Business Credit Card",
+            "date",
+            "aren't available on Fridays",
+        ),
+    ],
+)
 def test_impossible_times_are_refused_and_asked_again(chat, message, slot, complaint):
     data = chat.say(message)
     assert complaint in data["reply"]
@@ -147,7 +154,7 @@ def test_wrong_codes_then_locked_then_a_new_code_works(chat, outbox):
 
 
 def test_a_code_said_in_words_goes_to_the_waiting_booking_not_the_help_centre(chat, outbox):
-    """"the code is …" reads like the help article on payment codes; once a code is sent, it is
+    """ "the code is …" reads like the help article on payment codes; once a code is sent, it is
     the booking's answer."""
     fill_until_code(chat)
     code = last_code(outbox)
@@ -168,10 +175,13 @@ def test_an_expired_code_is_refused(chat, outbox, clock):
     assert chat.say(last_code(outbox))["booking"]["status"] == "confirmed"
 
 
-@pytest.mark.parametrize("question, answer_has", [
-    ("wait, what's the annual fee of that card?", "Annual fee: ৳5,000"),
-    ("my card was declined yesterday, why?", "declined"),
-])
+@pytest.mark.parametrize(
+    "question, answer_has",
+    [
+        ("wait, what's the annual fee of that card?", "Annual fee: ৳5,000"),
+        ("my card was declined yesterday, why?", "declined"),
+    ],
+)
 def test_a_question_mid_booking_is_answered_then_the_booking_resumes(chat, question, answer_has):
     chat.say("I want a platinum conventional credit card for business")
     chat.say("I'd like to apply for the Mastercard one")
@@ -208,8 +218,12 @@ def test_never_mind_cancels_the_booking(chat, pipeline):
 
 
 def test_the_reminder_is_delivered_exactly_once_across_a_restart(tmp_path):
-    config = {"session_db": tmp_path / "s.sqlite3", "bookings_db": tmp_path / "b.sqlite3",
-              "notify_outbox": tmp_path / "outbox.jsonl", "reminder_poll_s": 0}
+    config = {
+        "session_db": tmp_path / "s.sqlite3",
+        "bookings_db": tmp_path / "b.sqlite3",
+        "notify_outbox": tmp_path / "outbox.jsonl",
+        "reminder_poll_s": 0,
+    }
     first = create_app(config)
     first.extensions["pipeline"].desk.clock = Clock(NOW)
     chat = Conversation(first.test_client(), "salaried")
@@ -250,7 +264,11 @@ def test_a_banglish_booking_request(chat):
     data = chat.say("Visa Platinum Business Credit Card er jonno kal shaam 5 baje call korun")
     slots = data["state"]["active_goal"]["slots"]
     assert (slots["product"], slots["channel"], slots["date"], slots["time"]) == (
-        "visa-platinum-business", "call", "2026-11-24", "17:00")
+        "visa-platinum-business",
+        "call",
+        "2026-11-24",
+        "17:00",
+    )
     assert data["state"]["active_goal"]["missing"] == ["name", "phone"]
 
 

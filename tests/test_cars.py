@@ -21,13 +21,16 @@ def test_the_showroom_has_forty_cars_of_one_maker_and_its_rivals(catalog):
         assert must in topics, must
 
 
-@pytest.mark.parametrize("query,filters", [
-    ("SUVs under 15 lakhs", {"body_type": "suv", "max_price": 1_500_000}),
-    ("a 7 seater diesel automatic", {"min_seats": 7, "fuel": "diesel", "transmission": "automatic"}),
-    ("electric cars under 20 lakh", {"fuel": "electric", "max_price": 2_000_000}),
-    ("petrol manual hatchback", {"fuel": "petrol", "transmission": "manual", "body_type": "hatchback"}),
-    ("sedan with 5 star safety", {"body_type": "sedan", "min_safety": 5}),
-])
+@pytest.mark.parametrize(
+    "query,filters",
+    [
+        ("SUVs under 15 lakhs", {"body_type": "suv", "max_price": 1_500_000}),
+        ("a 7 seater diesel automatic", {"min_seats": 7, "fuel": "diesel", "transmission": "automatic"}),
+        ("electric cars under 20 lakh", {"fuel": "electric", "max_price": 2_000_000}),
+        ("petrol manual hatchback", {"fuel": "petrol", "transmission": "manual", "body_type": "hatchback"}),
+        ("sedan with 5 star safety", {"body_type": "sedan", "min_safety": 5}),
+    ],
+)
 def test_recommendations_honour_every_filter(chat, catalog, query, filters):
     data = chat.say(query)
     if data["ask_user"]:  # a broad request gets one question first

@@ -23,8 +23,10 @@ DOMAIN = "restaurants"
 DATA = Path(__file__).resolve().parent.parent / "data" / "restaurants"
 KOLKATA = ZoneInfo("Asia/Kolkata")
 MONDAY = dt.datetime(2026, 11, 23, 10, 0, tzinfo=KOLKATA)
-SEED_INSTRUCTION = ("Book a table for four at an Indian restaurant in Bandra, Mumbai, next Saturday at 8 PM, "
-                    "then send a WhatsApp confirmation, and remind me an hour before.")
+SEED_INSTRUCTION = (
+    "Book a table for four at an Indian restaurant in Bandra, Mumbai, next Saturday at 8 PM, "
+    "then send a WhatsApp confirmation, and remind me an hour before."
+)
 
 
 @pytest.fixture
@@ -40,6 +42,7 @@ def ask(client, clock):
         response = client.post("/assistant", json={"user_id": user_id, "instruction": instruction})
         assert response.status_code == 200, response.get_json()
         return response.get_json()
+
     return post
 
 
@@ -48,6 +51,7 @@ def outbox(tmp_path):
     def read() -> list[dict]:
         path = tmp_path / "outbox.jsonl"
         return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
     return read
 
 
@@ -64,7 +68,12 @@ def test_the_seed_instruction_gets_the_seed_json(ask, catalog, outbox, tmp_path)
     assert set(restaurant.value("cuisines")) - {"chinese", "italian", "continental", "cafe"}, "an Indian restaurant"
     assert result["restaurant"]["rating"] == restaurant.value("rating")
     assert result["reservation"] | {"reservation_id": None, "table_number": None} == {
-        "reservation_id": None, "table_number": None, "date": "2026-11-28", "time": "20:00", "status": "confirmed"}
+        "reservation_id": None,
+        "table_number": None,
+        "date": "2026-11-28",
+        "time": "20:00",
+        "status": "confirmed",
+    }
     assert result["notification"]["status"] == "sent" and result["notification"]["message_id"].startswith("msg_")
     assert result["reminder"]["scheduled_for"] == "2026-11-28T19:00" and result["reminder"]["status"] == "scheduled"
 
@@ -73,8 +82,7 @@ def test_the_seed_instruction_gets_the_seed_json(ask, catalog, outbox, tmp_path)
     assert restaurant.name in sent["text"] and result["reservation"]["reservation_id"] in sent["text"]
     with sqlite3.connect(tmp_path / "bookings.sqlite3") as db:
         due = db.execute("SELECT due_at FROM reminders WHERE id=?", (result["reminder"]["reminder_id"],)).fetchone()[0]
-        guests = db.execute("SELECT guests FROM reservations WHERE id=?",
-                            (result["reservation"]["reservation_id"],)).fetchone()[0]
+        guests = db.execute("SELECT guests FROM reservations WHERE id=?", (result["reservation"]["reservation_id"],)).fetchone()[0]
     assert dt.datetime.fromisoformat(due) == dt.datetime(2026, 11, 28, 19, 0, tzinfo=KOLKATA) and guests == 4
 
 
@@ -103,8 +111,9 @@ def test_hindi_instruction(ask):
 
 def test_empty_search_suggests_what_exists_and_continues(ask, catalog):
     asked = ask("Book a table for 2 at a Bengali restaurant in Colaba, Mumbai tomorrow at 8 pm")
-    bengali_in_mumbai = {r.value("locality") for r in catalog.products
-                         if r.value("city") == "mumbai" and "bengali" in r.value("cuisines")}
+    bengali_in_mumbai = {
+        r.value("locality") for r in catalog.products if r.value("city") == "mumbai" and "bengali" in r.value("cuisines")
+    }
     assert asked["ask_user"].startswith("I couldn't find Bengali restaurants in Colaba open at 20:00")
     if bengali_in_mumbai:
         assert all(place in asked["ask_user"] for place in sorted(bengali_in_mumbai)[:3])
@@ -173,21 +182,25 @@ def test_a_reminder_in_the_past_asks_for_a_valid_time(ask, clock):
 
 def test_a_hinglish_reminder_said_before_its_verb(ask):
     """Hindi puts how long ahead before "remind": "do ghante pehle yaad dila dena" is two hours."""
-    result = ask("Bandra Mumbai mein Saturday raat 8 baje 4 log ke liye Indian restaurant book karna, "
-                 "do ghante pehle yaad dila dena")
+    result = ask(
+        "Bandra Mumbai mein Saturday raat 8 baje 4 log ke liye Indian restaurant book karna, do ghante pehle yaad dila dena"
+    )
     assert result["reservation"]["date"] == "2026-11-28" and result["reservation"]["time"] == "20:00"
     assert result["reminder"]["scheduled_for"] == "2026-11-28T18:00"
 
 
-@pytest.mark.parametrize("body,field", [
-    ({"instruction": "book a table"}, "user_id"),
-    ({"user_id": "", "instruction": "book a table"}, "user_id"),
-    ({"user_id": "u" * 65, "instruction": "book a table"}, "user_id"),
-    ({"user_id": "u1", "instruction": "x" * 1001}, "instruction"),
-    ({"user_id": "u1", "instruction": "   "}, "instruction"),
-    ({"user_id": "u1", "instruction": "book", "extra": 1}, "extra"),
-    ({"user_id": 7, "instruction": "book"}, "user_id"),
-])
+@pytest.mark.parametrize(
+    "body,field",
+    [
+        ({"instruction": "book a table"}, "user_id"),
+        ({"user_id": "", "instruction": "book a table"}, "user_id"),
+        ({"user_id": "u" * 65, "instruction": "book a table"}, "user_id"),
+        ({"user_id": "u1", "instruction": "x" * 1001}, "instruction"),
+        ({"user_id": "u1", "instruction": "   "}, "instruction"),
+        ({"user_id": "u1", "instruction": "book", "extra": 1}, "extra"),
+        ({"user_id": 7, "instruction": "book"}, "user_id"),
+    ],
+)
 def test_bad_input_is_a_clear_400_and_changes_nothing(client, tmp_path, body, field):
     response = client.post("/assistant", json=body)
     assert response.status_code == 400 and field in response.get_json()["message"]
@@ -197,8 +210,12 @@ def test_bad_input_is_a_clear_400_and_changes_nothing(client, tmp_path, body, fi
 
 def test_twenty_users_at_once_keep_their_own_plans(ask, tmp_path):
     def book(n: int) -> tuple[int, dict]:
-        return n, ask(f"Book a table for {n % 6 + 1} people at an Indian restaurant in Bandra, Mumbai on Thursday "
-                      f"at 1 pm, my name is Guest Number, 98{n:08d}", f"user-{n}")
+        return n, ask(
+            f"Book a table for {n % 6 + 1} people at an Indian restaurant in Bandra, Mumbai on Thursday "
+            f"at 1 pm, my name is Guest Number, 98{n:08d}",
+            f"user-{n}",
+        )
+
     with ThreadPoolExecutor(max_workers=20) as pool:
         results = list(pool.map(book, range(20)))
     assert all("reservation" in result for _, result in results), results
@@ -216,8 +233,7 @@ def test_other_businesses_have_no_concierge(tmp_path):
 
 def test_instructions_are_read_by_the_packs_schema(app, catalog):
     concierge = app.extensions["concierge"]
-    assert set(concierge.reader.schema.slots) >= {"city", "locality", "cuisine", "restaurant_name", "date", "time",
-                                                  "party_size"}
+    assert set(concierge.reader.schema.slots) >= {"city", "locality", "cuisine", "restaurant_name", "date", "time", "party_size"}
     said = concierge.read("A table for 3 in Bandra West, Bombay, any cuisine, tomorrow at 9 pm", MONDAY, Plan())
     assert said == {"city": "mumbai", "locality": "Bandra West", "date": "2026-11-24", "time": "21:00", "guests": 3}
     named = catalog.products[0]
@@ -267,11 +283,13 @@ def test_asking_the_chat_to_book_a_listed_place_says_how_booking_works(client):
     assert asked["intent"]["type"] == "faq" and asked["help"]["article"] == "how-to-book"
 
 
-@pytest.mark.parametrize("said, kind", [("text message me the confirmation", "sms"), ("watsapp pe bhejo", "whatsapp"),
-                                        ("", "sms")])
+@pytest.mark.parametrize("said, kind", [("text message me the confirmation", "sms"), ("watsapp pe bhejo", "whatsapp"), ("", "sms")])
 def test_the_channel_is_read_with_the_packs_words(ask, outbox, said, kind):
     """The pack says what customers call each channel; without one, its default is used."""
-    result = ask("Book a table for two at an Indian restaurant in Bandra, Mumbai, next Saturday at 8 PM, "
-                 f"my name is Meera Joshi, 9820012345. {said}", "u-channel")
+    result = ask(
+        "Book a table for two at an Indian restaurant in Bandra, Mumbai, next Saturday at 8 PM, "
+        f"my name is Meera Joshi, 9820012345. {said}",
+        "u-channel",
+    )
     assert result["notification"]["status"] == "sent", result
     assert outbox()[-1]["kind"] == kind and outbox()[-1]["to"] == "+919820012345"

@@ -33,8 +33,11 @@ def llm():
 
 @pytest.fixture
 def work(pipeline):
-    state = SessionState(session_id="s", filters={"tier": "platinum", "product_type": "credit_card"},
-                         profile={"employment": "salaried", "monthly_income": 90_000})
+    state = SessionState(
+        session_id="s",
+        filters={"tier": "platinum", "product_type": "credit_card"},
+        profile={"employment": "salaried", "monthly_income": 90_000},
+    )
     return TurnWork(TurnRequest("q", Intent(type="product_info"), state), pipeline.services)
 
 

@@ -38,8 +38,12 @@ def _pack(tmp_path: Path, name: str, change) -> Path:
 def _credit_score(pack: dict, items: list[dict], vocabulary: dict) -> None:
     """The bank asks a credit score first, and each card needs one of at least MIN_SCORE."""
     pack["attributes"]["min_credit_score"] = {"type": "number", "label": "Minimum credit score"}
-    score = {"kind": "number", "question": "What is your credit score?", "cues": ["credit score", "credit score is", "score"],
-             "range": [300, 900]}
+    score = {
+        "kind": "number",
+        "question": "What is your credit score?",
+        "cues": ["credit score", "credit score is", "score"],
+        "range": [300, 900],
+    }
     pack["profile"] = {"credit_score": score, **pack["profile"]}
     pack["eligibility"].append({"fact": "credit_score", "at_least": "min_credit_score"})
     for item in items:
@@ -73,12 +77,12 @@ def test_a_fact_the_pack_declares_is_asked_for_and_decides_the_verdict(scored):
     low.say("show me visa platinum credit cards")
     refused = low.say("am I eligible? my credit score is 610 and I earn 3 lakh a month")
     assert refused["eligibility"] and all(v["eligible"] is False for v in refused["eligibility"])
-    assert all(f"Needs a credit score of at least {MIN_SCORE}; you told us 610." in v["reasons"]
-               for v in refused["eligibility"])
+    assert all(f"Needs a credit score of at least {MIN_SCORE}; you told us 610." in v["reasons"] for v in refused["eligibility"])
 
 
 def test_the_page_fact_may_be_called_anything(tmp_path):
     """The request's user_employment sets whichever fact the pack puts on the page."""
+
     def rename(pack: dict, items: list[dict], vocabulary: dict) -> None:
         pack["profile"] = {"occupation" if k == "employment" else k: v for k, v in pack["profile"].items()}
         pack["eligibility"][0]["fact"] = "occupation"

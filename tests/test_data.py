@@ -15,9 +15,7 @@ def test_catalog_size_and_coverage(catalog):
     assert {p.banking_type for p in products} == {"conventional", "islami"}
     assert {"visa", "mastercard", "jcb", "amex", "unionpay"} <= {p.network for p in products}
     assert {"classic", "gold", "platinum", "signature", "infinite"} <= {p.tier for p in products}
-    assert {"travel", "shopping", "business", "dining", "fuel", "everyday"} <= {
-        use for p in products for use in p.use_cases
-    }
+    assert {"travel", "shopping", "business", "dining", "fuel", "everyday"} <= {use for p in products for use in p.use_cases}
 
 
 def test_ids_are_unique_and_facts_are_sane(catalog):
@@ -39,7 +37,6 @@ def test_every_product_matches_its_own_attributes(catalog):
 
 def test_faq_covers_what_card_holders_ask(catalog):
     categories = {f.category.lower() for f in catalog.faq}
-    for topic in ("delivery", "lost", "pin", "declin", "limit", "fee", "foreign", "dispute", "statement",
-                  "islamic"):
+    for topic in ("delivery", "lost", "pin", "declin", "limit", "fee", "foreign", "dispute", "statement", "islamic"):
         assert any(topic in c or any(topic in f.question.lower() for f in catalog.faq) for c in categories), topic
     assert all(f.answer.strip() for f in catalog.faq)

@@ -24,13 +24,11 @@ DATA = Path(__file__).resolve().parent.parent / "data"
 SCENARIOS = {
     "bank": {
         "search": "I want a platinum conventional credit card for business",
-        "filters": {"tier": "platinum", "banking_type": "conventional", "product_type": "credit_card",
-                    "use_case": "business"},
+        "filters": {"tier": "platinum", "banking_type": "conventional", "product_type": "credit_card", "use_case": "business"},
         "change": ("Show me Islamic ones instead", "banking_type", "islami"),
         "faq": ("I lost my card, what should I do?", "lost-or-stolen-card"),
         "unanswerable": "Can I pay my rent with seashells?",
-        "booking": ["book me a call tomorrow at 5 pm about the Visa Platinum Business Credit Card",
-                    "Rahim Uddin", "01712345678"],
+        "booking": ["book me a call tomorrow at 5 pm about the Visa Platinum Business Credit Card", "Rahim Uddin", "01712345678"],
     },
     "cars": {
         "search": "Show me diesel SUVs under 20 lakhs",
@@ -38,8 +36,11 @@ SCENARIOS = {
         "change": ("actually petrol", "fuel", "petrol"),
         "faq": ("How does RC transfer work when I sell my car?", "rc-transfer-used-car"),
         "unanswerable": "Is my car insurance valid on Mars?",
-        "booking": ["I'd like a test drive of the XUV700 at the Baner showroom tomorrow at 11am",
-                    "my name is Rahul Sharma", "9876543210"],
+        "booking": [
+            "I'd like a test drive of the XUV700 at the Baner showroom tomorrow at 11am",
+            "my name is Rahul Sharma",
+            "9876543210",
+        ],
     },
     "store": {
         "search": "Recommend a laptop, budget 35k",
@@ -155,8 +156,7 @@ def test_booking_with_a_one_time_code_where_the_business_books(pack, tmp_path):
 # A pack broken the way people break them: the message names the file and what is wrong.
 BREAKAGES = [
     ("pack.yaml", lambda pack: pack["texts"].update(greting="Hi!"), "texts.greting is not a text the engine says"),
-    ("pack.yaml", lambda pack: pack["display"]["compare"].append({"attribute": "colour"}),
-     "display.compare names 'colour'"),
+    ("pack.yaml", lambda pack: pack["display"]["compare"].append({"attribute": "colour"}), "display.compare names 'colour'"),
     ("pack.yaml", lambda pack: pack["attributes"]["annual_fee"].update(type="money"), "attributes.annual_fee.type"),
     ("pack.yaml", lambda pack: pack["tools"].update(retriever=["search_products", "send_money"]), "send_money"),
     ("pack.yaml", lambda pack: pack["search"].update(clarify=["colour"]), "search.clarify names 'colour'"),
@@ -170,16 +170,28 @@ BREAKAGES = [
     ("products.json", lambda items: items[1].update(annual_fee="free"), "'annual_fee' should be number"),
     ("products.json", lambda items: items[2].update(colour="red"), "attribute 'colour' is not declared"),
     ("products.json", lambda items: items[3].pop("rewards"), "'rewards' is required"),
-    ("vocabulary.json", lambda words: words["filters"]["tier"].update(diamond=["diamond"]),
-     "filters.tier: 'diamond' is not a value"),
+    (
+        "vocabulary.json",
+        lambda words: words["filters"]["tier"].update(diamond=["diamond"]),
+        "filters.tier: 'diamond' is not a value",
+    ),
     ("faq.json", lambda entries: entries[0].pop("answer"), "answer"),
-    ("pack.yaml", lambda pack: pack["eligibility"].append({"fact": "credit_score", "at_least": "min_age"}),
-     "eligibility[3] tests 'credit_score', which is not in profile"),
-    ("pack.yaml", lambda pack: pack["eligibility"].append({"fact": "monthly_income", "in": "eligible_employment"}),
-     "'in' needs a fact of kind category; 'monthly_income' is amount"),
+    (
+        "pack.yaml",
+        lambda pack: pack["eligibility"].append({"fact": "credit_score", "at_least": "min_age"}),
+        "eligibility[3] tests 'credit_score', which is not in profile",
+    ),
+    (
+        "pack.yaml",
+        lambda pack: pack["eligibility"].append({"fact": "monthly_income", "in": "eligible_employment"}),
+        "'in' needs a fact of kind category; 'monthly_income' is amount",
+    ),
     ("pack.yaml", lambda pack: pack["profile"]["employment"]["choices"].pop(), "one choice per value"),
-    ("vocabulary.json", lambda words: words["facts"]["employment"].update(astronaut=["astronaut"]),
-     "facts.employment: ['astronaut'] are not values of 'employment'"),
+    (
+        "vocabulary.json",
+        lambda words: words["facts"]["employment"].update(astronaut=["astronaut"]),
+        "facts.employment: ['astronaut'] are not values of 'employment'",
+    ),
 ]
 
 
@@ -199,8 +211,14 @@ def test_a_malformed_pack_fails_start_up_naming_file_and_field(tmp_path, file, b
 
 def test_a_pack_that_says_nothing_of_its_country_assumes_none():
     """Amounts shown plain, dates in digits read day first (ISO either way), any currency sign read as one."""
-    business = Business(name="Acme", currency_symbol="$", timezone="UTC", support_contact="help@acme.example",
-                        country_code="+1", national_number_digits=10)
+    business = Business(
+        name="Acme",
+        currency_symbol="$",
+        timezone="UTC",
+        support_contact="help@acme.example",
+        country_code="+1",
+        national_number_digits=10,
+    )
     assert business.money_scales == {} and business.date_order == "day_first" and business.currency_words == []
     assert all(re.fullmatch(business.currency_mark, sign) for sign in "$€₹฿")
 

@@ -22,15 +22,24 @@ from assistant.pack.flows import Flow, Step
 from assistant.pack.model import DataError, load_catalog
 
 TABLE_FLOW = {
-    "intent": "booking", "priority": 1, "resumed": "Back to your table:", "subject": "table",
-    "start": "Let's book your table.", "schedule": {"date": "date", "time": "time"}, "confirm": "code",
+    "intent": "booking",
+    "priority": 1,
+    "resumed": "Back to your table:",
+    "subject": "table",
+    "start": "Let's book your table.",
+    "schedule": {"date": "date", "time": "time"},
+    "confirm": "code",
     "action": "book",
     "steps": [
         {"slot": "restaurant", "kind": "item", "ask": "Which restaurant?"},
-        {"collect": [{"slot": "date", "kind": "date", "ask": "Which day?"},
-                     {"slot": "time", "kind": "time", "ask": "What time?"},
-                     {"slot": "guests", "kind": "number", "ask": "For how many people?", "says": "for {value} people"}],
-         "ask": "Which day, what time, and for how many people?"},
+        {
+            "collect": [
+                {"slot": "date", "kind": "date", "ask": "Which day?"},
+                {"slot": "time", "kind": "time", "ask": "What time?"},
+                {"slot": "guests", "kind": "number", "ask": "For how many people?", "says": "for {value} people"},
+            ],
+            "ask": "Which day, what time, and for how many people?",
+        },
         {"slot": "name", "kind": "person", "ask": "Whose name is the table under?"},
         {"slot": "phone", "kind": "phone", "ask": "Which mobile number should get the code?"},
     ],
@@ -41,13 +50,16 @@ def _slot(name: str, **extra) -> dict:
     return {"slot": name, "kind": "text", "ask": f"{name}?", **extra}
 
 
-@pytest.mark.parametrize(("slots", "mode"), [
-    ([_slot("a")], "sequential"),
-    ([_slot("a"), _slot("b")], "sequential"),
-    ([_slot("a"), _slot("b"), _slot("c")], "batch"),
-    ([_slot("a"), _slot("b"), _slot("c", **{"if": {"a": "x"}})], "hybrid"),
-    ([_slot("a"), _slot("b", **{"if": {"a": "x"}}), _slot("c", **{"if": {"b": "y"}})], "sequential"),  # nested
-])
+@pytest.mark.parametrize(
+    ("slots", "mode"),
+    [
+        ([_slot("a")], "sequential"),
+        ([_slot("a"), _slot("b")], "sequential"),
+        ([_slot("a"), _slot("b"), _slot("c")], "batch"),
+        ([_slot("a"), _slot("b"), _slot("c", **{"if": {"a": "x"}})], "hybrid"),
+        ([_slot("a"), _slot("b", **{"if": {"a": "x"}}), _slot("c", **{"if": {"b": "y"}})], "sequential"),  # nested
+    ],
+)
 def test_collection_mode_follows_seed_004(slots, mode):
     assert collection_mode(Step.model_validate({"collect": slots})) == mode
 
@@ -61,13 +73,21 @@ def _engine_with(flow: dict) -> tuple[FlowEngine, Flow]:
 
 
 def test_hybrid_asks_the_base_slots_together_then_the_conditional_ones():
-    kind = {"slot": "kind", "kind": "choice", "ask": "Fixed or removable?",
-            "options": {"fixed": {"choice": "Fixed", "words": ["fixed"]},
-                        "removable": {"choice": "Removable", "words": ["removable"]}}}
-    engine, flow = _engine_with({
-        "intent": "support", "agent": "support", "resumed": "Back:", "action": "troubleshoot",
-        "steps": [{"collect": [kind, _slot("height"), _slot("width"), _slot("axle", **{"if": {"kind": "fixed"}})]}],
-    })
+    kind = {
+        "slot": "kind",
+        "kind": "choice",
+        "ask": "Fixed or removable?",
+        "options": {"fixed": {"choice": "Fixed", "words": ["fixed"]}, "removable": {"choice": "Removable", "words": ["removable"]}},
+    }
+    engine, flow = _engine_with(
+        {
+            "intent": "support",
+            "agent": "support",
+            "resumed": "Back:",
+            "action": "troubleshoot",
+            "steps": [{"collect": [kind, _slot("height"), _slot("width"), _slot("axle", **{"if": {"kind": "fixed"}})]}],
+        }
+    )
     assert engine.asked(flow, engine.missing(flow, {})) == ["kind", "height", "width"]
     after = {"kind": "fixed", "height": "1 m", "width": "2 m"}
     assert engine.asked(flow, engine.missing(flow, after)) == ["axle"]

@@ -68,8 +68,13 @@ def test_flow_3_eligibility_for_one_cached_product(conversation, catalog, search
     assert data["agents"] == ["eligibility", "formatter"]
     assert len(searches) == 1
     assert [v["product_id"] for v in data["eligibility"]] == mastercards
-    assert data["state"] == {**first["state"], "comparison_done": True, "eligibility_done": True,
-                             "version": 3, "active_goal": data["state"]["active_goal"]}
+    assert data["state"] == {
+        **first["state"],
+        "comparison_done": True,
+        "eligibility_done": True,
+        "version": 3,
+        "active_goal": data["state"]["active_goal"],
+    }
     assert data["state"]["active_goal"]["status"] == "blocked"  # waiting for the income
     # Employment is known (business owner), income is not: the verdict waits and we ask for it.
     verdict = data["eligibility"][0]
@@ -79,8 +84,7 @@ def test_flow_3_eligibility_for_one_cached_product(conversation, catalog, search
     answer = chat.say("I earn 1.5 lakh a month")
     assert answer["agents"] == ["eligibility", "formatter"]
     assert [v["product_id"] for v in answer["eligibility"]] == mastercards
-    expected = check(catalog.product(mastercards[0]),
-                     {"employment": "business_owner", "monthly_income": 150_000}, catalog)
+    expected = check(catalog.product(mastercards[0]), {"employment": "business_owner", "monthly_income": 150_000}, catalog)
     assert answer["eligibility"][0]["eligible"] is expected.eligible is not None
     assert answer["ask_user"] is None
     assert len(searches) == 1
@@ -310,12 +314,15 @@ def test_cheapest_ranks_every_match_by_fee(conversation, catalog, searches):
     assert data["agents"] == ["retriever", "formatter"] and len(searches) == 1
 
 
-@pytest.mark.parametrize("domain, search, follow_up", [
-    ("bank", "platinum credit cards", "anything cheaper?"),
-    ("store", "gaming mouse under 3000", "any cheaper ones?"),
-    ("restaurants", "biryani places in mumbai", "something less expensive?"),
-    ("cars", "diesel suv", "isse sasta kuch hai?"),
-])
+@pytest.mark.parametrize(
+    "domain, search, follow_up",
+    [
+        ("bank", "platinum credit cards", "anything cheaper?"),
+        ("store", "gaming mouse under 3000", "any cheaper ones?"),
+        ("restaurants", "biryani places in mumbai", "something less expensive?"),
+        ("cars", "diesel suv", "isse sasta kuch hai?"),
+    ],
+)
 def test_asking_for_something_cheaper_ranks_the_matches_cheapest_first(tmp_path, domain, search, follow_up):
     from conftest import Conversation, app_for
 

@@ -33,12 +33,15 @@ def test_figures_are_read_in_each_packs_currency_and_languages(packs):
     assert figures("ค่าส่ง 50 บาท or ฿50", packs["store"], claims_only=True) == {50.0}
 
 
-@pytest.mark.parametrize("pack, reply", [
-    ("cars", "It comes with a booking fee of just ₹99."),
-    ("cars", "It comes with a booking fee of just 99 rupees."),
-    ("store", "Delivery is only ฿49."),
-    ("store", "Delivery is only 49 บาท."),
-])
+@pytest.mark.parametrize(
+    "pack, reply",
+    [
+        ("cars", "It comes with a booking fee of just ₹99."),
+        ("cars", "It comes with a booking fee of just 99 rupees."),
+        ("store", "Delivery is only ฿49."),
+        ("store", "Delivery is only 49 บาท."),
+    ],
+)
 def test_an_invented_small_price_is_named_in_every_currency(packs, pack, reply):
     facts = Facts(text="Here is the one you asked about.", product_names=set())
     figure = re.search(r"\d+", reply)[0]
@@ -68,15 +71,14 @@ def test_a_product_not_in_this_turn_or_not_in_the_catalog_is_named(facts, catalo
 
 
 def test_verdicts_the_rules_did_not_give_are_named(facts, catalog):
-    assert violations("Good news, you're eligible!", facts, catalog) == [
-        "an 'eligible' verdict the rules did not give"]
-    assert violations("Sorry, you are not eligible.", facts, catalog) == [
-        "a 'not eligible' verdict the rules did not give"]
+    assert violations("Good news, you're eligible!", facts, catalog) == ["an 'eligible' verdict the rules did not give"]
+    assert violations("Sorry, you are not eligible.", facts, catalog) == ["a 'not eligible' verdict the rules did not give"]
 
 
 def test_tool_names_and_reasoning_never_reach_the_customer(facts, catalog):
     assert violations("Thought: I used search_products\nHere you go.", facts, catalog) == [
-        "the assistant's internal tool names or reasoning"]
+        "the assistant's internal tool names or reasoning"
+    ]
 
 
 def test_asking_about_eligibility_is_not_a_verdict(facts, catalog):

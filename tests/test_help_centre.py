@@ -37,16 +37,19 @@ def test_a_question_worded_its_own_way_gets_its_article(chat_in, domain, questio
     assert data["products"] == [] and data["intent"]["type"] == "faq"
 
 
-@pytest.mark.parametrize("domain, question", [
-    ("bank", "how do I get a loan to buy a flat"),
-    ("cars", "can you help me file my income tax return"),
-    ("store", "what's the best recipe for pad thai"),
-    ("restaurants", "can you book me a flight to Goa"),
-    # the item's own name is no wish to buy one: not a card search
-    ("bank", "what are those throwaway cards people use online for?"),
-    ("restaurants", "is the restaurant industry doing well this year"),
-    ("store", "can I trade in my old phone"),
-])
+@pytest.mark.parametrize(
+    "domain, question",
+    [
+        ("bank", "how do I get a loan to buy a flat"),
+        ("cars", "can you help me file my income tax return"),
+        ("store", "what's the best recipe for pad thai"),
+        ("restaurants", "can you book me a flight to Goa"),
+        # the item's own name is no wish to buy one: not a card search
+        ("bank", "what are those throwaway cards people use online for?"),
+        ("restaurants", "is the restaurant industry doing well this year"),
+        ("store", "can I trade in my old phone"),
+    ],
+)
 def test_a_question_outside_the_business_is_handed_to_people_with_quick_replies(chat_in, domain, question):
     chat = chat_in(domain)
     data = chat.say(question)
@@ -84,11 +87,14 @@ def test_cancelling_something_we_do_not_hold_is_a_help_question(chat):
     assert chat.say("cancel")["reply"] == "There's nothing to cancel. What can I help you with?"
 
 
-@pytest.mark.parametrize("domain, question, article", [
-    ("bank", "আমার কার্ড হারিয়ে গেছে", "lost-or-stolen-card"),
-    ("bank", "পিন ভুলে গেছি", "forgot-pin"),
-    ("store", "จอมอนิเตอร์กระพริบตลอดเวลา", "monitor-flickering"),
-])
+@pytest.mark.parametrize(
+    "domain, question, article",
+    [
+        ("bank", "আমার কার্ড হারিয়ে গেছে", "lost-or-stolen-card"),
+        ("bank", "পিন ভুলে গেছি", "forgot-pin"),
+        ("store", "จอมอนิเตอร์กระพริบตลอดเวลา", "monitor-flickering"),
+    ],
+)
 def test_a_question_in_a_script_the_model_cannot_read_is_answered_by_its_words(chat_in, domain, question, article):
     """The model reads these as unknown tokens; the word search over the pack's phrasings finds
     the article, and a fault in Thai naming a device starts no sale."""

@@ -22,62 +22,85 @@ TUE, SAT = dt.date(2026, 11, 24), dt.date(2026, 11, 28)
 
 # ---------------------------------------------------------------- amounts
 
-@pytest.mark.parametrize("text, expected", [
-    # English, and the lakh and crore of South Asian English
-    ("two lakh fifty thousand", "250000"),
-    ("1.5 lakh", "150000"),
-    ("80k", "80000"),
-    ("I earn 80k a month", "I earn 80000 a month"),
-    ("5 crore", "50000000"),
-    ("2 cr", "20000000"),
-    ("a lakh", "100000"),
-    ("a hundred", "100"),
-    ("two hundred thousand", "200000"),
-    ("fifty five thousand", "55000"),
-    ("two and a half lakh", "250000"),
-    ("two lakh and fifty thousand", "250000"),
-    ("3 million", "3000000"),
-    ("one lakh two lakh", "100000 200000"),
-    # currency and punctuation around the amount stay
-    ("৳2 lakh", "৳200000"),
-    ("Rs 2.5 lakh", "Rs 250000"),
-    ("Rs.2.5 lakh", "Rs.250000"),
-    ("budget 1.5 lakh, not more", "budget 150000, not more"),
-    # Hinglish and Hindi
-    ("dedh lakh", "150000"),
-    ("ek lakh", "100000"),
-    ("dhai lakh", "250000"),
-    ("sawa lakh", "125000"),
-    ("paune do lakh", "175000"),
-    ("sade teen hazaar", "3500"),
-    ("do lakh pachas hazaar", "250000"),
-    ("ek hazaar crore", "10000000000"),
-    ("डेढ़ लाख", "150000"),
-    ("५ लाख", "500000"),
-    # Banglish and Bangla
-    ("15 hajar", "15000"),
-    ("der lakh", "150000"),
-    ("tin lakh", "300000"),
-    ("সাড়ে তিন হাজার", "3500"),
-    ("দেড় লাখ", "150000"),
-    ("৫ লাখ টাকা", "500000 টাকা"),
-    ("পঞ্চাশ হাজার", "50000"),
-    # Thai, which runs its words together
-    ("สามหมื่น", "30000"),
-    ("งบสามหมื่นบาท", "งบ30000บาท"),
-    ("สองหมื่นห้าพัน", "25000"),
-    ("หนึ่งแสน", "100000"),
-    ("สองพันครึ่ง", "2500"),
-    ("๕ ล้าน", "5000000"),
-])
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        # English, and the lakh and crore of South Asian English
+        ("two lakh fifty thousand", "250000"),
+        ("1.5 lakh", "150000"),
+        ("80k", "80000"),
+        ("I earn 80k a month", "I earn 80000 a month"),
+        ("5 crore", "50000000"),
+        ("2 cr", "20000000"),
+        ("a lakh", "100000"),
+        ("a hundred", "100"),
+        ("two hundred thousand", "200000"),
+        ("fifty five thousand", "55000"),
+        ("two and a half lakh", "250000"),
+        ("two lakh and fifty thousand", "250000"),
+        ("3 million", "3000000"),
+        ("one lakh two lakh", "100000 200000"),
+        # currency and punctuation around the amount stay
+        ("৳2 lakh", "৳200000"),
+        ("Rs 2.5 lakh", "Rs 250000"),
+        ("Rs.2.5 lakh", "Rs.250000"),
+        ("budget 1.5 lakh, not more", "budget 150000, not more"),
+        # Hinglish and Hindi
+        ("dedh lakh", "150000"),
+        ("ek lakh", "100000"),
+        ("dhai lakh", "250000"),
+        ("sawa lakh", "125000"),
+        ("paune do lakh", "175000"),
+        ("sade teen hazaar", "3500"),
+        ("do lakh pachas hazaar", "250000"),
+        ("ek hazaar crore", "10000000000"),
+        ("डेढ़ लाख", "150000"),
+        ("५ लाख", "500000"),
+        # Banglish and Bangla
+        ("15 hajar", "15000"),
+        ("der lakh", "150000"),
+        ("tin lakh", "300000"),
+        ("সাড়ে তিন হাজার", "3500"),
+        ("দেড় লাখ", "150000"),
+        ("৫ লাখ টাকা", "500000 টাকা"),
+        ("পঞ্চাশ হাজার", "50000"),
+        # Thai, which runs its words together
+        ("สามหมื่น", "30000"),
+        ("งบสามหมื่นบาท", "งบ30000บาท"),
+        ("สองหมื่นห้าพัน", "25000"),
+        ("หนึ่งแสน", "100000"),
+        ("สองพันครึ่ง", "2500"),
+        ("๕ ล้าน", "5000000"),
+    ],
+)
 def test_amounts_in_words_become_digits(text, expected):
     assert LANGUAGES.amounts(text) == expected
 
 
-@pytest.mark.parametrize("text", [
-    "the first one", "these two", "one of them", "show me two cards", "I want one", "ek card chai", "do", "tin",
-    "der", "1,50,000", "5 people", "10 a m", "80km", "twenty k", "lakh", "I'm 5", "สามารถ", "",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the first one",
+        "these two",
+        "one of them",
+        "show me two cards",
+        "I want one",
+        "ek card chai",
+        "do",
+        "tin",
+        "der",
+        "1,50,000",
+        "5 people",
+        "10 a m",
+        "80km",
+        "twenty k",
+        "lakh",
+        "I'm 5",
+        "สามารถ",
+        "",
+    ],
+)
 def test_numbers_without_a_scale_or_fraction_are_left_alone(text):
     assert LANGUAGES.amounts(text) == text
 
@@ -88,8 +111,27 @@ def test_a_range_keeps_its_first_number_for_the_rest_of_the_engine():
 
 def test_random_text_never_raises():
     rng = random.Random(11)
-    words = ["two", "lakh", "and", "a", "half", "k", "5", "1.5", "dedh", "sade", "hajar", "สาม", "หมื่น", "ครึ่ง",
-             "৳", ",", "crore", "hundred", "thousand"]
+    words = [
+        "two",
+        "lakh",
+        "and",
+        "a",
+        "half",
+        "k",
+        "5",
+        "1.5",
+        "dedh",
+        "sade",
+        "hajar",
+        "สาม",
+        "หมื่น",
+        "ครึ่ง",
+        "৳",
+        ",",
+        "crore",
+        "hundred",
+        "thousand",
+    ]
     alphabet = string.printable + "০১২৩৪৫৬৭৮৯๑๒"
     for _ in range(2000):
         noise = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
@@ -100,62 +142,78 @@ def test_random_text_never_raises():
 
 # ---------------------------------------------------------------- digits and number words
 
-@pytest.mark.parametrize("text, expected", [
-    ("০১৭১২৩৪৫৬৭৮", "01712345678"), ("৳৫০,০০০", "৳50,000"), ("कल ८ बजे", "कल 8 बजे"), ("๑๒๓ บาท", "123 บาท"),
-    ("no native digits 42", "no native digits 42"),
-])
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("০১৭১২৩৪৫৬৭৮", "01712345678"),
+        ("৳৫০,০০০", "৳50,000"),
+        ("कल ८ बजे", "कल 8 बजे"),
+        ("๑๒๓ บาท", "123 บาท"),
+        ("no native digits 42", "no native digits 42"),
+    ],
+)
 def test_native_digits_become_ascii_and_the_length_stays(text, expected):
     assert LANGUAGES.digits(text) == expected
     assert len(LANGUAGES.digits(text)) == len(text)
 
 
-@pytest.mark.parametrize("said, expected", [("7", 7), ("seven", 7), ("saat", 7), ("সাত", 7), ("เจ็ด", 7),
-                                            ("Twelve", 12), ("table", None), ("", None)])
+@pytest.mark.parametrize(
+    "said, expected", [("7", 7), ("seven", 7), ("saat", 7), ("সাত", 7), ("เจ็ด", 7), ("Twelve", 12), ("table", None), ("", None)]
+)
 def test_a_number_in_digits_or_one_word(said, expected):
     assert LANGUAGES.number(said) == expected
 
 
 # ---------------------------------------------------------------- dates, times and head counts
 
-@pytest.mark.parametrize("text, amount", [
-    ("a laptop, nothing over 60000", "60000"),
-    ("annual fee under ৳2,000 please", "2,000"),
-    ("headphones 3000 baht or less", "3000"),
-    ("suv 1500000 tak", "1500000"),
-    ("50000 taka er moddhe card", "50000"),
-    ("মোবাইল 20000 টাকার মধ্যে", "20000"),
-    ("หูฟัง 2000 ลงมา", "2000"),
-    ("โน้ตบุ๊คไม่เกิน 30000", "30000"),
-])
+
+@pytest.mark.parametrize(
+    "text, amount",
+    [
+        ("a laptop, nothing over 60000", "60000"),
+        ("annual fee under ৳2,000 please", "2,000"),
+        ("headphones 3000 baht or less", "3000"),
+        ("suv 1500000 tak", "1500000"),
+        ("50000 taka er moddhe card", "50000"),
+        ("মোবাইল 20000 টাকার মধ্যে", "20000"),
+        ("หูฟัง 2000 ลงมา", "2000"),
+        ("โน้ตบุ๊คไม่เกิน 30000", "30000"),
+    ],
+)
 def test_an_amount_said_to_be_a_ceiling_is_found_in_every_language(text, amount):
     at = shipped().ceiling(text)
     assert at is not None and text[at:].startswith(amount)
 
 
-@pytest.mark.parametrize("text", ["laptops over 60000", "still under warranty, I paid 20000", "gold card",
-                                  "under the seat", "5000 reward points"])
+@pytest.mark.parametrize(
+    "text", ["laptops over 60000", "still under warranty, I paid 20000", "gold card", "under the seat", "5000 reward points"]
+)
 def test_no_ceiling_where_none_is_set(text):
     assert shipped().ceiling(text) is None
 
 
-@pytest.mark.parametrize("text, date, time", [
-    ("मुझे कल शाम 8 बजे का टेबल बुक करना है", TUE, dt.time(20)),
-    ("कल ८ बजे", TUE, dt.time(8)),
-    ("কাল সন্ধ্যা ৭টায়", TUE, dt.time(19)),
-    ("শনিবার দুপুর ১টা", SAT, dt.time(13)),
-    ("পরশু সকাল ১০টায়", dt.date(2026, 11, 25), dt.time(10)),
-    ("พรุ่งนี้บ่ายสามโมง", TUE, dt.time(15)),
-    ("วันเสาร์นี้ 18:30", SAT, dt.time(18, 30)),
-    ("25 ธันวาคม", dt.date(2026, 12, 25), None),
-    ("sade 5 baje", None, dt.time(17, 30)),
-    ("paune 9 baje subah", None, dt.time(8, 45)),
-    ("dedh baje", None, dt.time(13, 30)),
-    ("paanch baje", None, dt.time(17)),
-    ("5 ta baje", None, dt.time(17)),
-    ("agle somvaar", dt.date(2026, 11, 30), None),
-    ("next week thursday", dt.date(2026, 12, 3), None),
-    ("tonight 8 pm", NOW.date(), dt.time(20)),
-])
+@pytest.mark.parametrize(
+    "text, date, time",
+    [
+        ("मुझे कल शाम 8 बजे का टेबल बुक करना है", TUE, dt.time(20)),
+        ("कल ८ बजे", TUE, dt.time(8)),
+        ("কাল সন্ধ্যা ৭টায়", TUE, dt.time(19)),
+        ("শনিবার দুপুর ১টা", SAT, dt.time(13)),
+        ("পরশু সকাল ১০টায়", dt.date(2026, 11, 25), dt.time(10)),
+        ("พรุ่งนี้บ่ายสามโมง", TUE, dt.time(15)),
+        ("วันเสาร์นี้ 18:30", SAT, dt.time(18, 30)),
+        ("25 ธันวาคม", dt.date(2026, 12, 25), None),
+        ("sade 5 baje", None, dt.time(17, 30)),
+        ("paune 9 baje subah", None, dt.time(8, 45)),
+        ("dedh baje", None, dt.time(13, 30)),
+        ("paanch baje", None, dt.time(17)),
+        ("5 ta baje", None, dt.time(17)),
+        ("agle somvaar", dt.date(2026, 11, 30), None),
+        ("next week thursday", dt.date(2026, 12, 3), None),
+        ("tonight 8 pm", NOW.date(), dt.time(20)),
+    ],
+)
 def test_dates_and_times_in_every_language(text, date, time):
     assert LANGUAGES.parse_when(text, NOW) == WhenParts(date, time)
 
@@ -165,10 +223,19 @@ def test_a_clash_word_or_a_count_of_things_is_no_hour(text):
     assert LANGUAGES.find_time(text) is None
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("do log", "2"), ("char logon ke liye", "4"), ("4 jon", "4"), ("৪ জন", "4"), ("สองคน", "2"),
-    ("a couple of people", "2"), ("party of six", "6"), ("just me", "1"),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("do log", "2"),
+        ("char logon ke liye", "4"),
+        ("4 jon", "4"),
+        ("৪ জন", "4"),
+        ("สองคน", "2"),
+        ("a couple of people", "2"),
+        ("party of six", "6"),
+        ("just me", "1"),
+    ],
+)
 def test_head_counts_in_every_language(text, expected):
     found = LANGUAGES.find_count(text)
     assert found is not None and found.value == expected
@@ -181,37 +248,53 @@ def test_what_is_no_head_count(text):
 
 # ---------------------------------------------------------------- names
 
-@pytest.mark.parametrize("text, expected", [
-    ("my name is Nusrat Jahan", "Nusrat Jahan"),
-    ("my name is rahul sharma and my number is 9876543210", "Rahul Sharma"),
-    ("My name is Meera Joshi, 98220 11223", "Meera Joshi"),
-    ("I am Karim Ahmed", "Karim Ahmed"),
-    ("i am karim", "Karim"),  # a writer who never capitalises
-    ("Hi, this is Priya from Pune", "Priya"),
-    ("put it under Anil Kapoor please", "Anil Kapoor"),
-    ("amar nam Rahim Uddin", "Rahim Uddin"),
-    ("আমার নাম নুসরাত জাহান", "নুসরাত জাহান"),
-    ("naam Arjun Rao, 9819012345", "Arjun Rao"),
-    ("मेरा नाम राहुल शर्मा है", "राहुल शर्मा"),
-])
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("my name is Nusrat Jahan", "Nusrat Jahan"),
+        ("my name is rahul sharma and my number is 9876543210", "Rahul Sharma"),
+        ("My name is Meera Joshi, 98220 11223", "Meera Joshi"),
+        ("I am Karim Ahmed", "Karim Ahmed"),
+        ("i am karim", "Karim"),  # a writer who never capitalises
+        ("Hi, this is Priya from Pune", "Priya"),
+        ("put it under Anil Kapoor please", "Anil Kapoor"),
+        ("amar nam Rahim Uddin", "Rahim Uddin"),
+        ("আমার নাম নুসরাত জাহান", "নুসরাত জাহান"),
+        ("naam Arjun Rao, 9819012345", "Arjun Rao"),
+        ("मेरा नाम राहुल शर्मा है", "राहुल शर्मा"),
+    ],
+)
 def test_a_name_in_every_language(text, expected):
     assert LANGUAGES.person(text) == expected
 
 
-@pytest.mark.parametrize("text", [
-    "I am planning a dinner",  # "I am" before a word in lower case, from a writer who capitalises
-    "I'm in Bandra", "this is for 4 people", "I am looking for a card", "i am not sure",
-    "call me tomorrow at 5",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I am planning a dinner",  # "I am" before a word in lower case, from a writer who capitalises
+        "I'm in Bandra",
+        "this is for 4 people",
+        "I am looking for a card",
+        "i am not sure",
+        "call me tomorrow at 5",
+    ],
+)
 def test_what_is_no_name(text):
     assert LANGUAGES.person(text) is None
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("Rahul Verma, 9811122233", "Rahul Verma"), ("Book a table in Bandra tomorrow, Meera Joshi 9820012345", "Meera Joshi"),
-    ("rahim uddin 01712345678", "Rahim Uddin"), ("call me at 9811122233", None), ("kal 9811122233", None),
-    ("Book a table for 2 in Bandra at 8pm 9820012345", None),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("Rahul Verma, 9811122233", "Rahul Verma"),
+        ("Book a table in Bandra tomorrow, Meera Joshi 9820012345", "Meera Joshi"),
+        ("rahim uddin 01712345678", "Rahim Uddin"),
+        ("call me at 9811122233", None),
+        ("kal 9811122233", None),
+        ("Book a table for 2 in Bandra at 8pm 9820012345", None),
+    ],
+)
 def test_a_name_said_bare_just_before_a_phone_number(text, expected):
     phone = re.search(r"\d{10,}", text)
     assert phone and LANGUAGES.person(text, ending_at=phone.start()) == expected
@@ -222,16 +305,19 @@ def test_the_business_own_words_are_no_name():
     assert LANGUAGES.person("i'm salaried") == "Salaried"  # all in lower case, and without the pack nothing tells
 
 
-@pytest.mark.parametrize("text, asking, minutes", [
-    ("book it and remind me an hour before", "remind me", 60),
-    ("and ping me 30 minutes in advance", "ping me", 30),
-    ("ek ghanta pehle yaad dila dena", "yaad dila dena", 60),
-    ("do ghante pehle remind kar dena", "remind kar dena", 120),
-    ("१ घंटा पहले याद दिला देना", "याद दिला देना", 60),
-    ("১ ঘণ্টা আগে মনে করিয়ে দিবেন", "মনে করিয়ে দিবেন", 60),
-    ("2 ชั่วโมงล่วงหน้าแจ้งเตือนด้วย", "แจ้งเตือน", 120),
-    ("remind me at 7:30 pm", "remind me", None),
-])
+@pytest.mark.parametrize(
+    "text, asking, minutes",
+    [
+        ("book it and remind me an hour before", "remind me", 60),
+        ("and ping me 30 minutes in advance", "ping me", 30),
+        ("ek ghanta pehle yaad dila dena", "yaad dila dena", 60),
+        ("do ghante pehle remind kar dena", "remind kar dena", 120),
+        ("१ घंटा पहले याद दिला देना", "याद दिला देना", 60),
+        ("১ ঘণ্টা আগে মনে করিয়ে দিবেন", "মনে করিয়ে দিবেন", 60),
+        ("2 ชั่วโมงล่วงหน้าแจ้งเตือนด้วย", "แจ้งเตือน", 120),
+        ("remind me at 7:30 pm", "remind me", None),
+    ],
+)
 def test_a_reminder_request_and_its_lead_in_every_language(text, asking, minutes):
     start = LANGUAGES.reminder_start(text)
     assert start is not None and text[start:].startswith(asking)
@@ -244,10 +330,19 @@ def test_no_lead_without_a_length_of_time_before(text):
     assert LANGUAGES.reminder_lead(text) is None
 
 
-@pytest.mark.parametrize("text, again", [
-    ("resend please", True), ("I didn't get the code", True), ("code nahi aaya", True), ("কোড পাইনি", True),
-    ("ส่งรหัสใหม่หน่อย", False), ("ขอรหัสใหม่", True), ("123456", False), ("send it to my office", False),
-])
+@pytest.mark.parametrize(
+    "text, again",
+    [
+        ("resend please", True),
+        ("I didn't get the code", True),
+        ("code nahi aaya", True),
+        ("কোড পাইনি", True),
+        ("ส่งรหัสใหม่หน่อย", False),
+        ("ขอรหัสใหม่", True),
+        ("123456", False),
+        ("send it to my office", False),
+    ],
+)
 def test_asking_for_a_code_again_in_every_language(text, again):
     assert LANGUAGES.asks_again(text) is again
 
@@ -269,6 +364,7 @@ def test_every_pack_declares_languages_that_load():
 
 # ---------------------------------------------------------------- errors
 
+
 def test_an_unknown_language_is_named():
     with pytest.raises(ValueError, match=r"unknown language 'xx'.*known: bn, en, hi, th"):
         load_languages(["xx"])
@@ -282,14 +378,17 @@ def _folder_with(tmp_path: Path, name: str, text: str) -> Path:
     return tmp_path
 
 
-@pytest.mark.parametrize("text, complaint", [
-    ("name: Broken\nnumbers: {one: [ek]}\n", r"numbers\.one"),  # a value must be a number
-    ("name: Broken\nnumbres: {1: [ek]}\n", "numbres"),  # no such field
-    ("name: Broken\ndigits: '0123'\n", "digits"),  # ten digits or none
-    ("name: Broken\ntimes: {'25:00': [late]}\n", "times"),
-    ("name: Broken\nweekdays: {someday: [x]}\n", "weekdays"),
-    ("name: [unclosed\n", "xx.yml"),  # not YAML at all
-])
+@pytest.mark.parametrize(
+    "text, complaint",
+    [
+        ("name: Broken\nnumbers: {one: [ek]}\n", r"numbers\.one"),  # a value must be a number
+        ("name: Broken\nnumbres: {1: [ek]}\n", "numbres"),  # no such field
+        ("name: Broken\ndigits: '0123'\n", "digits"),  # ten digits or none
+        ("name: Broken\ntimes: {'25:00': [late]}\n", "times"),
+        ("name: Broken\nweekdays: {someday: [x]}\n", "weekdays"),
+        ("name: [unclosed\n", "xx.yml"),  # not YAML at all
+    ],
+)
 def test_a_malformed_file_is_named_with_its_bad_field(tmp_path, text, complaint):
     folder = _folder_with(tmp_path, "xx.yml", text)
     with pytest.raises(ValueError, match=complaint) as raised:
@@ -305,17 +404,24 @@ def test_a_word_with_two_meanings_across_languages_is_refused(tmp_path):
 
 # ---------------------------------------------------------------- in the chat, per pack
 
-@pytest.mark.parametrize("domain, message, filters", [
-    ("store", "อยากได้มือถือ งบ 15000 บาท", {"category": "phone", "max_price": 15000}),
-    ("store", "มีโน้ตบุ๊คไม่เกินสามหมื่นไหม", {"category": "laptop", "max_price": 30000}),
-    ("cars", "mujhe 12 lakh tak ki automatic SUV chahiye", {"body_type": "suv", "transmission": "automatic",
-                                                          "max_price": 1_200_000}),
-    ("cars", "saade aath lakh tak ki SUV dikhao", {"body_type": "suv", "max_price": 850_000}),
-    # a ceiling the pack's own cues do not list
-    ("store", "i need a laptop for uni, nothing over 60k", {"category": "laptop", "max_price": 60_000}),
-    ("store", "หูฟัง 2000 ลงมา", {"category": "headset", "max_price": 2000}),
-    ("cars", "a hatchback, 8 lakh or less", {"body_type": "hatchback", "max_price": 800_000}),
-])
+
+@pytest.mark.parametrize(
+    "domain, message, filters",
+    [
+        ("store", "อยากได้มือถือ งบ 15000 บาท", {"category": "phone", "max_price": 15000}),
+        ("store", "มีโน้ตบุ๊คไม่เกินสามหมื่นไหม", {"category": "laptop", "max_price": 30000}),
+        (
+            "cars",
+            "mujhe 12 lakh tak ki automatic SUV chahiye",
+            {"body_type": "suv", "transmission": "automatic", "max_price": 1_200_000},
+        ),
+        ("cars", "saade aath lakh tak ki SUV dikhao", {"body_type": "suv", "max_price": 850_000}),
+        # a ceiling the pack's own cues do not list
+        ("store", "i need a laptop for uni, nothing over 60k", {"category": "laptop", "max_price": 60_000}),
+        ("store", "หูฟัง 2000 ลงมา", {"category": "headset", "max_price": 2000}),
+        ("cars", "a hatchback, 8 lakh or less", {"body_type": "hatchback", "max_price": 800_000}),
+    ],
+)
 def test_a_search_in_the_packs_languages_keeps_its_filters_and_amounts(tmp_path, domain, message, filters):
     from conftest import Conversation, app_for
 
@@ -333,13 +439,15 @@ def test_an_income_in_bengali_words_is_read(tmp_path):
     assert data["eligibility"] and "Your monthly income ৳350,000 meets" in data["reply"]
 
 
-@pytest.mark.parametrize("domain, search, compare", [
-    ("bank", "প্লাটিনাম ক্রেডিট কার্ড দেখান", "এগুলোর তুলনা করুন"),
-    ("cars", "डीजल एसयूवी 7 सीटर", "इनकी तुलना करो"),
-    ("store", "เมาส์เกมมิ่ง ไม่เกิน 3000 บาท", "เปรียบเทียบให้หน่อย"),
-])
-def test_a_conversation_in_a_script_the_embedding_model_cannot_read_follows_the_packs_words(
-        tmp_path, domain, search, compare):
+@pytest.mark.parametrize(
+    "domain, search, compare",
+    [
+        ("bank", "প্লাটিনাম ক্রেডিট কার্ড দেখান", "এগুলোর তুলনা করুন"),
+        ("cars", "डीजल एसयूवी 7 सीटर", "इनकी तुलना करो"),
+        ("store", "เมาส์เกมมิ่ง ไม่เกิน 3000 บาท", "เปรียบเทียบให้หน่อย"),
+    ],
+)
+def test_a_conversation_in_a_script_the_embedding_model_cannot_read_follows_the_packs_words(tmp_path, domain, search, compare):
     from conftest import Conversation, app_for
 
     chat = Conversation(app_for(tmp_path, domain).test_client())

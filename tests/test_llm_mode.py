@@ -23,19 +23,27 @@ SEED = [
     ("Actually show me Islamic options instead", ["Product Retriever"]),
     ("What are the fees?", []),
 ]
+
+
 @pytest.fixture
 def make_app(tmp_path):
     def make(llm: ScriptedLLM, **settings):
-        app = create_app({"session_db": tmp_path / f"{uuid.uuid4()}.sqlite3", "llm_model": "openai/test",
-                          "llm_base_url": "http://127.0.0.1:9/v1", **settings})
+        app = create_app(
+            {
+                "session_db": tmp_path / f"{uuid.uuid4()}.sqlite3",
+                "llm_model": "openai/test",
+                "llm_base_url": "http://127.0.0.1:9/v1",
+                **settings,
+            }
+        )
         app.extensions["pipeline"].crew_mode.llm = llm
         return app.test_client()
+
     return make
 
 
 def chat(client, session_id: str, query: str, **extra) -> dict:
-    response = client.post("/chat", json={"query": query, "session_id": session_id,
-                                          "user_employment": "business_owner", **extra})
+    response = client.post("/chat", json={"query": query, "session_id": session_id, "user_employment": "business_owner", **extra})
     assert response.status_code == 200, response.get_json()
     return response.get_json()
 
@@ -50,8 +58,7 @@ def test_seed_conversation_runs_only_the_selected_agents_as_a_crew(make_app):
         assert ran == [*specialists, "Response Formatter"], query
         assert data["mode"] == "crew" and data["grounding"] == "passed"
         assert data["llm_calls"] == len(ran)
-        offline = {"Product Retriever": "retriever", "Product Comparator": "comparator",
-                   "Eligibility Analyzer": "eligibility"}
+        offline = {"Product Retriever": "retriever", "Product Comparator": "comparator", "Eligibility Analyzer": "eligibility"}
         assert data["agents"] == [offline[s] for s in specialists] + ["formatter"]
 
 
@@ -71,8 +78,13 @@ def test_each_agent_gets_its_tool_results_as_context(make_app, catalog):
 
 
 def test_an_invented_price_is_regenerated_once_with_the_violation_named(make_app):
-    llm = ScriptedLLM(script=["Final Answer: found them", "Final Answer: The best card costs just ৳999 a year!",
-                              "All three cards are listed above with their fees."])
+    llm = ScriptedLLM(
+        script=[
+            "Final Answer: found them",
+            "Final Answer: The best card costs just ৳999 a year!",
+            "All three cards are listed above with their fees.",
+        ]
+    )
     data = chat(make_app(llm), str(uuid.uuid4()), "I want a platinum conventional credit card for business")
     assert data["grounding"] == "regenerated" and data["mode"] == "crew"
     assert data["reply"] == "All three cards are listed above with their fees."
@@ -117,8 +129,9 @@ def test_the_call_budget_is_enforced(make_app):
 
 
 def test_the_model_reads_what_the_rules_cannot_within_the_allow_list(make_app, catalog):
-    reading = json.dumps({"type": "product_info", "filters": {"tier": "gold", "network": "dinersclub",
-                                                            "product_type": "credit_card"}})
+    reading = json.dumps(
+        {"type": "product_info", "filters": {"tier": "gold", "network": "dinersclub", "product_type": "credit_card"}}
+    )
     llm = ScriptedLLM(script=[reading], default=restate_draft)
     data = chat(make_app(llm), str(uuid.uuid4()), "something shiny but not too fancy, yellow metal maybe")
     assert llm.calls[0]["response_model"].__name__ == "LLMReading"
@@ -160,12 +173,16 @@ class FakeOpenAI(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         FakeOpenAI.requests.append({"path": self.path, "body": body, "auth": self.headers.get("Authorization")})
         content = restate_draft(body["messages"])
-        payload = json.dumps({
-            "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": body["model"],
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": content}}],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
-        }).encode()
+        payload = json.dumps(
+            {
+                "id": "chatcmpl-1",
+                "object": "chat.completion",
+                "created": 0,
+                "model": body["model"],
+                "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
+                "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+            }
+        ).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(payload)))
@@ -181,8 +198,13 @@ def test_an_openai_compatible_server_is_reached_through_base_url(tmp_path):
     threading.Thread(target=server.serve_forever, daemon=True).start()
     FakeOpenAI.requests.clear()
     try:
-        app = create_app({"session_db": tmp_path / "s.sqlite3", "llm_model": "openai/local-model",
-                          "llm_base_url": f"http://127.0.0.1:{server.server_port}/v1"})
+        app = create_app(
+            {
+                "session_db": tmp_path / "s.sqlite3",
+                "llm_model": "openai/local-model",
+                "llm_base_url": f"http://127.0.0.1:{server.server_port}/v1",
+            }
+        )
         client, session = app.test_client(), str(uuid.uuid4())
         replies = [chat(client, session, query) for query, _ in SEED]
     finally:
@@ -200,8 +222,11 @@ def test_a_one_time_code_never_reaches_the_model(make_app, tmp_path):
     llm = ScriptedLLM(default=restate_draft)
     client = make_app(llm, notify_outbox=tmp_path / "outbox.jsonl")
     session = str(uuid.uuid4())
-    for query in ("book me a call next Sunday at 5 pm about the Visa Platinum Business Credit Card",
-                  "my name is Rahim Uddin", "01712345678"):
+    for query in (
+        "book me a call next Sunday at 5 pm about the Visa Platinum Business Credit Card",
+        "my name is Rahim Uddin",
+        "01712345678",
+    ):
         chat(client, session, query)
     sent = json.loads((tmp_path / "outbox.jsonl").read_text().splitlines()[-1])
     code = re.search(r"\b(\d{6})\b", sent["text"]).group(1)

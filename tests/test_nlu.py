@@ -25,25 +25,58 @@ DINING = {
         {"name": "cuisine", "description": "Kind of food served", "is_categorical": False, "possible_values": []},
         {"name": "date", "description": "Date of the reservation", "is_categorical": False, "possible_values": []},
         {"name": "time", "description": "Time of the reservation", "is_categorical": False, "possible_values": []},
-        {"name": "party_size", "description": "Number of people in the party", "is_categorical": True,
-         "possible_values": ["1", "2", "3", "4", "5", "6", "7", "8"]},
-        {"name": "serves_alcohol", "description": "Whether the restaurant serves alcohol", "is_categorical": True,
-         "possible_values": ["True", "False"]},
-        {"name": "has_rooftop_seating", "description": "Whether there is rooftop seating", "is_categorical": True,
-         "possible_values": ["True", "False"]},
-        {"name": "price_range", "description": "Price range", "is_categorical": True,
-         "possible_values": ["cheap", "moderate", "pricey"]},
+        {
+            "name": "party_size",
+            "description": "Number of people in the party",
+            "is_categorical": True,
+            "possible_values": ["1", "2", "3", "4", "5", "6", "7", "8"],
+        },
+        {
+            "name": "serves_alcohol",
+            "description": "Whether the restaurant serves alcohol",
+            "is_categorical": True,
+            "possible_values": ["True", "False"],
+        },
+        {
+            "name": "has_rooftop_seating",
+            "description": "Whether there is rooftop seating",
+            "is_categorical": True,
+            "possible_values": ["True", "False"],
+        },
+        {
+            "name": "price_range",
+            "description": "Price range",
+            "is_categorical": True,
+            "possible_values": ["cheap", "moderate", "pricey"],
+        },
     ],
     "intents": [
-        {"name": "FindRestaurants", "description": "Search for restaurants by city and cuisine", "is_transactional": False,
-         "required_slots": ["city"], "optional_slots": {"cuisine": "dontcare", "price_range": "dontcare",
-                                                         "serves_alcohol": "dontcare", "has_rooftop_seating": "dontcare"}},
-        {"name": "BookTable", "description": "Book a table at a restaurant", "is_transactional": True,
-         "required_slots": ["restaurant_name", "city", "time"], "optional_slots": {"party_size": "2", "date": "today"}},
+        {
+            "name": "FindRestaurants",
+            "description": "Search for restaurants by city and cuisine",
+            "is_transactional": False,
+            "required_slots": ["city"],
+            "optional_slots": {
+                "cuisine": "dontcare",
+                "price_range": "dontcare",
+                "serves_alcohol": "dontcare",
+                "has_rooftop_seating": "dontcare",
+            },
+        },
+        {
+            "name": "BookTable",
+            "description": "Book a table at a restaurant",
+            "is_transactional": True,
+            "required_slots": ["restaurant_name", "city", "time"],
+            "optional_slots": {"party_size": "2", "date": "today"},
+        },
     ],
 }
-DINING_VALUES = {"city": ["Mumbai", "Pune", "Bandra"], "restaurant_name": ["Bastian", "The Bombay Canteen", "Trishna"],
-                 "cuisine": ["Konkani", "North Indian", "Chinese"]}
+DINING_VALUES = {
+    "city": ["Mumbai", "Pune", "Bandra"],
+    "restaurant_name": ["Bastian", "The Bombay Canteen", "Trishna"],
+    "cuisine": ["Konkani", "North Indian", "Chinese"],
+}
 
 SALON = {
     "service_name": "Salon_1",
@@ -52,18 +85,40 @@ SALON = {
         {"name": "stylist_name", "description": "Name of the stylist", "is_categorical": False, "possible_values": []},
         {"name": "area", "description": "Locality of the salon", "is_categorical": False, "possible_values": []},
         {"name": "appointment_date", "description": "Day of the appointment", "is_categorical": False, "possible_values": []},
-        {"name": "appointment_time", "description": "Start time of the appointment", "is_categorical": False,
-         "possible_values": []},
-        {"name": "is_unisex", "description": "Whether the salon serves everyone", "is_categorical": True,
-         "possible_values": ["True", "False"]},
-        {"name": "service", "description": "Treatment wanted", "is_categorical": True,
-         "possible_values": ["haircut", "facial", "manicure"]},
+        {
+            "name": "appointment_time",
+            "description": "Start time of the appointment",
+            "is_categorical": False,
+            "possible_values": [],
+        },
+        {
+            "name": "is_unisex",
+            "description": "Whether the salon serves everyone",
+            "is_categorical": True,
+            "possible_values": ["True", "False"],
+        },
+        {
+            "name": "service",
+            "description": "Treatment wanted",
+            "is_categorical": True,
+            "possible_values": ["haircut", "facial", "manicure"],
+        },
     ],
     "intents": [
-        {"name": "FindSalon", "description": "Look for a salon in an area", "is_transactional": False,
-         "required_slots": ["area"], "optional_slots": {"is_unisex": "dontcare", "service": "dontcare"}},
-        {"name": "BookAppointment", "description": "Schedule an appointment with a stylist", "is_transactional": True,
-         "required_slots": ["stylist_name", "appointment_date", "appointment_time"], "optional_slots": {"service": "haircut"}},
+        {
+            "name": "FindSalon",
+            "description": "Look for a salon in an area",
+            "is_transactional": False,
+            "required_slots": ["area"],
+            "optional_slots": {"is_unisex": "dontcare", "service": "dontcare"},
+        },
+        {
+            "name": "BookAppointment",
+            "description": "Schedule an appointment with a stylist",
+            "is_transactional": True,
+            "required_slots": ["stylist_name", "appointment_date", "appointment_time"],
+            "optional_slots": {"service": "haircut"},
+        },
     ],
 }
 
@@ -84,11 +139,20 @@ def test_today_is_a_friday():
 
 # ---------------------------------------------------------------- schema import
 
+
 def test_slot_kinds_come_from_names_descriptions_and_values(dining, salon):
     kinds = {name: slot.kind for name, slot in dining.slots.items()}
-    assert kinds == {"restaurant_name": Kind.TEXT, "city": Kind.LOCATION, "cuisine": Kind.TEXT, "date": Kind.DATE,
-                     "time": Kind.TIME, "party_size": Kind.COUNT, "serves_alcohol": Kind.BOOLEAN,
-                     "has_rooftop_seating": Kind.BOOLEAN, "price_range": Kind.CATEGORICAL}
+    assert kinds == {
+        "restaurant_name": Kind.TEXT,
+        "city": Kind.LOCATION,
+        "cuisine": Kind.TEXT,
+        "date": Kind.DATE,
+        "time": Kind.TIME,
+        "party_size": Kind.COUNT,
+        "serves_alcohol": Kind.BOOLEAN,
+        "has_rooftop_seating": Kind.BOOLEAN,
+        "price_range": Kind.CATEGORICAL,
+    }
     assert salon.slots["appointment_date"].kind is Kind.DATE
     assert salon.slots["appointment_time"].kind is Kind.TIME
     assert salon.slots["area"].kind is Kind.LOCATION
@@ -97,8 +161,10 @@ def test_slot_kinds_come_from_names_descriptions_and_values(dining, salon):
 
 def test_a_salon_schema_reads_its_own_intents_and_slots(salon):
     booked = salon.read("Please schedule a haircut with Meera next Saturday at 11 am", today=TODAY)
-    assert booked == {"intent": "BookAppointment", "slots": {
-        "appointment_date": "2026-11-21", "appointment_time": "11:00", "service": "haircut"}}
+    assert booked == {
+        "intent": "BookAppointment",
+        "slots": {"appointment_date": "2026-11-21", "appointment_time": "11:00", "service": "haircut"},
+    }
     found = salon.read("Can you look for a unisex salon in Koramangala that does facials?", today=TODAY)
     assert found["intent"] == "FindSalon"
     assert found["slots"] == {"area": "Koramangala", "is_unisex": "True", "service": "facial"}
@@ -112,15 +178,19 @@ def test_a_stylist_name_is_read_from_the_words_around_it(salon):
 
 # ---------------------------------------------------------------- intents
 
-@pytest.mark.parametrize("text, intent", [
-    ("book a table for four in Bandra next Saturday at 8 PM", "BookTable"),
-    ("I'd like to reserve a spot at Trishna", "BookTable"),
-    ("Can you find me a table at Bastian tonight?", "BookTable"),
-    ("Search for Konkani places in Mumbai", "FindRestaurants"),
-    ("Can you recommend somewhere cheap in Pune?", "FindRestaurants"),
-    ("show me some other options", "FindRestaurants"),
-    ("for 3 people at 9 pm please", "BookTable"),  # no cue word, but only a booking takes a time and a party size
-])
+
+@pytest.mark.parametrize(
+    "text, intent",
+    [
+        ("book a table for four in Bandra next Saturday at 8 PM", "BookTable"),
+        ("I'd like to reserve a spot at Trishna", "BookTable"),
+        ("Can you find me a table at Bastian tonight?", "BookTable"),
+        ("Search for Konkani places in Mumbai", "FindRestaurants"),
+        ("Can you recommend somewhere cheap in Pune?", "FindRestaurants"),
+        ("show me some other options", "FindRestaurants"),
+        ("for 3 people at 9 pm please", "BookTable"),  # no cue word, but only a booking takes a time and a party size
+    ],
+)
 def test_intents_from_cue_words_and_slots(dining, text, intent):
     assert dining.read(text, today=TODAY)["intent"] == intent
 
@@ -138,19 +208,23 @@ def test_a_yes_to_the_systems_proposal_takes_up_its_intent(dining):
 
 # ---------------------------------------------------------------- normalisation
 
-@pytest.mark.parametrize("text, expected", [
-    ("half past 7 in the evening", "19:30"),
-    ("quarter to 9 at night", "20:45"),
-    ("7 pm", "19:00"),
-    ("12:30 am", "00:30"),
-    ("noon", "12:00"),
-    ("morning 9:15", "09:15"),
-    ("evening 6", "18:00"),
-    ("one in the afternoon", "13:00"),
-    ("21:45", "21:45"),
-    ("kal shaam 8 baje", "20:00"),
-    ("around eight o'clock tonight", "20:00"),
-])
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("half past 7 in the evening", "19:30"),
+        ("quarter to 9 at night", "20:45"),
+        ("7 pm", "19:00"),
+        ("12:30 am", "00:30"),
+        ("noon", "12:00"),
+        ("morning 9:15", "09:15"),
+        ("evening 6", "18:00"),
+        ("one in the afternoon", "13:00"),
+        ("21:45", "21:45"),
+        ("kal shaam 8 baje", "20:00"),
+        ("around eight o'clock tonight", "20:00"),
+    ],
+)
 def test_times_are_24_hour(text, expected):
     found = LANGUAGES.find_time(text)
     assert found is not None and found.value == expected
@@ -160,31 +234,40 @@ def test_a_bare_number_is_no_time():
     assert LANGUAGES.find_time("we are 4 and want paneer") is None
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("today", "2026-11-20"),
-    ("tomorrow", "2026-11-21"),
-    ("day after tomorrow", "2026-11-22"),
-    ("next Monday", "2026-11-23"),
-    ("this Sunday", "2026-11-22"),
-    ("Thursday next week", "2026-11-26"),
-    ("the 3rd", "2026-12-03"),  # already past this month, so next month's
-    ("the 25th", "2026-11-25"),
-    ("27th of this month", "2026-11-27"),
-    ("March 5th", "2027-03-05"),
-    ("5th of December", "2026-12-05"),
-    ("kal", "2026-11-21"),
-    ("parso", "2026-11-22"),
-    ("25/12", "2026-12-25"),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("today", "2026-11-20"),
+        ("tomorrow", "2026-11-21"),
+        ("day after tomorrow", "2026-11-22"),
+        ("next Monday", "2026-11-23"),
+        ("this Sunday", "2026-11-22"),
+        ("Thursday next week", "2026-11-26"),
+        ("the 3rd", "2026-12-03"),  # already past this month, so next month's
+        ("the 25th", "2026-11-25"),
+        ("27th of this month", "2026-11-27"),
+        ("March 5th", "2027-03-05"),
+        ("5th of December", "2026-12-05"),
+        ("kal", "2026-11-21"),
+        ("parso", "2026-11-22"),
+        ("25/12", "2026-12-25"),
+    ],
+)
 def test_dates_are_iso_relative_to_today(text, expected):
     found = LANGUAGES.find_date(text, TODAY)
     assert found is not None and found.value == expected
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("two people", "2"), ("a table for four", "4"), ("party of 6", "6"), ("just me", "1"),
-    ("for three at 8 pm", "3"),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("two people", "2"),
+        ("a table for four", "4"),
+        ("party of 6", "6"),
+        ("just me", "1"),
+        ("for three at 8 pm", "3"),
+    ],
+)
 def test_counts_are_digits(text, expected):
     found = LANGUAGES.find_count(text)
     assert found is not None and found.value == expected
@@ -197,19 +280,25 @@ def test_a_time_said_with_for_is_not_a_party_size(dining):
 
 def test_the_whole_booking_sentence(dining):
     reading = dining.read("book a table for four in Bandra next Saturday at 8 PM", today=TODAY)
-    assert reading == {"intent": "BookTable", "slots": {
-        "city": "Bandra", "party_size": "4", "date": "2026-11-21", "time": "20:00"}}
+    assert reading == {"intent": "BookTable", "slots": {"city": "Bandra", "party_size": "4", "date": "2026-11-21", "time": "20:00"}}
 
 
 # ---------------------------------------------------------------- categorical and yes/no
 
-@pytest.mark.parametrize("text, slots", [
-    ("Find a place in Pune with rooftop seating", {"city": "Pune", "has_rooftop_seating": "True"}),
-    ("Find somewhere in Pune that serves alcohol", {"city": "Pune", "serves_alcohol": "True"}),
-    ("Find me a place in Pune without rooftop seating", {"city": "Pune", "has_rooftop_seating": "False"}),
-    ("Search for reasonably priced Chinese food in Mumbai", {"city": "Mumbai", "cuisine": "Chinese", "price_range": "moderate"}),
-    ("Find something in Mumbai, any price is fine", {"city": "Mumbai", "price_range": DONTCARE}),
-])
+
+@pytest.mark.parametrize(
+    "text, slots",
+    [
+        ("Find a place in Pune with rooftop seating", {"city": "Pune", "has_rooftop_seating": "True"}),
+        ("Find somewhere in Pune that serves alcohol", {"city": "Pune", "serves_alcohol": "True"}),
+        ("Find me a place in Pune without rooftop seating", {"city": "Pune", "has_rooftop_seating": "False"}),
+        (
+            "Search for reasonably priced Chinese food in Mumbai",
+            {"city": "Mumbai", "cuisine": "Chinese", "price_range": "moderate"},
+        ),
+        ("Find something in Mumbai, any price is fine", {"city": "Mumbai", "price_range": DONTCARE}),
+    ],
+)
 def test_features_and_categories(dining, text, slots):
     assert dining.read(text, today=TODAY)["slots"] == slots
 
@@ -220,6 +309,7 @@ def test_asking_about_a_feature_is_not_asking_for_it(dining):
 
 
 # ---------------------------------------------------------------- known values
+
 
 def test_known_values_come_back_as_the_catalog_writes_them(dining):
     slots = dining.read("look for north indian food in mumbai", today=TODAY)["slots"]
@@ -238,8 +328,10 @@ CONFIRM = "Confirming: a table for 2 at Bastian in Bandra at 8:30 pm tomorrow. S
 
 def test_yes_accepts_every_value_in_the_confirmation(dining):
     reading = dining.read("Yes, go ahead", system=CONFIRM, today=TODAY)
-    assert reading == {"intent": "BookTable", "slots": {
-        "restaurant_name": "Bastian", "city": "Bandra", "party_size": "2", "time": "20:30", "date": "2026-11-21"}}
+    assert reading == {
+        "intent": "BookTable",
+        "slots": {"restaurant_name": "Bastian", "city": "Bandra", "party_size": "2", "time": "20:30", "date": "2026-11-21"},
+    }
 
 
 def test_a_correction_takes_nothing_from_the_offer(dining):
@@ -267,35 +359,59 @@ def test_a_proposal_stays_open_until_answered(dining):
 
 # ---------------------------------------------------------------- command line
 
+
 def _run(tmp_path: Path, lines: str, *args: str) -> subprocess.CompletedProcess:
     schema = tmp_path / "schema.json"
     schema.write_text(json.dumps(DINING))
     values = tmp_path / "values.json"
     values.write_text(json.dumps(DINING_VALUES))
-    return subprocess.run([sys.executable, "-m", "assistant.understanding.nlu", "--schema", str(schema), "--values", str(values),
-                           "--today", TODAY.isoformat(), *args], input=lines, capture_output=True, text=True,
-                          cwd=ROOT, timeout=60)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "assistant.understanding.nlu",
+            "--schema",
+            str(schema),
+            "--values",
+            str(values),
+            "--today",
+            TODAY.isoformat(),
+            *args,
+        ],
+        input=lines,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
 
 
 def test_cli_writes_one_prediction_per_turn(tmp_path):
-    turns = [{"user": "kal shaam 8 baje, table for two at Trishna"},
-             {"user": "Yes", "system": CONFIRM},
-             {"dialogue_id": "d1", "user": "Book Bastian in Bandra for 2 at 8:30 pm"},
-             {"dialogue_id": "d1", "user": "Yes", "system": CONFIRM}]
+    turns = [
+        {"user": "kal shaam 8 baje, table for two at Trishna"},
+        {"user": "Yes", "system": CONFIRM},
+        {"dialogue_id": "d1", "user": "Book Bastian in Bandra for 2 at 8:30 pm"},
+        {"dialogue_id": "d1", "user": "Yes", "system": CONFIRM},
+    ]
     result = _run(tmp_path, "".join(json.dumps(turn) + "\n" for turn in turns))
     assert result.returncode == 0, result.stderr
     predictions = [json.loads(line) for line in result.stdout.splitlines()]
-    assert predictions[0] == {"intent": "BookTable", "slots": {
-        "restaurant_name": "Trishna", "time": "20:00", "date": "2026-11-21", "party_size": "2"}}
+    assert predictions[0] == {
+        "intent": "BookTable",
+        "slots": {"restaurant_name": "Trishna", "time": "20:00", "date": "2026-11-21", "party_size": "2"},
+    }
     assert predictions[1]["slots"]["time"] == "20:30"
     assert predictions[3] == {"intent": "BookTable", "slots": {"date": "2026-11-21"}}
 
 
-@pytest.mark.parametrize("lines, message", [
-    ('{"user": "hi"}\nnot json\n', "line 2"),
-    ('{"user": "hi"}\n\n{"system": "no user here"}\n', "line 3"),
-    ('["user"]\n', "line 1"),
-])
+@pytest.mark.parametrize(
+    "lines, message",
+    [
+        ('{"user": "hi"}\nnot json\n', "line 2"),
+        ('{"user": "hi"}\n\n{"system": "no user here"}\n', "line 3"),
+        ('["user"]\n', "line 1"),
+    ],
+)
 def test_cli_rejects_bad_lines_with_status_2(tmp_path, lines, message):
     result = _run(tmp_path, lines)
     assert result.returncode == 2
@@ -304,11 +420,23 @@ def test_cli_rejects_bad_lines_with_status_2(tmp_path, lines, message):
 
 
 def test_cli_rejects_a_missing_or_invalid_schema(tmp_path):
-    missing = subprocess.run([sys.executable, "-m", "assistant.understanding.nlu", "--schema", str(tmp_path / "nope.json")],
-                             input="", capture_output=True, text=True, cwd=ROOT, timeout=60)
+    missing = subprocess.run(
+        [sys.executable, "-m", "assistant.understanding.nlu", "--schema", str(tmp_path / "nope.json")],
+        input="",
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
     assert missing.returncode == 2 and "nope.json" in missing.stderr and "Traceback" not in missing.stderr
     bad = tmp_path / "bad.json"
     bad.write_text('{"service_name": "x"}')
-    invalid = subprocess.run([sys.executable, "-m", "assistant.understanding.nlu", "--schema", str(bad)],
-                             input="", capture_output=True, text=True, cwd=ROOT, timeout=60)
+    invalid = subprocess.run(
+        [sys.executable, "-m", "assistant.understanding.nlu", "--schema", str(bad)],
+        input="",
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
     assert invalid.returncode == 2 and "not an SGD service schema" in invalid.stderr

@@ -29,9 +29,12 @@ def json_logs():
 
 def test_a_full_conversation_logs_no_phone_number_code_or_name(client, json_logs, tmp_path):
     session = str(uuid.uuid4())
-    for query in ("I want a platinum conventional credit card for business",
-                  "book me a call next Sunday at 5 pm about the Visa Platinum Business Credit Card",
-                  "my name is Nusrat Jahan", "01712345678"):
+    for query in (
+        "I want a platinum conventional credit card for business",
+        "book me a call next Sunday at 5 pm about the Visa Platinum Business Credit Card",
+        "my name is Nusrat Jahan",
+        "01712345678",
+    ):
         assert client.post("/chat", json={"query": query, "session_id": session}).status_code == 200
     sent = [json.loads(line) for line in (tmp_path / "outbox.jsonl").read_text().splitlines()]
     code = re.search(r"\b(\d{6})\b", sent[-1]["text"]).group(1)
@@ -58,6 +61,7 @@ def test_ready_checks_the_store_and_the_index(client, pipeline, monkeypatch):
 
     def down():
         raise OSError("store unreachable")
+
     monkeypatch.setattr(pipeline.store, "ping", down)
     response = client.get("/ready")
     assert response.status_code == 503 and response.get_json()["checks"] == {"store": False, "index": True}

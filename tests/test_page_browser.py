@@ -32,8 +32,7 @@ SEED = [
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     folder = tmp_path_factory.mktemp("page")
-    app = create_app({"session_db": folder / "s.sqlite3", "notify_outbox": folder / "outbox.jsonl",
-                      "reminder_poll_s": 0})
+    app = create_app({"session_db": folder / "s.sqlite3", "notify_outbox": folder / "outbox.jsonl", "reminder_poll_s": 0})
     http = make_server("127.0.0.1", 0, app, threaded=True)
     threading.Thread(target=http.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{http.server_port}", folder / "outbox.jsonl"
@@ -44,9 +43,18 @@ def server(tmp_path_factory):
 def browser():
     assert Path(CHROMIUM).exists(), f"{CHROMIUM} is missing: install Debian's chromium (bash .ci/run does)"
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-            "--disable-sync", "--no-first-run"])
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
+        )
         yield browser
         browser.close()
 
@@ -140,9 +148,14 @@ def test_text_from_users_is_never_html(page):
 
 
 def test_server_errors_are_a_friendly_line(page):
-    page.route("**/chat/stream", lambda route: route.fulfill(
-        status=500, content_type="application/json",
-        body=json.dumps({"error": "internal_error", "message": "Something went wrong on our side."})))
+    page.route(
+        "**/chat/stream",
+        lambda route: route.fulfill(
+            status=500,
+            content_type="application/json",
+            body=json.dumps({"error": "internal_error", "message": "Something went wrong on our side."}),
+        ),
+    )
     page.fill("#input", "hello")
     page.press("#input", "Enter")
     expect(page.locator(".msg.error")).to_have_text("Sorry, something went wrong: Something went wrong on our side.")
@@ -150,17 +163,22 @@ def test_server_errors_are_a_friendly_line(page):
 
 
 def test_without_the_stream_endpoint_the_page_falls_back_to_chat(page):
-    page.route("**/chat/stream", lambda route: route.fulfill(status=404, content_type="application/json",
-                                                             body='{"error": "not_found", "message": "x"}'))
+    page.route(
+        "**/chat/stream",
+        lambda route: route.fulfill(status=404, content_type="application/json", body='{"error": "not_found", "message": "x"}'),
+    )
     page.click("#new-chat")
     say(page, "I want a platinum conventional credit card for business")
     expect(last_answer(page).locator(".pcard")).to_have_count(3)
 
 
-@pytest.mark.parametrize("domain,conversation", [
-    ("cars", ["Show me SUVs under 15 lakhs", "compare Thar and Scorpio", "book a test drive of the Thar"]),
-    ("store", ["Recommend a laptop, budget 35k", "My screen is frozen, what do I do?", "It's the Lenovo IdeaPad Gaming 3"]),
-])
+@pytest.mark.parametrize(
+    "domain,conversation",
+    [
+        ("cars", ["Show me SUVs under 15 lakhs", "compare Thar and Scorpio", "book a test drive of the Thar"]),
+        ("store", ["Recommend a laptop, budget 35k", "My screen is frozen, what do I do?", "It's the Lenovo IdeaPad Gaming 3"]),
+    ],
+)
 def test_the_same_page_serves_another_business(browser, tmp_path, domain, conversation):
     app = create_app({"domain": domain, "session_db": tmp_path / "s.sqlite3", "reminder_poll_s": 0})
     http = make_server("127.0.0.1", 0, app, threaded=True)

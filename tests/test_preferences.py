@@ -6,8 +6,7 @@ import uuid
 
 
 def say(client, session_id, query, customer_id="cust-42", **extra):
-    response = client.post("/chat", json={"query": query, "session_id": session_id, "customer_id": customer_id,
-                                          **extra})
+    response = client.post("/chat", json={"query": query, "session_id": session_id, "customer_id": customer_id, **extra})
     assert response.status_code == 200, response.get_json()
     return response.get_json()
 
@@ -17,8 +16,11 @@ def test_preferences_carry_into_a_new_session_and_can_be_overruled(client, catal
     say(client, first, "show me islamic credit cards for travel")
     say(client, first, "am I eligible? I'm salaried and earn 1.5 lakh a month, keep it short")
     learned = client.get("/customers/cust-42/preferences").get_json()
-    assert learned == {"filters": {"banking_type": ["islami"], "product_type": ["credit_card"], "use_case": ["travel"]},
-                       "profile": {"employment": "salaried", "monthly_income": "৳100,000–৳200,000"}, "style": "short"}
+    assert learned == {
+        "filters": {"banking_type": ["islami"], "product_type": ["credit_card"], "use_case": ["travel"]},
+        "profile": {"employment": "salaried", "monthly_income": "৳100,000–৳200,000"},
+        "style": "short",
+    }
 
     second = str(uuid.uuid4())
     welcome = say(client, second, "I want a platinum credit card")

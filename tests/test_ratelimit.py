@@ -37,8 +37,7 @@ def test_a_client_over_its_limit_gets_429_and_changes_nothing(tmp_path):
 def test_a_session_over_its_limit_gets_429_while_others_go_on(tmp_path):
     client = make(tmp_path, client_rate_per_min=0, session_rate_per_min=2)
     busy, other = str(uuid.uuid4()), str(uuid.uuid4())
-    assert [client.post("/chat", json={"query": "hi", "session_id": busy}).status_code for _ in range(3)] == [
-        200, 200, 429]
+    assert [client.post("/chat", json={"query": "hi", "session_id": busy}).status_code for _ in range(3)] == [200, 200, 429]
     assert client.post("/chat", json={"query": "hi", "session_id": other}).status_code == 200
 
 

@@ -44,8 +44,13 @@ def test_confidence_is_a_probability_over_the_packs_intents():
 def test_searches_made_of_the_catalogs_own_words_are_generated_from_its_vocabulary():
     catalog = load_catalog(DATA / "cars")
     made = filter_phrases(catalog.vocabulary.filters, ["car", "cars"])
-    words = {w for section in catalog.vocabulary.filters.values() for phrases in section.values()
-             for phrase in phrases for w in phrase.lower().split()} | {"car", "cars"}
+    words = {
+        w
+        for section in catalog.vocabulary.filters.values()
+        for phrases in section.values()
+        for phrase in phrases
+        for w in phrase.lower().split()
+    } | {"car", "cars"}
     assert made and all(set(text.lower().split()) <= words for text in made)
     assert made == filter_phrases(catalog.vocabulary.filters, ["car", "cars"])  # the same model every start-up
 

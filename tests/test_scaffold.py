@@ -15,8 +15,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def new_domain(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "assistant", "new-domain", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "assistant", "new-domain", *args], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
 
 
 @pytest.fixture(scope="module")
@@ -29,8 +30,7 @@ def pack(tmp_path_factory) -> Path:
 
 
 def test_the_scaffolded_pack_loads_and_marks_what_to_fill_in(pack):
-    assert sorted(p.name for p in pack.iterdir()) == [
-        "faq.json", "nlu.yml", "pack.yaml", "products.json", "vocabulary.json"]
+    assert sorted(p.name for p in pack.iterdir()) == ["faq.json", "nlu.yml", "pack.yaml", "products.json", "vocabulary.json"]
     catalog = load_catalog(pack)
     assert catalog.name == "Acme Plans"
     assert len(catalog.products) == 3 and len(catalog.faq) == 3
@@ -41,8 +41,9 @@ def test_the_scaffolded_pack_loads_and_marks_what_to_fill_in(pack):
 
 
 def test_an_app_on_the_new_pack_greets_and_finds_its_products(pack, tmp_path):
-    app = create_app({"data_dir": pack, "session_db": tmp_path / "s.sqlite3",
-                      "bookings_db": tmp_path / "b.sqlite3", "reminder_poll_s": 0})
+    app = create_app(
+        {"data_dir": pack, "session_db": tmp_path / "s.sqlite3", "bookings_db": tmp_path / "b.sqlite3", "reminder_poll_s": 0}
+    )
     client = app.test_client()
     catalog = app.extensions["pipeline"].catalog
 

@@ -64,9 +64,7 @@ def test_conversation_continues_after_restart(tmp_path):
     db = tmp_path / "sessions.sqlite3"
     sid = str(uuid.uuid4())
     first_app = create_app({"session_db": db})
-    first = first_app.test_client().post(
-        "/chat", json={"query": "I need a platinum credit card", "session_id": sid}
-    ).get_json()
+    first = first_app.test_client().post("/chat", json={"query": "I need a platinum credit card", "session_id": sid}).get_json()
 
     restarted = create_app({"session_db": db})
     data = restarted.test_client().post("/chat", json={"query": "compare them", "session_id": sid}).get_json()

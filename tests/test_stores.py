@@ -36,8 +36,10 @@ def redis_url(tmp_path_factory):
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     folder = tmp_path_factory.mktemp("redis")
-    process = subprocess.Popen([server, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly",
-                                "no", "--dir", str(folder)], stdout=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [server, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", str(folder)],
+        stdout=subprocess.DEVNULL,
+    )
     url = f"redis://127.0.0.1:{port}/0"
     deadline = time.monotonic() + 10
     while True:
@@ -62,6 +64,7 @@ def on_backend(request, tmp_path):
         if request.param == "sqlite":
             return on_sqlite(tmp_path / "s.sqlite3", *args)
         return on_redis(request.getfixturevalue("redis_url"), *args, prefix=prefix)
+
     return open_part
 
 
@@ -191,8 +194,11 @@ def test_worker_processes_sharing_sqlite_lose_no_update(tmp_path):
 def test_the_app_runs_on_redis_and_a_restart_continues_the_conversation(redis_url, tmp_path):
     config = {"session_store": redis_url, "session_db": tmp_path / "s.sqlite3", "reminder_poll_s": 0}
     session = str(uuid.uuid4())
-    first = create_app(config).test_client().post(
-        "/chat", json={"query": "I want a platinum conventional credit card for business", "session_id": session})
+    first = (
+        create_app(config)
+        .test_client()
+        .post("/chat", json={"query": "I want a platinum conventional credit card for business", "session_id": session})
+    )
     again = create_app(config).test_client().post("/chat", json={"query": "compare them", "session_id": session})
     assert again.get_json()["agents"] == ["comparator", "formatter"]
     assert again.get_json()["comparison"]["products"] == first.get_json()["state"]["products"]

@@ -22,8 +22,12 @@ def test_stream_reports_agents_then_text_then_the_same_json_as_chat(client):
     kinds = [kind for kind, _ in streamed]
     assert kinds[-1] == "final" and "chunk" in kinds
     agent_events = [(d["name"], d["status"]) for k, d in streamed if k == "agent"]
-    assert agent_events == [("retriever", "started"), ("retriever", "finished"),
-                            ("formatter", "started"), ("formatter", "finished")]
+    assert agent_events == [
+        ("retriever", "started"),
+        ("retriever", "finished"),
+        ("formatter", "started"),
+        ("formatter", "finished"),
+    ]
     assert kinds.index("chunk") > max(i for i, k in enumerate(kinds) if k == "agent")
     final = streamed[-1][1]
     assert "".join(d["text"] for k, d in streamed if k == "chunk") == final["reply"]
@@ -41,6 +45,7 @@ def test_bad_input_is_refused_before_the_stream_starts(client):
 def test_a_failure_mid_stream_is_an_error_event_without_internals(client, pipeline, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("secret internals")
+
     monkeypatch.setattr(pipeline.index, "search_products", broken)
     streamed = events(client.post("/chat/stream", json={"query": "I want a platinum visa credit card"}))
     assert streamed[-1] == ("error", {"error": "internal_error", "message": "Something went wrong on our side."})
@@ -49,13 +54,16 @@ def test_a_failure_mid_stream_is_an_error_event_without_internals(client, pipeli
 
 def test_session_history_restores_the_conversation(client):
     session = str(uuid.uuid4())
-    client.post("/chat", json={"query": "I want a platinum conventional credit card for business",
-                               "session_id": session})
+    client.post("/chat", json={"query": "I want a platinum conventional credit card for business", "session_id": session})
     client.post("/chat", json={"query": "Compare them", "session_id": session})
     data = client.get(f"/sessions/{session.upper()}").get_json()
     assert data["session_id"] == session and data["state"]["version"] == 2
     assert [(t["role"], t["intent"]) for t in data["history"]] == [
-        ("user", "product_info"), ("assistant", "product_info"), ("user", "comparison"), ("assistant", "comparison")]
+        ("user", "product_info"),
+        ("assistant", "product_info"),
+        ("user", "comparison"),
+        ("assistant", "comparison"),
+    ]
     assert data["history"][1]["products"][0]["annual_fee"] > 0
     assert data["history"][3]["agents"] == ["comparator", "formatter"]
 

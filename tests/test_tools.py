@@ -12,9 +12,7 @@ from assistant.tools.eligibility import check
 @pytest.fixture
 def pair(catalog):
     """Two credit cards from the catalog whose annual fees differ."""
-    cards = sorted(
-        (p for p in catalog.products if p.product_type == "credit_card"), key=lambda p: p.annual_fee
-    )
+    cards = sorted((p for p in catalog.products if p.product_type == "credit_card"), key=lambda p: p.annual_fee)
     return cards[0], cards[-1]
 
 

@@ -24,8 +24,11 @@ def understand(request):
 @pytest.mark.parametrize(
     "text,kind,filters",
     [
-        ("I want a platinum conventional credit card for business", "product_info",
-         {"tier": "platinum", "banking_type": "conventional", "product_type": "credit_card", "use_case": "business"}),
+        (
+            "I want a platinum conventional credit card for business",
+            "product_info",
+            {"tier": "platinum", "banking_type": "conventional", "product_type": "credit_card", "use_case": "business"},
+        ),
         ("i want a platnum credit crad", "product_info", {"tier": "platinum", "product_type": "credit_card"}),
         ("show me islamik cards for travelling", "product_info", {"banking_type": "islami", "use_case": "travel"}),
         ("Any Shariah compliant mastercard?", "product_info", {"banking_type": "islami", "network": "mastercard"}),
@@ -134,12 +137,15 @@ def test_amount_parsing_edge_cases():
     assert first(rupees, "dedh lakh rupees") == 150_000
 
 
-@pytest.mark.parametrize("message,income", [
-    ("my salary is two lakh fifty thousand, am I eligible?", 250_000),
-    ("I earn 1.5 lakh a month, which cards can I get?", 150_000),
-    ("amar salary sare tin hajar taka, eligible?", 3_500),
-    ("আমার বেতন ৫০ হাজার টাকা, আমি কি যোগ্য?", 50_000),
-])
+@pytest.mark.parametrize(
+    "message,income",
+    [
+        ("my salary is two lakh fifty thousand, am I eligible?", 250_000),
+        ("I earn 1.5 lakh a month, which cards can I get?", 150_000),
+        ("amar salary sare tin hajar taka, eligible?", 3_500),
+        ("আমার বেতন ৫০ হাজার টাকা, আমি কি যোগ্য?", 50_000),
+    ],
+)
 def test_an_income_said_in_words_is_read_in_every_language_of_the_pack(understand, message, income):
     assert understand(message).profile.get("monthly_income") == income
 

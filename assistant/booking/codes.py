@@ -39,12 +39,15 @@ class Booking(BaseModel):
 
 class BookingStore:
     def __init__(self, path: Path):
-        self._db = SharedSQLite(path, """
+        self._db = SharedSQLite(
+            path,
+            """
             CREATE TABLE IF NOT EXISTS bookings (id TEXT PRIMARY KEY, body TEXT NOT NULL);
             CREATE TABLE IF NOT EXISTS codes (
                 goal_id TEXT PRIMARY KEY, salt BLOB NOT NULL, digest BLOB NOT NULL,
                 expires_at TEXT NOT NULL, wrong INTEGER NOT NULL DEFAULT 0, issued INTEGER NOT NULL);
-        """)
+        """,
+        )
 
     def issue_code(self, goal_id: str, now: dt.datetime) -> str | None:
         """A fresh 6-digit code for this goal (replacing any earlier one); None once too many were sent."""

@@ -26,8 +26,14 @@ BOOKED_AS = ("item", "person", "phone")  # kinds a booking keeps in fields of it
 class BookingDesk:
     """The pack's flow engine, and the book action's tools: codes, bookings, notices and reminders."""
 
-    def __init__(self, catalog: Catalog, bookings: BookingStore, reminders: ReminderStore, notifier: Notifier,
-                 clock: Callable[[], dt.datetime] | None = None):
+    def __init__(
+        self,
+        catalog: Catalog,
+        bookings: BookingStore,
+        reminders: ReminderStore,
+        notifier: Notifier,
+        clock: Callable[[], dt.datetime] | None = None,
+    ):
         self.catalog = catalog
         self.engine = FlowEngine(catalog)
         self.bookings = bookings
@@ -48,8 +54,9 @@ class BookingDesk:
         slots = collected.slots
         if collected.missing:
             text = " ".join([*collected.problems, self.engine.summary(flow_name, slots)]).strip()
-            return FlowStep(slots=slots, missing=collected.missing, text=text, question=collected.question,
-                            choices=collected.choices)
+            return FlowStep(
+                slots=slots, missing=collected.missing, text=text, question=collected.question, choices=collected.choices
+            )
         if slots.get("code_sent") and not self.engine.languages.asks_again(said.text):
             return FlowStep(slots=slots, text=" ".join(collected.problems), question=say(self.catalog, "code_type_it"))
         if flow.confirm == "code":
@@ -71,11 +78,13 @@ class BookingDesk:
         self.notifier.send(phone, say(self.catalog, "code_message", code=code), "otp")
         slots = {**slots, "code_sent": True}
         summary = self.engine.summary(flow_name, slots)
-        return FlowStep(slots=slots, text=say(self.catalog, "code_sent", summary=summary, phone=mask_phone(phone)),
-                        question=say(self.catalog, "code_ask"))
+        return FlowStep(
+            slots=slots,
+            text=say(self.catalog, "code_sent", summary=summary, phone=mask_phone(phone)),
+            question=say(self.catalog, "code_ask"),
+        )
 
-    def _confirm(self, flow: Flow, goal_id: str, slots: dict[str, Any], code: str, now: dt.datetime,
-                 session_id: str) -> FlowStep:
+    def _confirm(self, flow: Flow, goal_id: str, slots: dict[str, Any], code: str, now: dt.datetime, session_id: str) -> FlowStep:
         result = self.bookings.check_code(goal_id, code, now)
         if result == "wrong":
             return FlowStep(slots=slots, text=say(self.catalog, "code_wrong"), question=say(self.catalog, "code_again"))
@@ -89,24 +98,43 @@ class BookingDesk:
         assert flow.schedule is not None, "a book flow has a schedule (checked at start-up)"
         plan = flow.schedule
         booking = Booking(
-            id=new_booking_id(), session_id=session_id, product_id=product.id, product_name=product.name,
-            name=next(slots[s] for s, kind in kinds.items() if kind == "person"), phone=self._phone(flow, slots),
+            id=new_booking_id(),
+            session_id=session_id,
+            product_id=product.id,
+            product_name=product.name,
+            name=next(slots[s] for s, kind in kinds.items() if kind == "person"),
+            phone=self._phone(flow, slots),
             starts_at=self.engine.starts_at(flow, slots),
-            details={s: slots.get(s) if self.engine.applies(flow.slot(s), slots) else None for s, kind in kinds.items()
-                     if kind not in BOOKED_AS and s not in (plan.date, plan.time)},
+            details={
+                s: slots.get(s) if self.engine.applies(flow.slot(s), slots) else None
+                for s, kind in kinds.items()
+                if kind not in BOOKED_AS and s not in (plan.date, plan.time)
+            },
         )
         self.bookings.save(booking)
         option = self.engine.option(flow, slots, plan.hours_of)
         where = option.confirm.format(**{k: v for k, v in slots.items() if v}) if option and option.confirm else ""
         when = say(self.catalog, "booked_when", day=day_words(booking.starts_at.date()), time=f"{booking.starts_at:%H:%M}")
-        facts = {"subject": flow.subject, "id": booking.id, "item": product.name, "when": when, "where": where,
-                 "time": f"{booking.starts_at:%H:%M}", "phone": mask_phone(booking.phone)}
+        facts = {
+            "subject": flow.subject,
+            "id": booking.id,
+            "item": product.name,
+            "when": when,
+            "where": where,
+            "time": f"{booking.starts_at:%H:%M}",
+            "phone": mask_phone(booking.phone),
+        }
         self.notifier.send(booking.phone, say(self.catalog, "booked_message", **facts), "confirmation")
         before = dt.timedelta(minutes=flow.reminder_minutes_before)
-        self.reminders.schedule(booking.id, booking.phone, say(self.catalog, "booked_reminder", **facts),
-                                booking.starts_at - before)
-        return FlowStep(slots={**slots, "booking_id": booking.id}, booking=public_booking(booking), done=True,
-                        text=say(self.catalog, "booked", ahead=_ahead(before), **facts))
+        self.reminders.schedule(
+            booking.id, booking.phone, say(self.catalog, "booked_reminder", **facts), booking.starts_at - before
+        )
+        return FlowStep(
+            slots={**slots, "booking_id": booking.id},
+            booking=public_booking(booking),
+            done=True,
+            text=say(self.catalog, "booked", ahead=_ahead(before), **facts),
+        )
 
     def _item(self, flow: Flow, slots: dict[str, Any]) -> Product:
         product = self.catalog.product(next(slots[s.slot] for s in flow.slots() if s.kind == "item"))

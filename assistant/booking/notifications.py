@@ -54,7 +54,7 @@ def e164(raw: str, business: Business) -> str | None:
     elif not digits.startswith("+"):
         digits = country + digits.removeprefix("0")
     if digits.startswith(country):
-        national = digits[len(country):]
+        national = digits[len(country) :]
         return digits if len(national) == business.national_number_digits else None
     return digits if 8 <= len(digits) - 1 <= 15 else None
 
@@ -79,8 +79,7 @@ class OutboxNotifier:
         self._lock = threading.Lock()
 
     def send(self, to: str, text: str, kind: str) -> None:
-        line = json.dumps({"at": dt.datetime.now(dt.UTC).isoformat(), "to": to, "kind": kind,
-                           "text": text}, ensure_ascii=False)
+        line = json.dumps({"at": dt.datetime.now(dt.UTC).isoformat(), "to": to, "kind": kind, "text": text}, ensure_ascii=False)
         with self._lock, self.path.open("a", encoding="utf-8") as outbox:
             outbox.write(line + "\n")
 

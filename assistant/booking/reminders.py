@@ -42,14 +42,19 @@ class Pending(TypedDict):
 
 class ReminderStore:
     def __init__(self, path: Path):
-        self._db = SharedSQLite(path, """CREATE TABLE IF NOT EXISTS reminders (
+        self._db = SharedSQLite(
+            path,
+            """CREATE TABLE IF NOT EXISTS reminders (
             id TEXT PRIMARY KEY, booking_id TEXT NOT NULL, recipient TEXT NOT NULL, text TEXT NOT NULL,
-            due_at TEXT NOT NULL, claim TEXT, claimed_at TEXT, sent_at TEXT)""")
+            due_at TEXT NOT NULL, claim TEXT, claimed_at TEXT, sent_at TEXT)""",
+        )
 
     def schedule(self, booking_id: str, to: str, text: str, due_at: dt.datetime) -> str:
         reminder_id = "rem_" + secrets.token_hex(8)
-        self._db.write("INSERT INTO reminders (id, booking_id, recipient, text, due_at) VALUES (?, ?, ?, ?, ?)",
-                    (reminder_id, booking_id, to, text, _utc(due_at)))
+        self._db.write(
+            "INSERT INTO reminders (id, booking_id, recipient, text, due_at) VALUES (?, ?, ?, ?, ?)",
+            (reminder_id, booking_id, to, text, _utc(due_at)),
+        )
         return reminder_id
 
     def pending(self) -> list[Pending]:
@@ -58,8 +63,9 @@ class ReminderStore:
 
     def deliver_due(self, now: dt.datetime, notifier: Notifier) -> int:
         """Send every unsent reminder due by `now`; returns how many this call sent."""
-        due = self._db.rows("SELECT id, recipient, text FROM reminders WHERE sent_at IS NULL AND due_at <= ? "
-                         "ORDER BY due_at", (_utc(now),))
+        due = self._db.rows(
+            "SELECT id, recipient, text FROM reminders WHERE sent_at IS NULL AND due_at <= ? ORDER BY due_at", (_utc(now),)
+        )
         return sum(self._deliver(reminder_id, to, text, now, notifier) for reminder_id, to, text in due)
 
     def _deliver(self, reminder_id: str, to: str, text: str, now: dt.datetime, notifier: Notifier) -> bool:
@@ -69,7 +75,8 @@ class ReminderStore:
             claimed = self._db.write(
                 "UPDATE reminders SET claimed_at=?, claim=? WHERE id=? AND sent_at IS NULL "
                 "AND (claimed_at IS NULL OR claimed_at < ?)",
-                (_utc(now), claim, reminder_id, _utc(now - CLAIM_EXPIRES)))
+                (_utc(now), claim, reminder_id, _utc(now - CLAIM_EXPIRES)),
+            )
             if claimed != 1:
                 return False  # sent already, or another worker is sending it
             notifier.send(to, text, "reminder")
@@ -86,8 +93,9 @@ class ReminderStore:
     def _release(self, reminder_id: str, claim: str) -> None:
         """Only our own claim: one that expired and was taken over belongs to the other worker now."""
         try:
-            self._db.write("UPDATE reminders SET claim=NULL, claimed_at=NULL WHERE id=? AND claim=? AND sent_at IS NULL",
-                        (reminder_id, claim))
+            self._db.write(
+                "UPDATE reminders SET claim=NULL, claimed_at=NULL WHERE id=? AND claim=? AND sent_at IS NULL", (reminder_id, claim)
+            )
         except sqlite3.Error as error:  # the claim then simply expires
             log.error("reminder %s claim not released: %s", reminder_id, error)
 
@@ -95,8 +103,13 @@ class ReminderStore:
 class ReminderScheduler(Periodic):
     """Sends due reminders every `interval_s`, and at once on start (those due during downtime)."""
 
-    def __init__(self, store: ReminderStore, notifier: Notifier, interval_s: float = 30.0,
-                 clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC)):
+    def __init__(
+        self,
+        store: ReminderStore,
+        notifier: Notifier,
+        interval_s: float = 30.0,
+        clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC),
+    ):
         super().__init__("reminders", interval_s, lambda: store.deliver_due(clock(), notifier))
 
 

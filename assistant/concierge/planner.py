@@ -35,8 +35,17 @@ from assistant.understanding.reader import normalise
 WHO = ("person", "phone")  # slot kinds asked for once a table is found
 SEARCH = ("city", "locality", "cuisine", "date", "time", "restaurant_id")
 BOOK = "ReserveRestaurant"  # the schema's intent for booking a table (data/restaurants/schema.json)
-FROM_SCHEMA = {"city": "city", "locality": "locality", "cuisine": "cuisine", "restaurant_name": "restaurant_id",
-               "date": "date", "time": "time", "party_size": "guests"}  # the schema's slot -> the plan's
+FROM_SCHEMA = {
+    "city": "city",
+    "locality": "locality",
+    "cuisine": "cuisine",
+    "restaurant_name": "restaurant_id",
+    "date": "date",
+    "time": "time",
+    "party_size": "guests",
+}  # the schema's slot -> the plan's
+
+
 class Plan(BaseModel):
     """One user's request in progress: what is known, what each step returned, what was asked."""
 
@@ -56,8 +65,16 @@ class Plan(BaseModel):
 
 
 class Concierge:
-    def __init__(self, catalog: Catalog, services: ConciergeServices, plans_db: Path, locks: SessionLocks,
-                 members: dict[str, dict[str, str]], reader: ServiceReader, clock: Callable[[], dt.datetime] | None = None):
+    def __init__(
+        self,
+        catalog: Catalog,
+        services: ConciergeServices,
+        plans_db: Path,
+        locks: SessionLocks,
+        members: dict[str, dict[str, str]],
+        reader: ServiceReader,
+        clock: Callable[[], dt.datetime] | None = None,
+    ):
         self.catalog = catalog
         self.services = services
         self.locks = locks
@@ -67,8 +84,9 @@ class Concierge:
         self.languages = catalog.languages
         assert catalog.pack.concierge is not None, "a concierge is made only for a pack that declares one"
         self.setup = catalog.pack.concierge
-        self._plans = SharedSQLite(plans_db, "CREATE TABLE IF NOT EXISTS concierge_plans"
-                                             " (user_id TEXT PRIMARY KEY, body TEXT NOT NULL)")
+        self._plans = SharedSQLite(
+            plans_db, "CREATE TABLE IF NOT EXISTS concierge_plans (user_id TEXT PRIMARY KEY, body TEXT NOT NULL)"
+        )
         self.reader = reader
         self.engine = FlowEngine(catalog)
         self.flow = self.setup.flow
@@ -143,21 +161,29 @@ class Concierge:
         phone = next(((m, number) for m, number in phones if number), None)
         if phone:  # the first run of digits that is a phone number in the business's country
             found["phone"] = phone[1]
-        name = self.languages.person(instruction, self.catalog.vocabulary.words.__contains__,
-                                     ending_at=phone[0].start() if phone else None)
+        name = self.languages.person(
+            instruction, self.catalog.vocabulary.words.__contains__, ending_at=phone[0].start() if phone else None
+        )
         if name:
             found["name"] = name
         if reminder or plan.asking == "reminder":
-            found.update({"remind": True, "remind_before_min": int(lead.value), "remind_time": None} if lead
-                         else self._read_reminder(reminder or instruction, now))
+            found.update(
+                {"remind": True, "remind_before_min": int(lead.value), "remind_time": None}
+                if lead
+                else self._read_reminder(reminder or instruction, now)
+            )
         return found
 
     def _read_reminder(self, text: str, now: dt.datetime) -> dict[str, Any]:
         """A reminder at a time ("at 7 pm"), on the reservation's day unless another is named."""
         when = self.languages.parse_when(text, now)
         if when.time:
-            return {"remind": True, "remind_time": f"{when.time:%H:%M}", "remind_before_min": None,
-                    "remind_date": when.date.isoformat() if when.date else None}
+            return {
+                "remind": True,
+                "remind_time": f"{when.time:%H:%M}",
+                "remind_before_min": None,
+                "remind_date": when.date.isoformat() if when.date else None,
+            }
         return {"remind": True}
 
     def _ask(self, plan: Plan, missing: list[str], why: str = "") -> dict[str, Any]:
@@ -174,8 +200,9 @@ class Concierge:
 
     def _search(self, plan: Plan, now: dt.datetime) -> dict[str, Any]:
         slots = plan.slots
-        found = self.services.search_restaurant(slots["city"], slots["locality"], slots["cuisine"], slots["date"],
-                                                slots["time"], now.date())
+        found = self.services.search_restaurant(
+            slots["city"], slots["locality"], slots["cuisine"], slots["date"], slots["time"], now.date()
+        )
         if "error" in found:
             return {"error": "search_failed", "details": found["details"]}
         choices = found["restaurants"]
@@ -191,54 +218,77 @@ class Concierge:
     def _reserve(self, plan: Plan) -> dict[str, Any] | None:
         slots, restaurant = plan.slots, plan.restaurant
         assert restaurant is not None, "the search chooses the restaurant before reserving"
-        booked = self.services.reserve_table(restaurant["id"], slots["date"], slots["time"], slots["guests"],
-                                             slots["name"], slots["phone"])
+        booked = self.services.reserve_table(
+            restaurant["id"], slots["date"], slots["time"], slots["guests"], slots["name"], slots["phone"]
+        )
         if booked.get("status") == "no_availability" and booked.get("alternate_slots"):
             earliest = min(booked["alternate_slots"])
             plan.notes.append(say(self.catalog, "concierge_alternate", asked=slots["time"], earliest=earliest))
             slots["time"] = earliest
-            booked = self.services.reserve_table(restaurant["id"], slots["date"], earliest, slots["guests"],
-                                                 slots["name"], slots["phone"])
+            booked = self.services.reserve_table(
+                restaurant["id"], slots["date"], earliest, slots["guests"], slots["name"], slots["phone"]
+            )
         if booked.get("status") != "confirmed":
             plan.done = True
-            return {"error": "reservation_failed",
-                    "details": booked.get("error_message") or booked.get("details") or "no table could be booked"}
-        plan.reservation = {"reservation_id": booked["reservation_id"], "date": slots["date"], "time": slots["time"],
-                            "table_number": booked["table_number"], "status": "confirmed"}
+            return {
+                "error": "reservation_failed",
+                "details": booked.get("error_message") or booked.get("details") or "no table could be booked",
+            }
+        plan.reservation = {
+            "reservation_id": booked["reservation_id"],
+            "date": slots["date"],
+            "time": slots["time"],
+            "table_number": booked["table_number"],
+            "status": "confirmed",
+        }
         return None
 
     def _notify(self, plan: Plan) -> dict[str, Any] | None:
         slots, (restaurant, reservation) = plan.slots, plan.booked()
         channel = slots.get("channel") or self.setup.default_channel
-        text = say(self.catalog, "concierge_confirmation", guests=slots["guests"], place=restaurant["name"],
-                   address=restaurant["address"], day=_day(slots["date"]), time=slots["time"],
-                   table=reservation["table_number"], reservation=reservation["reservation_id"])
+        text = say(
+            self.catalog,
+            "concierge_confirmation",
+            guests=slots["guests"],
+            place=restaurant["name"],
+            address=restaurant["address"],
+            day=_day(slots["date"]),
+            time=slots["time"],
+            table=reservation["table_number"],
+            reservation=reservation["reservation_id"],
+        )
         for _ in range(2):  # the gateway may be briefly down: one retry
             sent = self.services.send_message(slots["phone"], text, channel)
             if sent.get("status") == "sent":
                 plan.notification = {"message_id": sent["message_id"], "status": "sent"}
                 return None
         plan.done = True
-        return {"error": "notification_failed",
-                "details": say(self.catalog, "concierge_not_sent", reservation=reservation["reservation_id"], channel=channel,
-                               error=sent.get("error_message", "gateway unavailable"))}
+        return {
+            "error": "notification_failed",
+            "details": say(
+                self.catalog,
+                "concierge_not_sent",
+                reservation=reservation["reservation_id"],
+                channel=channel,
+                error=sent.get("error_message", "gateway unavailable"),
+            ),
+        }
 
     def _remind(self, plan: Plan, user_id: str, now: dt.datetime) -> dict[str, Any] | None:
         slots, (restaurant, reservation) = plan.slots, plan.booked()
-        starts = dt.datetime.combine(dt.date.fromisoformat(slots["date"]), dt.time.fromisoformat(slots["time"]),
-                                     tzinfo=self.zone)
+        starts = dt.datetime.combine(dt.date.fromisoformat(slots["date"]), dt.time.fromisoformat(slots["time"]), tzinfo=self.zone)
         if slots.get("remind_time"):
             day = dt.date.fromisoformat(slots.get("remind_date") or slots["date"])
             at = dt.datetime.combine(day, dt.time.fromisoformat(slots["remind_time"]), tzinfo=self.zone)
         else:
             at = starts - dt.timedelta(minutes=slots.get("remind_before_min") or 60)
         text = say(self.catalog, "concierge_reminder_message", place=restaurant["name"], time=slots["time"])
-        scheduled = self.services.schedule_reminder(user_id, at, text, slots["phone"],
-                                                    reservation["reservation_id"], now)
+        scheduled = self.services.schedule_reminder(user_id, at, text, slots["phone"], reservation["reservation_id"], now)
         if scheduled.get("status") != "scheduled":
             slots["remind_time"] = slots["remind_date"] = slots["remind_before_min"] = None
-            return self._ask_reminder(plan, say(self.catalog, "concierge_reminder_past", time=f"{at:%H:%M}",
-                                                day=_day(at.date().isoformat())))
+            return self._ask_reminder(
+                plan, say(self.catalog, "concierge_reminder_past", time=f"{at:%H:%M}", day=_day(at.date().isoformat()))
+            )
         plan.reminder = {key: scheduled[key] for key in ("reminder_id", "scheduled_for", "status")}
         return None
 
@@ -247,8 +297,14 @@ class Concierge:
         result: dict[str, Any] = {"restaurant": restaurant, "reservation": reservation, "notification": plan.notification}
         if plan.reminder:
             result["reminder"] = plan.reminder
-        done = say(self.catalog, "concierge_booked", guests=plan.slots["guests"], place=restaurant["name"],
-                   day=_day(reservation["date"]), time=reservation["time"])
+        done = say(
+            self.catalog,
+            "concierge_booked",
+            guests=plan.slots["guests"],
+            place=restaurant["name"],
+            day=_day(reservation["date"]),
+            time=reservation["time"],
+        )
         result["message"] = " ".join([*plan.notes, done])
         return result
 
@@ -258,8 +314,9 @@ class Concierge:
         locality, cuisine, time = slots["locality"], self._cuisine_words(slots["cuisine"]), slots["time"]
         open_then = [r for r in self.catalog.products if r.value("city") == slots["city"] and is_open(r, time)]
         why = say(self.catalog, "concierge_none_there", cuisine=cuisine, locality=locality, time=time)
-        elsewhere = sorted({r.value("locality") for r in open_then
-                            if serves(r, slots["cuisine"]) and not in_locality(r, locality)})[:3]
+        elsewhere = sorted(
+            {r.value("locality") for r in open_then if serves(r, slots["cuisine"]) and not in_locality(r, locality)}
+        )[:3]
         if elsewhere:
             slots["locality"] = None
             return self._ask(plan, ["locality"], say(self.catalog, "concierge_elsewhere", why=why, places=", ".join(elsewhere)))
@@ -273,7 +330,7 @@ class Concierge:
         return self._ask(plan, ["time"], say(self.catalog, "concierge_none_in_city", cuisine=cuisine, time=time, city=city))
 
     def _new_request(self, instruction: str, said: dict[str, Any]) -> bool:
-        """"Book ... in Bandra on Saturday" starts over; "Colaba" or "at 9 pm" answers the question
+        """ "Book ... in Bandra on Saturday" starts over; "Colaba" or "at 9 pm" answers the question
         asked. A request to book is said in the pack's words for one (its `booking` cues)."""
         return bool(self._booking.search(instruction)) and len([k for k in SEARCH if said.get(k)]) >= 2
 
@@ -302,8 +359,7 @@ class ServiceReader:
     def __init__(self, catalog: Catalog, schema: Mapping[str, Any]):
         self.catalog = catalog
         vocabulary = catalog.vocabulary.filters
-        localities = {name: place for place in {r.value("locality") for r in catalog.products}
-                      for name in _locality_names(place)}
+        localities = {name: place for place in {r.value("locality") for r in catalog.products} for name in _locality_names(place)}
         strange = sorted(set(catalog.vocabulary.places) - set(localities))
         if strange:
             raise DataError(f"vocabulary places names no locality of the catalog: {strange}")
@@ -319,7 +375,8 @@ class ServiceReader:
         languages = catalog.languages
         try:
             self.schema = SchemaUnderstanding.from_schema(
-                schema, {slot: list(said) for slot, said in self.known.items()}, languages)
+                schema, {slot: list(said) for slot, said in self.known.items()}, languages
+            )
         except (KeyError, TypeError) as exc:
             raise DataError(f"the concierge's service schema is malformed: {exc!r}") from exc
         lacking = sorted(set(FROM_SCHEMA) - set(self.schema.slots)) + ([BOOK] if BOOK not in self.schema.intents else [])
@@ -332,15 +389,22 @@ class ServiceReader:
         whole area ("Bandra") stays so, and names its city; a restaurant by name settles where,
         and what it serves."""
         reading = self.schema.slots_for(BOOK, self.schema.scan(text, today), {})
-        found: dict[str, Any] = {FROM_SCHEMA[slot]: self.known[slot][value] if slot in self.known else value
-                                 for slot, value in reading.items() if slot in FROM_SCHEMA and value != DONTCARE}
+        found: dict[str, Any] = {
+            FROM_SCHEMA[slot]: self.known[slot][value] if slot in self.known else value
+            for slot, value in reading.items()
+            if slot in FROM_SCHEMA and value != DONTCARE
+        }
         if "locality" in found:
             found.setdefault("city", self._city_of(found["locality"]))
             found["locality"] = self._spelt.get(reading["locality"], reading["locality"])
         chosen = found.pop("restaurant_id", None)
         if chosen:
-            found.update(restaurant_id=chosen.id, city=chosen.value("city"), locality=chosen.value("locality"),
-                         cuisine=chosen.value("cuisines")[0])
+            found.update(
+                restaurant_id=chosen.id,
+                city=chosen.value("city"),
+                locality=chosen.value("locality"),
+                cuisine=chosen.value("cuisines")[0],
+            )
         if "guests" in found:
             found["guests"] = int(found["guests"])
         return found

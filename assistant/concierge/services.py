@@ -29,30 +29,41 @@ _COUNTS = "SELECT time, COUNT(*) FROM reservations WHERE restaurant_id=? AND dat
 
 
 class ConciergeServices:
-    def __init__(self, catalog: Catalog, calendar: dict[str, dict[str, list[str]]], bookings_db: Path,
-                 notifier: Notifier, reminders: ReminderStore):
+    def __init__(
+        self,
+        catalog: Catalog,
+        calendar: dict[str, dict[str, list[str]]],
+        bookings_db: Path,
+        notifier: Notifier,
+        reminders: ReminderStore,
+    ):
         self.catalog = catalog
         self.calendar = calendar
         self.notifier = notifier
         self.reminders = reminders
-        self._db = SharedSQLite(bookings_db, """CREATE TABLE IF NOT EXISTS reservations (
+        self._db = SharedSQLite(
+            bookings_db,
+            """CREATE TABLE IF NOT EXISTS reservations (
             id TEXT PRIMARY KEY, restaurant_id TEXT NOT NULL, date TEXT NOT NULL, time TEXT NOT NULL,
-            guests INTEGER NOT NULL, name TEXT NOT NULL, phone TEXT NOT NULL, table_number TEXT NOT NULL)""")
+            guests INTEGER NOT NULL, name TEXT NOT NULL, phone TEXT NOT NULL, table_number TEXT NOT NULL)""",
+        )
 
-    def search_restaurant(self, city: str, locality: str, cuisine: str, date: str, time: str,
-                          today: dt.date) -> dict[str, Any]:
+    def search_restaurant(self, city: str, locality: str, cuisine: str, date: str, time: str, today: dt.date) -> dict[str, Any]:
         """Up to 5 restaurants open at that time, best rated first; {"restaurants": []} when none match."""
         problem = _missing(city=city, locality=locality, cuisine=cuisine) or _bad_when(date, time, today)
         if problem:
             return {"error": "invalid_request", "details": problem}
-        found = [r for r in self.catalog.products
-                 if r.value("city") == city and in_locality(r, locality)
-                 and serves(r, cuisine) and is_open(r, time)]
+        found = [
+            r
+            for r in self.catalog.products
+            if r.value("city") == city and in_locality(r, locality) and serves(r, cuisine) and is_open(r, time)
+        ]
         found.sort(key=lambda r: (-r.value("rating"), r.name))
         return {"restaurants": [self._summary(r, date, time) for r in found[:MAX_RESULTS]]}
 
-    def reserve_table(self, restaurant_id: str, date: str, time: str, guests: int, user_name: str,
-                      user_phone: str) -> dict[str, Any]:
+    def reserve_table(
+        self, restaurant_id: str, date: str, time: str, guests: int, user_name: str, user_phone: str
+    ) -> dict[str, Any]:
         """A table, or "no_availability" with the free half-hour slots nearest the one asked for."""
         restaurant = self.catalog.product(restaurant_id)
         if restaurant is None:
@@ -60,20 +71,31 @@ class ConciergeServices:
         if not 1 <= guests <= 20 or not user_name.strip() or not user_phone.startswith("+"):
             return {"error": "invalid_request", "details": "guests must be 1-20, with a name and an E.164 phone"}
         with self._db.transaction() as db:  # the count and the insert are one step: no double booking
-            taken = db.execute("SELECT COUNT(*) FROM reservations WHERE restaurant_id=? AND date=? AND time=?",
-                               (restaurant_id, date, time)).fetchone()[0]
+            taken = db.execute(
+                "SELECT COUNT(*) FROM reservations WHERE restaurant_id=? AND date=? AND time=?", (restaurant_id, date, time)
+            ).fetchone()[0]
             if not self._free(restaurant, date, time, taken):
                 alternates = self._alternates(restaurant, date, time, dict(db.execute(_COUNTS, (restaurant_id, date))))
-                return {"status": "no_availability", "alternate_slots": alternates,
-                        "error_message": f"No tables available at {time}."
-                                         + (f" Next available: {', '.join(alternates)}." if alternates else "")}
+                return {
+                    "status": "no_availability",
+                    "alternate_slots": alternates,
+                    "error_message": f"No tables available at {time}."
+                    + (f" Next available: {', '.join(alternates)}." if alternates else ""),
+                }
             reservation_id, table = "rev_" + secrets.token_hex(5), str(taken + 1)
-            db.execute("INSERT INTO reservations VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                       (reservation_id, restaurant_id, date, time, guests, user_name, user_phone, table))
-        arrive = (dt.datetime.combine(dt.date.fromisoformat(date), dt.time.fromisoformat(time))
-                  - dt.timedelta(minutes=10)).strftime("%H:%M")
-        return {"reservation_id": reservation_id, "table_number": table, "status": "confirmed",
-                "instructions": f"Arrive by {arrive}; the table is held for 15 minutes."}
+            db.execute(
+                "INSERT INTO reservations VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (reservation_id, restaurant_id, date, time, guests, user_name, user_phone, table),
+            )
+        arrive = (
+            dt.datetime.combine(dt.date.fromisoformat(date), dt.time.fromisoformat(time)) - dt.timedelta(minutes=10)
+        ).strftime("%H:%M")
+        return {
+            "reservation_id": reservation_id,
+            "table_number": table,
+            "status": "confirmed",
+            "instructions": f"Arrive by {arrive}; the table is held for 15 minutes.",
+        }
 
     def send_message(self, phone_number: str, message_text: str, channel: str) -> dict[str, Any]:
         if len(message_text) > 500:
@@ -84,16 +106,22 @@ class ConciergeServices:
             return {"status": "failed", "error": "service_unavailable", "error_message": str(error)}
         return {"message_id": "msg_" + secrets.token_hex(5), "status": "sent"}
 
-    def schedule_reminder(self, user_id: str, reminder_time: dt.datetime, message_text: str, phone: str,
-                          reservation_id: str, now: dt.datetime) -> dict[str, Any]:
+    def schedule_reminder(
+        self, user_id: str, reminder_time: dt.datetime, message_text: str, phone: str, reservation_id: str, now: dt.datetime
+    ) -> dict[str, Any]:
         if reminder_time <= now:
             return {"error": "invalid_time", "details": "Cannot schedule in the past."}
         reminder_id = self.reminders.schedule(reservation_id, phone, message_text[:300], reminder_time)
         return {"reminder_id": reminder_id, "status": "scheduled", "scheduled_for": f"{reminder_time:%Y-%m-%dT%H:%M}"}
 
     def _summary(self, restaurant: Product, date: str, time: str) -> dict[str, Any]:
-        summary = {"id": restaurant.id, "name": restaurant.name, "address": restaurant.value("address"),
-                   "rating": restaurant.value("rating"), "cuisine": ", ".join(restaurant.value("cuisines"))}
+        summary = {
+            "id": restaurant.id,
+            "name": restaurant.name,
+            "address": restaurant.value("address"),
+            "rating": restaurant.value("rating"),
+            "cuisine": ", ".join(restaurant.value("cuisines")),
+        }
         if self._booked_out(restaurant, date, time):
             counts: dict[str, int] = dict(self._db.rows(_COUNTS, (restaurant.id, date)))
             summary["available_slots"] = self._alternates(restaurant, date, time, counts)
@@ -124,7 +152,7 @@ class ConciergeServices:
 
 
 def in_locality(restaurant: Product, locality: str) -> bool:
-    """"Bandra" covers Bandra West and Bandra East."""
+    """ "Bandra" covers Bandra West and Bandra East."""
     place: str = restaurant.value("locality").lower()
     asked = locality.lower().strip()
     return place == asked or place.startswith(asked + " ")

@@ -90,9 +90,13 @@ class FlowEngine:
         self.languages = catalog.languages
         self.zone = ZoneInfo(catalog.business.timezone)
         self.rules = FilterRules(catalog)
-        self._words = {(name, slot.slot, key): phrases(option.words)
-                       for name, flow in catalog.pack.flows.items() for slot in flow.slots()
-                       for key, option in slot.options.items() if option.words}
+        self._words = {
+            (name, slot.slot, key): phrases(option.words)
+            for name, flow in catalog.pack.flows.items()
+            for slot in flow.slots()
+            for key, option in slot.options.items()
+            if option.words
+        }
 
     def flow(self, name: str) -> Flow:
         return self.catalog.pack.flows[name]
@@ -110,8 +114,9 @@ class FlowEngine:
         question, choices = self.question(flow, asking, said)
         return Collected(slots=slots, missing=missing, problems=problems, question=question, choices=choices)
 
-    def read(self, name: str, said: Said, asked: Sequence[str], slots: dict[str, Any],
-             now: dt.datetime) -> tuple[dict[str, Any], list[str]]:
+    def read(
+        self, name: str, said: Said, asked: Sequence[str], slots: dict[str, Any], now: dt.datetime
+    ) -> tuple[dict[str, Any], list[str]]:
         """The slots this message fills or corrects, and what it got wrong."""
         flow = self.flow(name)
         patch: dict[str, Any] = {}
@@ -186,16 +191,32 @@ class FlowEngine:
         """The option chosen for a choice slot, if any."""
         return flow.slot(slot).options.get(slots.get(slot) or "") if slot else None
 
-    def _read_slot(self, name: str, slot: Slot, said: Said, asked: Sequence[str], when: dict[str, str],
-                   phone: re.Match[str] | None, slots: dict[str, Any]) -> tuple[Any, str | None]:
+    def _read_slot(
+        self,
+        name: str,
+        slot: Slot,
+        said: Said,
+        asked: Sequence[str],
+        when: dict[str, str],
+        phone: re.Match[str] | None,
+        slots: dict[str, Any],
+    ) -> tuple[Any, str | None]:
         asked_alone = list(asked) == [slot.slot]
         if slot.kind == "item":
             return self._read_item(slot, said, asked_alone), None
         if slot.kind == "choice":
             lowered = said.text.lower()
-            return next((key for key, option in slot.options.items()
-                         if (pattern := self._words.get((name, slot.slot, key))) and pattern.search(said.text)
-                         or not option.words and option.choice.split()[0].lower() in lowered), None), None
+            return next(
+                (
+                    key
+                    for key, option in slot.options.items()
+                    if (pattern := self._words.get((name, slot.slot, key)))
+                    and pattern.search(said.text)
+                    or not option.words
+                    and option.choice.split()[0].lower() in lowered
+                ),
+                None,
+            ), None
         if slot.kind in ("date", "time"):
             return when.get(slot.kind), None
         if slot.kind == "phone" and phone:
@@ -279,8 +300,16 @@ class FlowEngine:
         opens, closes = hours
         if not opens <= starts.time() < closes:
             slots[plan.time] = None
-            return [say(self.catalog, "flow_hours", what=option.choice, weekday=starts.strftime("%A"),
-                        opens=f"{opens:%H:%M}", closes=f"{closes:%H:%M}")]
+            return [
+                say(
+                    self.catalog,
+                    "flow_hours",
+                    what=option.choice,
+                    weekday=starts.strftime("%A"),
+                    opens=f"{opens:%H:%M}",
+                    closes=f"{closes:%H:%M}",
+                )
+            ]
         return []
 
     def _says(self, slot: Slot, slots: dict[str, Any]) -> str | None:

@@ -40,8 +40,11 @@ class Preferences(BaseModel):
 def learn(known: Preferences, state: SessionState, query: str, catalog: Catalog) -> Preferences:
     """The preferences after this turn: what the customer chose now wins over what they chose before."""
     update: dict[str, Any] = {}
-    chosen = {name: value if isinstance(value, list) else [value] for name, value in state.filters.items()
-              if name not in catalog.pack.search.always and isinstance(value, (str, list))}
+    chosen = {
+        name: value if isinstance(value, list) else [value]
+        for name, value in state.filters.items()
+        if name not in catalog.pack.search.always and isinstance(value, (str, list))
+    }
     if chosen:
         merged = dict(known.filters)
         for name, said in chosen.items():
@@ -70,8 +73,11 @@ def _kept(name: str, value: FactValue, catalog: Catalog) -> str | None:
     sign, low = catalog.business.currency_symbol, 0
     for limit in fact.bands:
         if int(value) < limit:
-            return (say(catalog, "band_under", high=money(limit, sign)) if low == 0
-                    else say(catalog, "band_between", low=money(low, sign), high=money(limit, sign)))
+            return (
+                say(catalog, "band_under", high=money(limit, sign))
+                if low == 0
+                else say(catalog, "band_between", low=money(low, sign), high=money(limit, sign))
+            )
         low = limit
     return say(catalog, "band_over", low=money(low, sign))
 
@@ -95,8 +101,7 @@ class PreferenceStore:
     """One row per customer in SQLite; shared by every worker that opens the same file."""
 
     def __init__(self, path: Path):
-        self._db = SharedSQLite(path, "CREATE TABLE IF NOT EXISTS preferences"
-                                      " (customer_id TEXT PRIMARY KEY, body TEXT NOT NULL)")
+        self._db = SharedSQLite(path, "CREATE TABLE IF NOT EXISTS preferences (customer_id TEXT PRIMARY KEY, body TEXT NOT NULL)")
 
     def get(self, customer_id: str) -> Preferences:
         row = self._db.one("SELECT body FROM preferences WHERE customer_id=?", (customer_id,))

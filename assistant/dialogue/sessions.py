@@ -79,14 +79,20 @@ class SQLiteSessionStore:
     """One row per session (JSON state, version, last update); WAL lets readers run freely."""
 
     def __init__(self, path: Path, ttl_s: float):
-        self._db = ThreadSQLite(path, "CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY,"
-                                      " version INTEGER NOT NULL, data TEXT NOT NULL, updated_at REAL NOT NULL)")
+        self._db = ThreadSQLite(
+            path,
+            "CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY,"
+            " version INTEGER NOT NULL, data TEXT NOT NULL, updated_at REAL NOT NULL)",
+        )
         self.path = self._db.path
         self.ttl_s = ttl_s
 
     def load(self, session_id: str) -> SessionState | None:
-        row = self._db.connect().execute("SELECT version, data FROM sessions WHERE id = ? AND updated_at >= ?",
-                                         (session_id, time.time() - self.ttl_s)).fetchone()
+        row = (
+            self._db.connect()
+            .execute("SELECT version, data FROM sessions WHERE id = ? AND updated_at >= ?", (session_id, time.time() - self.ttl_s))
+            .fetchone()
+        )
         if row is None:
             return None
         state = SessionState.model_validate_json(row[1])
@@ -127,8 +133,9 @@ class SQLiteLocks:
     key's threads in this process queue on a thread lock first, not on the database."""
 
     def __init__(self, path: Path):
-        self._db = ThreadSQLite(path, "CREATE TABLE IF NOT EXISTS session_locks (id TEXT PRIMARY KEY,"
-                                      " owner TEXT NOT NULL, expires_at REAL NOT NULL)")
+        self._db = ThreadSQLite(
+            path, "CREATE TABLE IF NOT EXISTS session_locks (id TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at REAL NOT NULL)"
+        )
         self._threads = StripedLocks()
 
     @contextmanager
@@ -139,8 +146,10 @@ class SQLiteLocks:
             now = time.time()
             with self._db.connect() as db:
                 db.execute("DELETE FROM session_locks WHERE id = ? AND expires_at < ?", (key, now))
-                return db.execute("INSERT OR IGNORE INTO session_locks VALUES (?, ?, ?)",
-                                  (key, owner, now + LOCK_LEASE_S)).rowcount == 1
+                return (
+                    db.execute("INSERT OR IGNORE INTO session_locks VALUES (?, ?, ?)", (key, owner, now + LOCK_LEASE_S)).rowcount
+                    == 1
+                )
 
         with self._threads(key):
             _wait_for(acquire, key)
@@ -187,8 +196,9 @@ class RedisSessionStore:
     def save(self, state: SessionState) -> None:
         new_version = state.version + 1
         data = state.model_copy(update={"version": new_version}).model_dump_json()
-        saved = self._save(keys=[f"{self.prefix}:session:{state.session_id}"],
-                           args=[str(state.version), str(new_version), data, self.ttl_ms])
+        saved = self._save(
+            keys=[f"{self.prefix}:session:{state.session_id}"], args=[str(state.version), str(new_version), data, self.ttl_ms]
+        )
         if saved != 1:
             raise VersionConflict(state.session_id)
         state.version = new_version

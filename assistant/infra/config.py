@@ -30,12 +30,13 @@ class Settings(BaseSettings):
     # A .env may hold other tools' keys too; unknown keys passed to create_app are refused there.
     model_config = SettingsConfigDict(env_file=".env", extra="ignore", case_sensitive=False)
 
-    domain: str = Field(default="bank", pattern=r"^[a-z0-9][a-z0-9_-]{0,39}$",
-                        description="the domain pack: a folder under data/ (bank, cars, store)")
-    data_dir: Path | None = Field(default=None, description="a domain pack folder elsewhere; overrides DOMAIN")
-    session_db: Path | None = Field(
-        default=None, description="SQLite file for sessions; default: <instance>/sessions.sqlite3"
+    domain: str = Field(
+        default="bank",
+        pattern=r"^[a-z0-9][a-z0-9_-]{0,39}$",
+        description="the domain pack: a folder under data/ (bank, cars, store)",
     )
+    data_dir: Path | None = Field(default=None, description="a domain pack folder elsewhere; overrides DOMAIN")
+    session_db: Path | None = Field(default=None, description="SQLite file for sessions; default: <instance>/sessions.sqlite3")
     session_store: str | None = Field(
         default=None, pattern=r"^(redis|rediss|unix)://", description="redis://host:6379/0 to share sessions across machines"
     )

@@ -61,8 +61,10 @@ class Languages(BaseModel):
         or_less = Table.words(self.languages, "or_less", lambda lang: lang.or_less).pattern
         amount = r"(?<![\w.,])\d[\d,]*(?:\.\d+)?"
         currency = rf"(?:[^\w\s]\.?\s*|{LETTER}+\.?\s+)?"  # "under €2,000", "up to usd 5000", "ไม่เกิน 15000"
-        self._ceilings = (re.compile(rf"{at_most}\s*{currency}(?=\d)", re.IGNORECASE),
-                          re.compile(rf"({amount})(?:\s*{LETTER}+\.?)?\s*{or_less}", re.IGNORECASE))  # "60000 euros or less"
+        self._ceilings = (
+            re.compile(rf"{at_most}\s*{currency}(?=\d)", re.IGNORECASE),
+            re.compile(rf"({amount})(?:\s*{LETTER}+\.?)?\s*{or_less}", re.IGNORECASE),
+        )  # "60000 euros or less"
 
     @property
     def stop_words(self) -> frozenset[str]:
@@ -103,8 +105,7 @@ class Languages(BaseModel):
         """The last date the text names, as YYYY-MM-DD relative to `today`, and where."""
         return self._when.date(text, today)
 
-    def person(self, text: str, known: Callable[[str], bool] = lambda word: False,
-               ending_at: int | None = None) -> str | None:
+    def person(self, text: str, known: Callable[[str], bool] = lambda word: False, ending_at: int | None = None) -> str | None:
         """The name a customer gives ("my name is Nusrat Jahan", "naam Arjun Rao"), title-cased;
         `known(word)` says which words are the business's own and so no name. With `ending_at`
         (where a phone number starts, or the end of an answer to "your name?"), also a name said

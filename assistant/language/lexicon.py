@@ -105,6 +105,7 @@ class Language(_Strict):
 
 # ---------------------------------------------------------------- words merged into patterns
 
+
 def _class_of(category: str) -> str:
     """A regex character class body of the Basic Multilingual Plane's characters in a Unicode category."""
     codes = [code for code in range(0x80, 0x10000) if unicodedata.category(chr(code)).startswith(category)]
@@ -155,11 +156,9 @@ class Table(Generic[V]):
         self.pattern = "(?:" + "|".join(a for a in alternatives if a) + ")" if spaced or joined else NOTHING
 
     @classmethod
-    def of(cls, languages: Iterable[Language], kind: str,
-           words: Callable[[Language], Mapping[V, list[str]]]) -> Table[V]:
+    def of(cls, languages: Iterable[Language], kind: str, words: Callable[[Language], Mapping[V, list[str]]]) -> Table[V]:
         """Values and their words, as a language file gives them."""
-        return cls(((word, value, lang.spaced) for lang in languages for value, said in words(lang).items()
-                    for word in said), kind)
+        return cls(((word, value, lang.spaced) for lang in languages for value, said in words(lang).items() for word in said), kind)
 
     @classmethod
     def words(cls, languages: Iterable[Language], kind: str, words: Callable[[Language], list[str]]) -> Table[str]:

@@ -25,11 +25,12 @@ class Names:
         sure = Table.words(languages, "names", lambda lang: lang.names).pattern
         maybe = Table.words(languages, "self_names", lambda lang: lang.self_names).pattern
         self._never = Table.words(languages, "not_names", lambda lang: [*lang.not_names, *_when_words(lang)])
-        self._patterns = ((re.compile(rf"{sure}\s+{_RUN}", re.IGNORECASE), True),
-                          (re.compile(rf"{maybe}\s+{_RUN}", re.IGNORECASE), False))
+        self._patterns = (
+            (re.compile(rf"{sure}\s+{_RUN}", re.IGNORECASE), True),
+            (re.compile(rf"{maybe}\s+{_RUN}", re.IGNORECASE), False),
+        )
 
-    def find(self, text: str, known: Callable[[str], bool] = lambda word: False,
-             ending_at: int | None = None) -> str | None:
+    def find(self, text: str, known: Callable[[str], bool] = lambda word: False, ending_at: int | None = None) -> str | None:
         """The name the text gives, title-cased; `known` says whether a word is one of the
         business's own ("salaried", "platinum"), which no name is made of. With `ending_at` (where
         a phone number starts, or the end of an answer to "your name?"), a name said bare counts

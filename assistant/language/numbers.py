@@ -24,8 +24,7 @@ class Numbers:
     """The number words of the loaded languages, and what they add up to."""
 
     def __init__(self, languages: Sequence[Language]):
-        self._ascii = str.maketrans({native: str(value) for lang in languages
-                                     for value, native in enumerate(lang.digits)})
+        self._ascii = str.maketrans({native: str(value) for lang in languages for value, native in enumerate(lang.digits)})
         self.clashes = {key(word) for lang in languages for word in lang.clashes}
         self.words = Table.of(languages, "numbers", lambda lang: lang.numbers)
         self.scales = Table.of(languages, "scales", lambda lang: lang.scales)
@@ -36,12 +35,25 @@ class Numbers:
         self.clock = Table.of(languages, "fractions.clock", lambda lang: lang.fractions.clock)
         self.one = Table.words(languages, "one", lambda lang: lang.one)
         joiners = Table.words(languages, "joiners", lambda lang: lang.joiners)
-        self._tables: dict[str, Table[int] | Table[Decimal]] = {"after": self.after, "before": self.before, "whole": self.whole,
-                                          "scale": self.scales, "abbreviation": self.abbreviations,
-                                          "number": self.words}
-        kinds = {"digits": DIGITS, "after": self.after.pattern, "before": self.before.pattern,
-                 "whole": self.whole.pattern, "scale": self.scales.pattern, "abbreviation": self.abbreviations.pattern,
-                 "number": self.words.pattern, "one": self.one.pattern, "joiner": joiners.pattern}
+        self._tables: dict[str, Table[int] | Table[Decimal]] = {
+            "after": self.after,
+            "before": self.before,
+            "whole": self.whole,
+            "scale": self.scales,
+            "abbreviation": self.abbreviations,
+            "number": self.words,
+        }
+        kinds = {
+            "digits": DIGITS,
+            "after": self.after.pattern,
+            "before": self.before.pattern,
+            "whole": self.whole.pattern,
+            "scale": self.scales.pattern,
+            "abbreviation": self.abbreviations.pattern,
+            "number": self.words.pattern,
+            "one": self.one.pattern,
+            "joiner": joiners.pattern,
+        }
         self._token = re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern in kinds.items()), re.IGNORECASE)
 
     def digits(self, text: str) -> str:
@@ -74,7 +86,7 @@ class Numbers:
             for index in range(first, len(tokens)):
                 token = tokens[index]
                 kind, value, clash = self._meaning(token)
-                apart = index > first and text[tokens[index - 1].end():token.start()].strip()
+                apart = index > first and text[tokens[index - 1].end() : token.start()].strip()
                 if apart or not reading.take(kind, value, clash):
                     if not apart and kind in ("scale", "abbreviation") and taken and not taken[-1][3]:
                         # "one thousand two thousand": the number before the refused scale starts the next amount

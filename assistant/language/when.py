@@ -31,8 +31,13 @@ from assistant.pack.flows import WEEKDAYS
 DateOrder = Literal["day_first", "month_first"]  # how a date in digits reads: 3/4 is 3 April, or March 4
 
 # The hour a part of the day stands for alone, and whether it makes 1-11 afternoon hours.
-PART_HOURS: dict[Part, tuple[int, bool]] = {"morning": (10, False), "noon": (12, True), "midday": (13, True),
-                                            "afternoon": (15, True), "evening": (17, True)}
+PART_HOURS: dict[Part, tuple[int, bool]] = {
+    "morning": (10, False),
+    "noon": (12, True),
+    "midday": (13, True),
+    "afternoon": (15, True),
+    "evening": (17, True),
+}
 _HOUR = r"(?<![\d:.,])\d{1,2}(?!\d)"
 
 
@@ -53,8 +58,7 @@ class WhenParts:
 
     def slots(self) -> dict[str, str]:
         """What was said, as bookings store it: {"date": "YYYY-MM-DD", "time": "HH:MM"}."""
-        said = {"date": self.date.isoformat() if self.date else None,
-                "time": self.time.strftime("%H:%M") if self.time else None}
+        said = {"date": self.date.isoformat() if self.date else None, "time": self.time.strftime("%H:%M") if self.time else None}
         return {key: value for key, value in said.items() if value}
 
 
@@ -62,7 +66,7 @@ def blank(text: str, *spans: Found | None) -> str:
     """The text with each found span replaced by spaces (offsets kept), so later finders skip it."""
     for found in spans:
         if found and found.end > found.start:
-            text = text[:found.start] + " " * (found.end - found.start) + text[found.end:]
+            text = text[: found.start] + " " * (found.end - found.start) + text[found.end :]
     return text
 
 
@@ -87,11 +91,34 @@ class When:
         self.months = Table.of(languages, "months", lambda lang: lang.months)
         self.next = Table.words(languages, "next", lambda lang: lang.next)
         self.counts = Table.of(languages, "counts", lambda lang: lang.counts)
-        self.words = {name: Table.words(languages, name, attrgetter(name)).pattern
-                      for name in ("hours", "counters", "postpositions", "links", "people", "groups", "alone", "units",
-                                   "this", "week", "month", "the", "of", "ordinals")}
-        quantity = "|".join((self.words["people"], self.words["units"], numbers.scales.pattern,
-                             numbers.abbreviations.pattern, self.words["counters"]))
+        self.words = {
+            name: Table.words(languages, name, attrgetter(name)).pattern
+            for name in (
+                "hours",
+                "counters",
+                "postpositions",
+                "links",
+                "people",
+                "groups",
+                "alone",
+                "units",
+                "this",
+                "week",
+                "month",
+                "the",
+                "of",
+                "ordinals",
+            )
+        }
+        quantity = "|".join(
+            (
+                self.words["people"],
+                self.words["units"],
+                numbers.scales.pattern,
+                numbers.abbreviations.pattern,
+                self.words["counters"],
+            )
+        )
         self._quantity = re.compile(rf"\s*(?:{quantity})", re.IGNORECASE)  # "evening 2 people" has no hour
         self._part = re.compile(self.parts.pattern, re.IGNORECASE)
         self._named_time = re.compile(self.times.pattern, re.IGNORECASE)
@@ -103,13 +130,17 @@ class When:
         """An hour said with whatever makes it one: "sade 5 baje", "evening 6:15", "half past 7 in the evening"."""
         words, numbers, parts = self.words, self.numbers, self.parts.pattern
         counter = rf"{words['counters']}(?!\s+(?!{words['postpositions']}{END}){LETTER})"
-        said_hour = (rf"(?:(?P<frac>{numbers.before.pattern}|{numbers.clock.pattern})\s*)?"
-                     rf"(?:(?P<hour>{_HOUR}|{numbers.words.pattern})(?:(?P<sep>[:.])(?P<minute>\d{{2}})(?!\d))?"
-                     rf"|(?P<whole>{numbers.whole.pattern}))")
+        said_hour = (
+            rf"(?:(?P<frac>{numbers.before.pattern}|{numbers.clock.pattern})\s*)?"
+            rf"(?:(?P<hour>{_HOUR}|{numbers.words.pattern})(?:(?P<sep>[:.])(?P<minute>\d{{2}})(?!\d))?"
+            rf"|(?P<whole>{numbers.whole.pattern}))"
+        )
         return re.compile(
             rf"(?:(?P<p1>{parts})\s*(?:{words['links']}\s*)?)?(?P<core>{said_hour}"
             rf"(?:\s*(?P<mark>{self.am.pattern}|{self.pm.pattern}|{words['hours']}|{counter}))?)"
-            rf"(?:\s*(?:{words['links']}\s*)?(?P<p2>{parts}))?", re.IGNORECASE)
+            rf"(?:\s*(?:{words['links']}\s*)?(?P<p2>{parts}))?",
+            re.IGNORECASE,
+        )
 
     def _date_patterns(self, quantity: str) -> list[tuple[str, re.Pattern[str]]]:
         """Each way of naming a date, by kind; earlier kinds win where two overlap."""
@@ -117,31 +148,57 @@ class When:
         day, month = r"(?<![\d.,:/])(?P<day>\d{1,2})(?!\d)", rf"(?P<month>{self.months.pattern})\.?"
         ordinal = rf"(?:{words['ordinals']})"
         first, second = ("day", "month") if self.date_order == "day_first" else ("month", "day")
-        return [(kind, re.compile(pattern, re.IGNORECASE)) for kind, pattern in (
-            ("iso", r"(?<![\d/.-])(?P<year>\d{4})-(?P<month>\d{1,2})-(?P<day>\d{1,2})(?![\d/.-])"),
-            ("day month", rf"{day}{ordinal}?\s*(?:{words['of']}\s+)?{month}"),
-            ("month day", rf"{month}\s*(?:{words['the']}\s+)?{day}{ordinal}?{END}"),
-            ("of month", (rf"(?:(?P<the>{words['the']})\s+)?{day}{ordinal}{END}(?P<of_month>\s+{words['of']}\s+"
-                          rf"(?:(?P<next>{nxt})|{this}|{words['the']})\s+{words['month']})?")),
-            ("weekday", (rf"(?:(?P<before>{this}|{nxt})(?:\s*(?P<week_before>{words['week']}))?\s*)?"
-                         rf"(?P<weekday>{self.weekdays.pattern})(?:\s*(?P<after>{this}|{nxt})"
-                         rf"(?:\s*(?P<week_after>{words['week']}))?)?")),
-            ("relative", self.days.pattern),
-            # in the country's order; not "24/7", nor ranges of amounts, durations or people
-            ("numeric", (rf"(?<![\d/.-])(?!24/7(?!\d))(?P<{first}>\d{{1,2}})[/-](?P<{second}>\d{{1,2}})"
-                         rf"(?:[/-](?P<year>\d{{2}}|\d{{4}}))?(?![\d/.-])(?!\s*(?:{quantity}))")),
-        )]
+        return [
+            (kind, re.compile(pattern, re.IGNORECASE))
+            for kind, pattern in (
+                ("iso", r"(?<![\d/.-])(?P<year>\d{4})-(?P<month>\d{1,2})-(?P<day>\d{1,2})(?![\d/.-])"),
+                ("day month", rf"{day}{ordinal}?\s*(?:{words['of']}\s+)?{month}"),
+                ("month day", rf"{month}\s*(?:{words['the']}\s+)?{day}{ordinal}?{END}"),
+                (
+                    "of month",
+                    (
+                        rf"(?:(?P<the>{words['the']})\s+)?{day}{ordinal}{END}(?P<of_month>\s+{words['of']}\s+"
+                        rf"(?:(?P<next>{nxt})|{this}|{words['the']})\s+{words['month']})?"
+                    ),
+                ),
+                (
+                    "weekday",
+                    (
+                        rf"(?:(?P<before>{this}|{nxt})(?:\s*(?P<week_before>{words['week']}))?\s*)?"
+                        rf"(?P<weekday>{self.weekdays.pattern})(?:\s*(?P<after>{this}|{nxt})"
+                        rf"(?:\s*(?P<week_after>{words['week']}))?)?"
+                    ),
+                ),
+                ("relative", self.days.pattern),
+                # in the country's order; not "24/7", nor ranges of amounts, durations or people
+                (
+                    "numeric",
+                    (
+                        rf"(?<![\d/.-])(?!24/7(?!\d))(?P<{first}>\d{{1,2}})[/-](?P<{second}>\d{{1,2}})"
+                        rf"(?:[/-](?P<year>\d{{2}}|\d{{4}}))?(?![\d/.-])(?!\s*(?:{quantity}))"
+                    ),
+                ),
+            )
+        ]
 
     def _count_patterns(self) -> list[tuple[re.Pattern[str], bool]]:
         """Head counts next to people ("4 log") or after a group word ("party of 4", "for 4"), and
         whether a clash word may be the count there (only next to people: "do log", not "for do")."""
         words = self.words
         anyone = rf"(?<![\d.,:/])\d{{1,2}}(?!\d)|{self.numbers.words.pattern}|{self.counts.pattern}"
-        return [(re.compile(pattern, re.IGNORECASE), clash_ok) for pattern, clash_ok in (
-            (rf"(?P<n>{anyone})\s*(?:{words['people']})", True),
-            ((rf"(?:{words['groups']})\s+(?P<n>{anyone})(?!\s*(?:[:.]\d|{self.am.pattern}|{self.pm.pattern}"
-              rf"|{words['hours']}|{words['units']}))"), False),
-        )]
+        return [
+            (re.compile(pattern, re.IGNORECASE), clash_ok)
+            for pattern, clash_ok in (
+                (rf"(?P<n>{anyone})\s*(?:{words['people']})", True),
+                (
+                    (
+                        rf"(?:{words['groups']})\s+(?P<n>{anyone})(?!\s*(?:[:.]\d|{self.am.pattern}|{self.pm.pattern}"
+                        rf"|{words['hours']}|{words['units']}))"
+                    ),
+                    False,
+                ),
+            )
+        ]
 
     # ------------------------------------------------------------ times
 
@@ -172,8 +229,12 @@ class When:
         by_digits = hour_word is not None and hour_word.isdecimal()
         clash = hour_word is not None and not by_digits and hour_word.casefold() in self.numbers.clashes
         beside_part = (m["p1"] or m["p2"]) and not clash
-        return bool(m["mark"] or (frac and frac in self.numbers.clock) or (m["sep"] == ":" and by_digits)
-                    or (beside_part and (m["p2"] or not self._quantity.match(text, m.end()))))
+        return bool(
+            m["mark"]
+            or (frac and frac in self.numbers.clock)
+            or (m["sep"] == ":" and by_digits)
+            or (beside_part and (m["p2"] or not self._quantity.match(text, m.end())))
+        )
 
     def _clock_time(self, m: re.Match[str], text: str, latest_part: str | None) -> str | None:
         """HH:MM for one clock reading, or None where it is no time after all."""
@@ -246,7 +307,7 @@ class When:
         return _next(today, month, day)
 
     def _day_of_month(self, m: re.Match[str], today: dt.date) -> dt.date | None:
-        """"The 3rd", "27th of this month", "the 5th of next month": this month's unless it has passed."""
+        """ "The 3rd", "27th of this month", "the 5th of next month": this month's unless it has passed."""
         if not (m["the"] or m["of_month"]):  # "3rd" alone may be a floor or a gear
             return None
         day, next_month = int(m["day"]), bool(m["next"])

@@ -67,18 +67,30 @@ class BudgetedLLM(BaseLLM):
     deadline: float  # time.monotonic() value
     calls: int = 0
 
-    def call(self, messages: str | list[LLMMessage], tools: list[dict[str, BaseTool]] | None = None,
-             callbacks: list[Any] | None = None, available_functions: dict[str, Any] | None = None,
-             from_task: Task | None = None, from_agent: BaseAgent | None = None,
-             response_model: type[BaseModel] | None = None) -> str | Any:
+    def call(
+        self,
+        messages: str | list[LLMMessage],
+        tools: list[dict[str, BaseTool]] | None = None,
+        callbacks: list[Any] | None = None,
+        available_functions: dict[str, Any] | None = None,
+        from_task: Task | None = None,
+        from_agent: BaseAgent | None = None,
+        response_model: type[BaseModel] | None = None,
+    ) -> str | Any:
         if self.calls >= self.max_calls:
             raise BudgetExceeded(f"over the budget of {self.max_calls} LLM calls")
         if time.monotonic() >= self.deadline:
             raise DeadlineExceeded("the turn's deadline passed")
         self.calls += 1
-        reply = self.inner.call(messages, tools=tools, callbacks=callbacks,
-                                available_functions=available_functions, from_task=from_task,
-                                from_agent=from_agent, response_model=response_model)
+        reply = self.inner.call(
+            messages,
+            tools=tools,
+            callbacks=callbacks,
+            available_functions=available_functions,
+            from_task=from_task,
+            from_agent=from_agent,
+            response_model=response_model,
+        )
         if reply is None or (isinstance(reply, str) and not reply.strip()):
             raise EmptyReply("the model returned nothing")
         return reply

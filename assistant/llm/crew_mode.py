@@ -49,7 +49,9 @@ class CrewMode:
 
     def start_turn(self) -> CrewTurn:
         budgeted = BudgetedLLM(
-            model=self.llm.model, inner=self.llm, max_calls=self.settings.llm_calls_per_turn,
+            model=self.llm.model,
+            inner=self.llm,
+            max_calls=self.settings.llm_calls_per_turn,
             deadline=time.monotonic() + self.settings.llm_turn_deadline_s,
         )
         return CrewTurn(budgeted, self.catalog)
@@ -90,12 +92,15 @@ class CrewTurn:
                 filters[name] = allowed[0] if len(allowed) == 1 else allowed
         if reading.type == "unknown":
             return intent
-        return intent.model_copy(update={
-            "type": reading.type, "filters": {**intent.filters, **filters},
-            "wants_comparison": intent.wants_comparison or reading.type == "comparison",
-            "wants_eligibility": intent.wants_eligibility or reading.type == "eligibility_check",
-            "sure": True,
-        })
+        return intent.model_copy(
+            update={
+                "type": reading.type,
+                "filters": {**intent.filters, **filters},
+                "wants_comparison": intent.wants_comparison or reading.type == "comparison",
+                "wants_eligibility": intent.wants_eligibility or reading.type == "eligibility_check",
+                "sure": True,
+            }
+        )
 
     def _read(self, query: str) -> LLMReading:
         vocabulary = {name: sorted(values) for name, values in self.catalog.vocabulary.filters.items()}
@@ -179,6 +184,7 @@ def _product_facts(p: Product) -> dict[str, Any]:
 
 def _inputs(work: TurnWork) -> dict[str, str]:
     """Task placeholders: the turn's tool results, compact, and the customer's words quoted."""
+
     def dump(value: object) -> str:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
@@ -201,11 +207,15 @@ def _facts(work: TurnWork) -> grounding.Facts:
     """Everything this turn's reply may state: tool results, the draft, and the customer's words."""
     cached = work.services.catalog.products_by_id(work.request.state.product_ids)
     products = {p.id: p for p in [*work.out.selection, *cached, *work.out.products]}
-    text = "\n".join([
-        work.request.query, work.out.reply, json.dumps(work.request.state.profile, ensure_ascii=False),
-        *(p.model_dump_json() for p in products.values()),
-        work.out.comparison.model_dump_json() if work.out.comparison else "",
-        work.out.faq.model_dump_json() if work.out.faq else "",
-    ])
+    text = "\n".join(
+        [
+            work.request.query,
+            work.out.reply,
+            json.dumps(work.request.state.profile, ensure_ascii=False),
+            *(p.model_dump_json() for p in products.values()),
+            work.out.comparison.model_dump_json() if work.out.comparison else "",
+            work.out.faq.model_dump_json() if work.out.faq else "",
+        ]
+    )
     verdicts = [v.eligible for v in work.out.verdicts] if work.out.verdicts is not None else None
     return grounding.Facts(text=text, product_names={p.name for p in products.values()}, verdicts=verdicts)

@@ -16,12 +16,13 @@ from functools import cache
 
 from assistant.pack.model import Catalog
 
-_LEAKS = re.compile(r"\b(?:search_products|search_faq|compare_products|check_eligibility)\b"
-                    r"|^\s*(?:Thought|Action|Action Input|Observation|Final Answer):", re.MULTILINE)
-_SAYS_ELIGIBLE = re.compile(r"\byou(?:'re| are)\s+(?:fully\s+)?eligible\b|\byou\s+qualify\b", re.IGNORECASE)
-_SAYS_INELIGIBLE = re.compile(
-    r"\b(?:not|n't|in)\s*eligible\b|\bdo(?:n't| not)\s+qualify\b", re.IGNORECASE
+_LEAKS = re.compile(
+    r"\b(?:search_products|search_faq|compare_products|check_eligibility)\b"
+    r"|^\s*(?:Thought|Action|Action Input|Observation|Final Answer):",
+    re.MULTILINE,
 )
+_SAYS_ELIGIBLE = re.compile(r"\byou(?:'re| are)\s+(?:fully\s+)?eligible\b|\byou\s+qualify\b", re.IGNORECASE)
+_SAYS_INELIGIBLE = re.compile(r"\b(?:not|n't|in)\s*eligible\b|\bdo(?:n't| not)\s+qualify\b", re.IGNORECASE)
 
 
 def figures(text: str, catalog: Catalog, claims_only: bool = False) -> set[float]:
@@ -39,8 +40,11 @@ def figures(text: str, catalog: Catalog, claims_only: bool = False) -> set[float
 @cache
 def _numbers(currency: str) -> re.Pattern[str]:
     """A figure, with the currency mark or percent sign that may come with it."""
-    return re.compile(rf"(?P<currency>{currency})?\s*(?P<number>\d{{1,3}}(?:,\d{{2,3}})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-                      rf"\s*(?:(?P<percent>%|percent\b)|(?=\s*(?P<after>{currency})))?", re.IGNORECASE)
+    return re.compile(
+        rf"(?P<currency>{currency})?\s*(?P<number>\d{{1,3}}(?:,\d{{2,3}})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+        rf"\s*(?:(?P<percent>%|percent\b)|(?=\s*(?P<after>{currency})))?",
+        re.IGNORECASE,
+    )
 
 
 @dataclass
@@ -62,8 +66,9 @@ def violations(reply: str, facts: Facts, catalog: Catalog) -> list[str]:
         said += [m.group(0) for m in re.finditer(catalog.pack.name_pattern, reply)]
     for name in dict.fromkeys(said):
         if not any(name.endswith(allowed) for allowed in facts.product_names):
-            problems.append(f"the product '{name}'" + ("" if any(name.endswith(k) for k in known_names)
-                                                     else " (not in our catalog)"))
+            problems.append(
+                f"the product '{name}'" + ("" if any(name.endswith(k) for k in known_names) else " (not in our catalog)")
+            )
     if _LEAKS.search(reply):
         problems.append("the assistant's internal tool names or reasoning")
     verdicts = facts.verdicts or []
@@ -76,8 +81,10 @@ def violations(reply: str, facts: Facts, catalog: Catalog) -> list[str]:
 
 def _claims(pattern: re.Pattern[str], reply: str) -> bool:
     """A verdict stated, not asked about ("check whether you're eligible" states nothing)."""
-    return any(not re.search(r"\b(?:whether|if)\s*$", reply[max(0, m.start() - 9):m.start()], re.IGNORECASE)
-               for m in pattern.finditer(reply))
+    return any(
+        not re.search(r"\b(?:whether|if)\s*$", reply[max(0, m.start() - 9) : m.start()], re.IGNORECASE)
+        for m in pattern.finditer(reply)
+    )
 
 
 def _show(number: float) -> str:

@@ -40,8 +40,18 @@ AgentName = Literal["retriever", "comparator", "eligibility", "booking", "suppor
 ToolName = Literal["search_products", "search_faq", "compare_products", "check_eligibility", "calculate"]
 # What a message can ask for; a pack's nlu.yml gives examples of the ones its business serves.
 IntentName = Literal[
-    "product_info", "comparison", "eligibility_check", "feature_query", "faq", "support", "calculate", "greeting",
-    "thanks", "booking", "cancel", "out_of_scope",
+    "product_info",
+    "comparison",
+    "eligibility_check",
+    "feature_query",
+    "faq",
+    "support",
+    "calculate",
+    "greeting",
+    "thanks",
+    "booking",
+    "cancel",
+    "out_of_scope",
 ]
 
 
@@ -154,8 +164,10 @@ class Display(Strict):
         own: dict[str, dict[str, set[str]]] = {}
         for topic, lines in self.topics.items():
             labels = {line.label: set(line.label.lower().split()) for line in lines}
-            own[topic] = {label: words - set().union(*(ws for other, ws in labels.items() if other != label))
-                          for label, words in labels.items()}
+            own[topic] = {
+                label: words - set().union(*(ws for other, ws in labels.items() if other != label))
+                for label, words in labels.items()
+            }
         return own
 
 
@@ -252,10 +264,21 @@ class Search(Strict):
 
 
 # What the engine understands: the intents a goal can group, and the cue sections of vocabulary.intents.
-INTENTS = ("product_info", "comparison", "eligibility_check", "feature_query", "faq", "support", "calculate",
-           "greeting", "booking", "cancel", "out_of_scope", "unknown")
-CUES = ("greeting", "thanks", "comparison", "eligibility", "want", "cheapest", "booking", "cancel", "faq", "support",
-        "calculate")
+INTENTS = (
+    "product_info",
+    "comparison",
+    "eligibility_check",
+    "feature_query",
+    "faq",
+    "support",
+    "calculate",
+    "greeting",
+    "booking",
+    "cancel",
+    "out_of_scope",
+    "unknown",
+)
+CUES = ("greeting", "thanks", "comparison", "eligibility", "want", "cheapest", "booking", "cancel", "faq", "support", "calculate")
 TEMPLATE_FILTERS = ("raw", "first", "lower", "title", "semicolons")
 # Every text the engine says, with its default words and placeholders: a pack's texts override them.
 DEFAULT_TEXTS: dict[str, str] = yaml.safe_load((Path(__file__).parent / "texts.yaml").read_text(encoding="utf-8"))
@@ -295,8 +318,11 @@ class Business(Strict):
     def currency_mark(self) -> str:
         """A regex of the currency as written, in any case: its sign or words ("usd."), or any currency sign."""
         words = sorted(self.currency_words, key=len, reverse=True)
-        marks = [f"[{re.escape(_CURRENCY_SIGNS)}]", re.escape(self.currency_symbol),
-                 *(rf"(?<![^\W\d_]){re.escape(word)}(?![^\W\d_])\.?" for word in words)]
+        marks = [
+            f"[{re.escape(_CURRENCY_SIGNS)}]",
+            re.escape(self.currency_symbol),
+            *(rf"(?<![^\W\d_]){re.escape(word)}(?![^\W\d_])\.?" for word in words),
+        ]
         return f"(?i:{'|'.join(marks)})"
 
 
@@ -319,8 +345,12 @@ class Page(Strict):
 
 # Each agent's tools unless the pack says otherwise: whatever its own work needs.
 DEFAULT_TOOLS: dict[AgentName, list[ToolName]] = {
-    "retriever": ["search_products", "search_faq"], "comparator": ["compare_products"],
-    "eligibility": ["check_eligibility"], "booking": [], "support": ["search_faq"], "formatter": [],
+    "retriever": ["search_products", "search_faq"],
+    "comparator": ["compare_products"],
+    "eligibility": ["check_eligibility"],
+    "booking": [],
+    "support": ["search_faq"],
+    "formatter": [],
 }
 
 
@@ -363,8 +393,12 @@ class Pack(Strict):
         for where, name in named:
             if name not in attributes:
                 raise ValueError(f"{where} names '{name}', which is not in attributes")
-        for where, names in (("search.always", list(self.search.always)), ("search.require", self.search.require),
-                             ("search.clarify", self.search.clarify), ("search.carry", self.search.carry)):
+        for where, names in (
+            ("search.always", list(self.search.always)),
+            ("search.require", self.search.require),
+            ("search.clarify", self.search.clarify),
+            ("search.carry", self.search.carry),
+        ):
             for name in names:
                 if name not in filters:
                     raise ValueError(f"{where} names '{name}', which is not a filter")
@@ -400,8 +434,9 @@ class Pack(Strict):
                 raise ValueError(f"eligibility[{i}] tests '{rule.fact}', which is not in profile")
             kinds, types = (("category",), ("list",)) if rule.test == "in" else (("amount", "number"), ("number",))
             if fact.kind not in kinds:
-                raise ValueError(f"eligibility[{i}]: '{rule.test}' needs a fact of kind {' or '.join(kinds)}; "
-                                 f"'{rule.fact}' is {fact.kind}")
+                raise ValueError(
+                    f"eligibility[{i}]: '{rule.test}' needs a fact of kind {' or '.join(kinds)}; '{rule.fact}' is {fact.kind}"
+                )
             wrong = [a for a in rule.attributes if self.attributes[a].type not in types]
             if wrong:
                 raise ValueError(f"eligibility[{i}]: '{rule.test}' needs {types[0]} attributes; {wrong} are not")
@@ -426,7 +461,7 @@ class Pack(Strict):
         templates += [("display.compare", r.show) for r in shown.compare if r.show]
         templates += [(f"display.topics.{topic}", line.show) for topic, lines in shown.topics.items() for line in lines]
         for where, template in templates:
-            for piece in ([template] if isinstance(template, str) else template or []):
+            for piece in [template] if isinstance(template, str) else template or []:
                 for name, how in re.findall(r"\{(\w+)(?:\|(\w+))?\}", piece):
                     if name != "name" and name not in self.attributes:
                         raise ValueError(f"{where} uses {{{name}}}, which is not in attributes")
@@ -486,8 +521,16 @@ class Pack(Strict):
     @cached_property
     def device_filter(self) -> str | None:
         """The filter that names the device a fault is about, from the troubleshooting flow ("category")."""
-        return next((slot.filter for flow in self.flows.values() if flow.action == "troubleshoot"
-                     for slot in flow.slots() if slot.kind == "filter"), None)
+        return next(
+            (
+                slot.filter
+                for flow in self.flows.values()
+                if flow.action == "troubleshoot"
+                for slot in flow.slots()
+                if slot.kind == "filter"
+            ),
+            None,
+        )
 
 
 class Product(BaseModel):
@@ -504,8 +547,11 @@ class Product(BaseModel):
 
     def search_text(self) -> str:
         """What the embedding index reads for this item: its words, not its figures."""
-        words = [str(v) if not isinstance(v, list) else ", ".join(map(str, v))
-                 for v in (self.model_extra or {}).values() if isinstance(v, (str, list))]
+        words = [
+            str(v) if not isinstance(v, list) else ", ".join(map(str, v))
+            for v in (self.model_extra or {}).values()
+            if isinstance(v, (str, list))
+        ]
         return f"{self.name}. {self.description} " + ". ".join(words)
 
 
@@ -628,8 +674,9 @@ def _rows_from_csv(path: Path, source: Source, attributes: dict[str, Attribute])
                 row: dict[str, Any] = {}
                 for column, attribute in source.columns.items():
                     raw = (record[column] or "").strip()
-                    row[attribute] = _cell(raw, attributes.get(attribute), source.list_separator,
-                                           f"{path}:{line} column '{column}'")
+                    row[attribute] = _cell(
+                        raw, attributes.get(attribute), source.list_separator, f"{path}:{line} column '{column}'"
+                    )
                 row["id"] = str(row.get("id", "")).lower()
                 rows.append(row)
             return rows
@@ -756,7 +803,6 @@ def load_catalog(folder: Path) -> Catalog:
     examples_path = folder / "nlu.yml"
     examples = _validated(examples_path, Examples.model_validate, _read(examples_path))
     try:
-        return Catalog(name=pack.business.name, pack=pack, products=products, faq=faq, vocabulary=vocabulary,
-                       examples=examples)
+        return Catalog(name=pack.business.name, pack=pack, products=products, faq=faq, vocabulary=vocabulary, examples=examples)
     except ValidationError as exc:
         raise DataError(f"{folder}: {exc}") from exc

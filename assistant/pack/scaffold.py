@@ -43,8 +43,10 @@ def new_domain(name: str, data_dir: Path = DATA_DIR) -> Path:
     if the template itself does not load (nothing left behind either).
     """
     if not NAME.fullmatch(name):
-        raise ScaffoldError(f"'{name}' is not a domain name: use 1 to 40 lowercase letters, digits, '_' or '-',"
-                            " starting with a letter or digit (the rule DOMAIN=<name> follows)")
+        raise ScaffoldError(
+            f"'{name}' is not a domain name: use 1 to 40 lowercase letters, digits, '_' or '-',"
+            " starting with a letter or digit (the rule DOMAIN=<name> follows)"
+        )
     target = data_dir / name
     if target.exists() or target.is_symlink():
         raise ScaffoldError(f"{target} already exists; choose another name (nothing was overwritten)")
@@ -69,15 +71,17 @@ def new_domain(name: str, data_dir: Path = DATA_DIR) -> Path:
 
 def next_steps(name: str, target: Path) -> str:
     domain = f"DOMAIN={name}" if target.parent.resolve() == DATA_DIR.resolve() else f"DATA_DIR={target}"
-    return "\n".join([
-        f"Created {target} (pack.yaml, products.json, faq.json, vocabulary.json, nlu.yml).",
-        "Next steps:",
-        f"  1. Replace the TODOs in {target / 'pack.yaml'} with your business's details and words.",
-        "  2. Put your items in products.json, your help articles in faq.json, the words your",
-        "     customers use in vocabulary.json, and example messages per intent, written the way",
-        "     your customers write, in nlu.yml (docs/domain-packs.md explains every field).",
-        f"  3. Run it: {domain} python3 app.py   (start-up names any file and field that is wrong)",
-    ])
+    return "\n".join(
+        [
+            f"Created {target} (pack.yaml, products.json, faq.json, vocabulary.json, nlu.yml).",
+            "Next steps:",
+            f"  1. Replace the TODOs in {target / 'pack.yaml'} with your business's details and words.",
+            "  2. Put your items in products.json, your help articles in faq.json, the words your",
+            "     customers use in vocabulary.json, and example messages per intent, written the way",
+            "     your customers write, in nlu.yml (docs/domain-packs.md explains every field).",
+            f"  3. Run it: {domain} python3 app.py   (start-up names any file and field that is wrong)",
+        ]
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -85,8 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     new = commands.add_parser("new-domain", help="create a new, valid domain pack to fill in")
     new.add_argument("name", help="the pack's folder name, used as DOMAIN=<name>")
-    new.add_argument("--data-dir", type=Path, default=DATA_DIR,
-                     help=f"where to create it (default: {DATA_DIR})")
+    new.add_argument("--data-dir", type=Path, default=DATA_DIR, help=f"where to create it (default: {DATA_DIR})")
     args = parser.parse_args(argv)
     try:
         target = new_domain(args.name, args.data_dir)

@@ -23,8 +23,7 @@ def say(catalog: Catalog, key: str, **values: object) -> str:
     """The text `key` with the business, support contact and item words filled in, and `values`
     (which may name a particular item as `item`)."""
     text = catalog.text
-    common = {"business": catalog.name, "support": catalog.business.support_contact,
-              "item": text["item"], "items": text["items"]}
+    common = {"business": catalog.name, "support": catalog.business.support_contact, "item": text["item"], "items": text["items"]}
     return text[key].format(**{**common, **values})
 
 
@@ -73,13 +72,11 @@ def product_line(p: Product, catalog: Catalog) -> str:
     return f"{line} {tail}" if tail else line
 
 
-def product_list(products: list[Product], filters: Filters, from_cache: bool, catalog: Catalog,
-                 cheapest: bool = False) -> str:
+def product_list(products: list[Product], filters: Filters, from_cache: bool, catalog: Catalog, cheapest: bool = False) -> str:
     one = len(products) == 1
     what = describe_filters(filters, catalog, len(products))
     kind = "cheapest" if cheapest else "list_cached" if from_cache else "list"
-    intro = say(catalog, f"{kind}_{'one' if one else 'many'}", count=len(products), what=what,
-                order=catalog.pack.search.cheapest)
+    intro = say(catalog, f"{kind}_{'one' if one else 'many'}", count=len(products), what=what, order=catalog.pack.search.cheapest)
     lines = [intro, ""] + [f"{i}. {product_line(p, catalog)}" for i, p in enumerate(products, 1)]
     lines += ["", say(catalog, "list_hint_one" if one else "list_hint_many")]
     return "\n".join(lines)
@@ -101,7 +98,8 @@ def comparison_table(comparison: Comparison, products: list[Product], catalog: C
         lines.append(f"| {row.label} | " + " | ".join(cells) + " |")
     summary = [
         "- " + say(catalog, "best_on", name=by_id[pid].name, rows=", ".join(won).lower())
-        for pid, won in comparison.wins.items() if won
+        for pid, won in comparison.wins.items()
+        if won
     ]
     text = "\n".join(lines) + "\n\n" + "\n".join(summary)
     if comparison.recommended:

@@ -14,8 +14,13 @@ from collections.abc import Callable
 MAX_CHARS = 200
 MAX_POWER = 100
 _OPERATORS: dict[type[ast.operator], Callable[[float, float], float]] = {
-    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
-    ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
 }
 # An expression inside a sentence: numbers joined by at least one operator ("1299*2 + 450").
 EXPRESSION = re.compile(r"\(?\s*-?\d[\d,]*(?:\.\d+)?\s*\)?(?:\s*(?:[-+*/%×x÷^]|\*\*|//)\s*\(?\s*-?\d[\d,]*(?:\.\d+)?\s*\)?)+")

@@ -45,8 +45,10 @@ def compare(products: list[Product], catalog: Catalog) -> Comparison:
     attributes = catalog.pack.attributes
     rows = [
         ComparisonRow(
-            key=row.attribute, label=row.label or attributes[row.attribute].label,
-            values={p.id: _shown(p, row, catalog) for p in products}, best=_best(products, row),
+            key=row.attribute,
+            label=row.label or attributes[row.attribute].label,
+            values={p.id: _shown(p, row, catalog) for p in products},
+            best=_best(products, row),
         )
         for row in catalog.pack.display.compare
         if any(p.value(row.attribute) is not None for p in products)  # no row of dashes

@@ -38,9 +38,7 @@ def check(product: Product, profile: dict[str, FactValue], catalog: Catalog) -> 
             missing.append(rule.fact)
         reasons.append(say(catalog, f"rule_{rule.test}_{outcome}", **values))
     eligible = False if failed else (None if missing else True)
-    return Verdict(
-        product_id=product.id, product_name=product.name, eligible=eligible, reasons=reasons, missing=missing
-    )
+    return Verdict(product_id=product.id, product_name=product.name, eligible=eligible, reasons=reasons, missing=missing)
 
 
 def _test(rule: Rule, limits: list[Any], told: FactValue | None, catalog: Catalog) -> tuple[str, dict[str, str]]:

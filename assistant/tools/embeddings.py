@@ -61,8 +61,7 @@ def _integer_arithmetic(model_bytes: bytes) -> bytes:
             source, prepared, quantised = (Path(tmp) / name for name in ("source.onnx", "prepared.onnx", "int8.onnx"))
             source.write_bytes(model_bytes)
             quant_pre_process(source, prepared, skip_symbolic_shape=True)
-            quantize_dynamic(prepared, quantised, weight_type=QuantType.QInt8, op_types_to_quantize=["MatMul"],
-                             per_channel=True)
+            quantize_dynamic(prepared, quantised, weight_type=QuantType.QInt8, op_types_to_quantize=["MatMul"], per_channel=True)
             return quantised.read_bytes()
     finally:
         logging.disable(silenced)
@@ -105,8 +104,11 @@ class MiniLMEmbedder:
         of a script it only has letter by letter (Bangla, Devanagari), which carry no meaning to
         it. Digits and signs are left out: "ไม่เกิน 20000" is as unreadable as "ไม่เกิน"."""
         encoding = self._tokenizer.encode(text, add_special_tokens=False)
-        words = [token.removeprefix("##") for token, (start, end) in zip(encoding.tokens, encoding.offsets, strict=True)
-                 if any(c.isalpha() for c in text[start:end])]  # digits and signs (currency, 20000) say nothing of the script
+        words = [
+            token.removeprefix("##")
+            for token, (start, end) in zip(encoding.tokens, encoding.offsets, strict=True)
+            if any(c.isalpha() for c in text[start:end])
+        ]  # digits and signs (currency, 20000) say nothing of the script
         lost = sum(t == "[UNK]" or (len(t) == 1 and not t.isascii()) for t in words)
         return lost / len(words) if words else 0.0
 

@@ -24,8 +24,9 @@ class FilterRules:
     """The pack's filters, applied in Python and as chromadb `where` clauses alike."""
 
     def __init__(self, catalog: Catalog):
-        self.fields = {name: (attribute, spec.as_filter.match)
-                       for name, (attribute, spec) in catalog.pack.filter_attributes().items()}
+        self.fields = {
+            name: (attribute, spec.as_filter.match) for name, (attribute, spec) in catalog.pack.filter_attributes().items()
+        }
         self.lists = {attribute for attribute, spec in catalog.pack.attributes.items() if spec.type == "list"}
 
     def matches(self, product: Product, filters: Filters) -> bool:

@@ -59,7 +59,7 @@ def terms(text: str, stop_words: frozenset[str] = frozenset()) -> list[str]:
     found: list[str] = []
     for word in _WORD.findall(text.lower()):
         if _THAI.fullmatch(word):
-            found += [word[i:i + 2] for i in range(max(1, len(word) - 1))]
+            found += [word[i : i + 2] for i in range(max(1, len(word) - 1))]
         elif word not in stop_words and len(word) > 1:
             found.append(_stem(word))
     return found
@@ -100,8 +100,14 @@ class BM25:
 class HelpCentre:
     """The pack's help articles, searchable by what a customer writes."""
 
-    def __init__(self, entries: list[FaqEntry], embedder: MiniLMEmbedder, unrelated: Sequence[str] = (),
-                 answers_from: float = 0.55, stop_words: frozenset[str] = frozenset()):
+    def __init__(
+        self,
+        entries: list[FaqEntry],
+        embedder: MiniLMEmbedder,
+        unrelated: Sequence[str] = (),
+        answers_from: float = 0.55,
+        stop_words: frozenset[str] = frozenset(),
+    ):
         """`unrelated`: questions the business does not answer (the pack's out-of-scope examples);
         `answers_from`: the belief in an article from which it answers the question (the pack's
         `answers_from`, tuned on real questions: docs/understanding.md); `stop_words`: the pack's
@@ -119,10 +125,8 @@ class HelpCentre:
         texts = (*(text for _, text in phrasings), *(text for text in unrelated if not embedder.blind(text)))
         self._vectors = embedder.embed_corpus(texts)[: len(phrasings)]  # the classifier's own, embedded once
         labels = [entries[n].id for n, _ in phrasings] + [NONE] * (len(texts) - len(phrasings))
-        self._reader = Classifier(texts, labels, embedder, READER_STRENGTH, balanced=False) \
-            if len(set(labels)) > 1 else None
-        self._lexical = BM25([terms(" ".join([*_phrasings(e), e.answer, *e.steps, e.category]), stop_words)
-                              for e in entries])
+        self._reader = Classifier(texts, labels, embedder, READER_STRENGTH, balanced=False) if len(set(labels)) > 1 else None
+        self._lexical = BM25([terms(" ".join([*_phrasings(e), e.answer, *e.steps, e.category]), stop_words) for e in entries])
         # A turn asks about one message several times (the router's second opinion, the search,
         # whether its first article answers): the belief is worked out once.
         self._belief = lru_cache(maxsize=256)(self._similarity_and_belief)
@@ -136,8 +140,11 @@ class HelpCentre:
         if not self.entries:
             return []
         similarity, belief = self._belief(query)
-        allowed = [n for n in np.argsort(-belief, kind="stable")
-                   if device is None or not self.entries[n].applies_to or device in self.entries[n].applies_to]
+        allowed = [
+            n
+            for n in np.argsort(-belief, kind="stable")
+            if device is None or not self.entries[n].applies_to or device in self.entries[n].applies_to
+        ]
         return [Hit(self.entries[n], float(similarity[n])) for n in allowed[:limit]]
 
     def answer(self, query: str) -> FaqEntry | None:

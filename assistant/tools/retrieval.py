@@ -36,23 +36,28 @@ class CatalogIndex:
         self.rules = FilterRules(catalog)
         client = chromadb.EphemeralClient(settings=Settings(anonymized_telemetry=False))
         self._products = self._collection(
-            client, "products", [p.id for p in catalog.products], [p.search_text() for p in catalog.products],
+            client,
+            "products",
+            [p.id for p in catalog.products],
+            [p.search_text() for p in catalog.products],
             [self.rules.metadata(p) for p in catalog.products],
         )
-        self.help = HelpCentre(catalog.faq, embedder, catalog.examples.intents.get("out_of_scope", []),
-                               catalog.pack.answers_from, catalog.languages.stop_words)
+        self.help = HelpCentre(
+            catalog.faq,
+            embedder,
+            catalog.examples.intents.get("out_of_scope", []),
+            catalog.pack.answers_from,
+            catalog.languages.stop_words,
+        )
 
-    def _collection(self, client: ClientAPI, kind: str, ids: list[str], texts: list[str],
-                    metadatas: list[Metadata]) -> Collection:
+    def _collection(self, client: ClientAPI, kind: str, ids: list[str], texts: list[str], metadatas: list[Metadata]) -> Collection:
         """A collection named by its content, so apps in one process share identical indexes."""
         digest = hashlib.sha256(repr((ids, texts, metadatas)).encode()).hexdigest()[:20]
         collection = client.get_or_create_collection(
             f"{kind}-{digest}", embedding_function=None, configuration={"hnsw": {"space": "cosine"}}
         )
         if collection.count() != len(ids):
-            collection.upsert(
-                ids=ids, documents=texts, metadatas=metadatas, embeddings=self.embedder.embed(texts)
-            )
+            collection.upsert(ids=ids, documents=texts, metadatas=metadatas, embeddings=self.embedder.embed(texts))
         return collection
 
     def search_products(self, query: str, filters: Filters, limit: int) -> list[Product]:

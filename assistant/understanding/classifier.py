@@ -22,13 +22,11 @@ class Classifier:
     """`strength` is logistic regression's inverse regularisation (higher fits the examples more
     tightly); `balanced` weighs a label with few examples as much as one with many."""
 
-    def __init__(self, texts: Sequence[str], labels: Sequence[str], embedder: MiniLMEmbedder,
-                 strength: float, balanced: bool):
+    def __init__(self, texts: Sequence[str], labels: Sequence[str], embedder: MiniLMEmbedder, strength: float, balanced: bool):
         self.embedder = embedder
         readable = [(text, label) for text, label in zip(texts, labels, strict=True) if not embedder.blind(text)]
         # Examples in a script the model can't read teach it nothing but noise: left out.
-        self._model = _trained(tuple(t for t, _ in readable), tuple(label for _, label in readable), embedder,
-                               strength, balanced)
+        self._model = _trained(tuple(t for t, _ in readable), tuple(label for _, label in readable), embedder, strength, balanced)
 
     @property
     def labels(self) -> list[str]:
@@ -52,8 +50,9 @@ class Classifier:
 
 
 @lru_cache(maxsize=16)
-def _trained(texts: tuple[str, ...], labels: tuple[str, ...], embedder: MiniLMEmbedder, strength: float,
-             balanced: bool) -> LogisticRegression:
+def _trained(
+    texts: tuple[str, ...], labels: tuple[str, ...], embedder: MiniLMEmbedder, strength: float, balanced: bool
+) -> LogisticRegression:
     """Apps built from the same examples in one process (tests, workers) share one model."""
     model = LogisticRegression(C=strength, max_iter=3000, class_weight="balanced" if balanced else None)
     return model.fit(embedder.embed_corpus(texts), list(labels))

@@ -27,19 +27,22 @@ _PATTERNS: dict[Attack, str] = {
         r"|\b(developer|god|admin|debug|jailbreak|dan) mode\b|\bjailbreak\b|\bnew instructions?\b"
         r"|^\s*(system|assistant)\s*:|<\s*/?\s*(system|instructions?)\s*>|\bfrom now on,? (you|your)\b"
         r"|\b(bhool|bhul|bhule) (jao|ja|jaao|jaiye)\b|\b(ignore|nazarandaz) kar ?(o|do)\b"
-        r"|\b(nirdesh|niyom|niyam|instructions?|rules?) (bhule|bhul|bhool) (jao|ja|jaiye)\b"),
+        r"|\b(nirdesh|niyom|niyam|instructions?|rules?) (bhule|bhul|bhool) (jao|ja|jaiye)\b"
+    ),
     "extract_prompt": (
         r"\b(system|initial|hidden|original|secret|internal) (prompt|instructions?|message|rules?)\b"
         r"|\b(reveal|show|print|repeat|output|display|tell|leak|dump|give)\b.{0,30}\byour\b.{0,20}"
         r"\b(prompt|instructions?|configuration|config|backstory|source code)\b|\bthe (system )?prompt\b"
         r"|\b(repeat|print) (the|everything) (text |words )?(above|before)\b|\bwhat were you told\b"
-        r"|\b(prompt|instructions?|rules?) (batao|bataiye|dikhao|dekhao|bolo)\b"),
+        r"|\b(prompt|instructions?|rules?) (batao|bataiye|dikhao|dekhao|bolo)\b"
+    ),
     "change_prices": (  # CURRENCY: the pack's currency marks, so "to <sign>0" is caught whatever the currency
         r"\b(set|change|make|update|lower|reduce|drop|cut)\b.{0,40}\b(fee|fees|price|prices|rate|interest|"
         r"charges?)\b.{0,60}\b(to|=)\s*(?:CURRENCY)?\s*\d"
         r"|\b(fee|fees|price|rate|interest)\b.{0,20}\b(is now|are now|should now be|will now be)\b"
         r"|\bfrom now on\b.{0,60}\b(costs?|fee|price|free)\b"
-        r"|\b(fee|price|rate|dam|daam)\b.{0,20}\b(kam|zero|0|free|shunno|mukt)\b.{0,10}\b(kar ?(o|do)|kore dao|koro)\b"),
+        r"|\b(fee|price|rate|dam|daam)\b.{0,20}\b(kam|zero|0|free|shunno|mukt)\b.{0,10}\b(kar ?(o|do)|kore dao|koro)\b"
+    ),
 }
 _SPACED = re.compile(r"\b(?:\w[ .\-_*]){3,}\w\b")
 _B64 = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")

@@ -30,17 +30,36 @@ from assistant.tools.help_search import HelpCentre
 from assistant.understanding.router import Routed, Router
 
 IntentType = Literal[
-    "product_info", "comparison", "eligibility_check", "feature_query", "faq", "support", "calculate", "greeting",
-    "booking", "cancel", "out_of_scope", "unknown",
+    "product_info",
+    "comparison",
+    "eligibility_check",
+    "feature_query",
+    "faq",
+    "support",
+    "calculate",
+    "greeting",
+    "booking",
+    "cancel",
+    "out_of_scope",
+    "unknown",
 ]
 NEEDS_PRODUCTS: tuple[IntentType, ...] = ("product_info", "comparison", "eligibility_check", "feature_query")
 
 CONFIDENT = 0.5  # the router's probability from which its intent is taken as it is
 SURE = 0.8  # from this probability, the router's reading of a question about items stands whatever else says
 PLAUSIBLE = 0.15  # below CONFIDENT, a vocabulary phrase may choose an intent the router finds at least this likely
-_CUE_INTENTS = {"cancel": "cancel", "comparison": "comparison", "eligibility": "eligibility_check",
-                "booking": "booking", "support": "support", "faq": "faq", "thanks": "thanks", "greeting": "greeting",
-                "want": "product_info", "cheapest": "product_info"}
+_CUE_INTENTS = {
+    "cancel": "cancel",
+    "comparison": "comparison",
+    "eligibility": "eligibility_check",
+    "booking": "booking",
+    "support": "support",
+    "faq": "faq",
+    "thanks": "thanks",
+    "greeting": "greeting",
+    "want": "product_info",
+    "cheapest": "product_info",
+}
 _FUZZY_MIN_LENGTH = 5
 _FUZZY_CUTOFF = 0.84
 
@@ -71,8 +90,11 @@ class Intent(BaseModel):
 
     def wishes(self) -> list[Wish]:
         """What this message asked for beyond a plain list, to keep while we clarify."""
-        flags: dict[Wish, bool] = {"comparison": self.wants_comparison, "eligibility": self.wants_eligibility,
-                 "cheapest": self.cheapest_first}
+        flags: dict[Wish, bool] = {
+            "comparison": self.wants_comparison,
+            "eligibility": self.wants_eligibility,
+            "cheapest": self.cheapest_first,
+        }
         return [wish for wish, wanted in flags.items() if wanted]
 
     def resume(self, wishes: list[Wish]) -> None:
@@ -93,8 +115,9 @@ def normalise(text: str) -> str:
     Letters' combining marks stay: Thai, Bengali and Devanagari words are written with them, in
     Unicode's composed form (NFC), so a letter typed as one code point or two reads the same."""
     text = unicodedata.normalize("NFC", text.lower())
-    kept = "".join(ch if ch in _KEPT_MARKS or (kind := unicodedata.category(ch))[0] in "LMN" or kind == "Sc" else " "
-                   for ch in text)
+    kept = "".join(
+        ch if ch in _KEPT_MARKS or (kind := unicodedata.category(ch))[0] in "LMN" or kind == "Sc" else " " for ch in text
+    )
     return " ".join(kept.split())
 
 
@@ -119,8 +142,7 @@ class PhraseMatcher:
 
     def exact(self, text: str) -> list[str]:
         """Values mentioned, in order; a phrase inside a longer one ("gold" in "rose gold") does not count."""
-        spans = [(m.start(), m.end(), value) for value, pattern in self._patterns.items()
-                 for m in pattern.finditer(text)]
+        spans = [(m.start(), m.end(), value) for value, pattern in self._patterns.items() for m in pattern.finditer(text)]
         found: dict[str, int] = {}
         for start, end, value in sorted(spans):
             if not any(s <= start and end <= e and (s, e) != (start, end) for s, e, _ in spans):
@@ -133,7 +155,7 @@ class PhraseMatcher:
         kept = list(text)
         for pattern in self._patterns.values():
             for match in pattern.finditer(text):
-                kept[match.start():match.end()] = " " * (match.end() - match.start())
+                kept[match.start() : match.end()] = " " * (match.end() - match.start())
         return "".join(kept)
 
     def fuzzy(self, words: list[str]) -> list[str]:
@@ -198,8 +220,7 @@ class Money:
 class Understanding:
     """Turns a message (and what is pending in the session) into an `Intent`."""
 
-    def __init__(self, catalog: Catalog, router: Router, help_centre: HelpCentre | None = None,
-                 details: Details | None = None):
+    def __init__(self, catalog: Catalog, router: Router, help_centre: HelpCentre | None = None, details: Details | None = None):
         """`help_centre`: its article classifier is a second opinion on questions about items.
         `details`: the pack's service reader, whose reading fills filters the words did not."""
         self.catalog = catalog
@@ -210,12 +231,16 @@ class Understanding:
         self.vocabulary = vocabulary
         self.languages = catalog.languages
         self.money = Money(catalog.business.currency_symbol, catalog.business.currency_words)
-        self.numbers = {name: _NumberFilter(spec.as_filter) for name, (_, spec) in catalog.pack.filter_attributes().items()
-                        if spec.type == "number"}
+        self.numbers = {
+            name: _NumberFilter(spec.as_filter)
+            for name, (_, spec) in catalog.pack.filter_attributes().items()
+            if spec.type == "number"
+        }
         self.filters = {name: PhraseMatcher(section) for name, section in vocabulary.filters.items()}
         self.categories = {name: PhraseMatcher(section) for name, section in vocabulary.facts.items()}
-        self.fact_numbers = {name: _NumberFact(fact, self.money.marks) for name, fact in catalog.pack.profile.items()
-                             if fact.kind == "number"}
+        self.fact_numbers = {
+            name: _NumberFact(fact, self.money.marks) for name, fact in catalog.pack.profile.items() if fact.kind == "number"
+        }
         self.intents = PhraseMatcher(vocabulary.intents)
         self.features = PhraseMatcher(vocabulary.features)
         self.names = _name_matcher(catalog)
@@ -225,12 +250,15 @@ class Understanding:
     @cached_property
     def _known_words(self) -> set[str]:
         """Words that are in the vocabulary as they are: never 'corrected' by typo matching."""
-        sections = [*self.vocabulary.filters.values(), *self.vocabulary.facts.values(),
-                    self.vocabulary.intents, self.vocabulary.features]
+        sections = [
+            *self.vocabulary.filters.values(),
+            *self.vocabulary.facts.values(),
+            self.vocabulary.intents,
+            self.vocabulary.features,
+        ]
         return {w for s in sections for phrases in s.values() for p in phrases for w in p.split()}
 
-    def detect(self, text: str, has_products: bool, pending: Pending | None = None,
-               awaiting: str | None = None) -> Intent:
+    def detect(self, text: str, has_products: bool, pending: Pending | None = None, awaiting: str | None = None) -> Intent:
         """`awaiting` is the filter a clarifying question just asked for: a bare number answers it."""
         said = self.languages.digits(text)
         text = self.languages.amounts(said)
@@ -240,8 +268,9 @@ class Understanding:
         if self.details:  # "in Bandra" names Mumbai: the service reader knows each area's city
             known = self.vocabulary.filters
             read = self.details.read(text, dt.date.today())
-            filters |= {name: value for name, value in read.items()
-                        if name in known and name not in filters and value in known[name]}
+            filters |= {
+                name: value for name, value in read.items() if name in known and name not in filters and value in known[name]
+            }
         profile = self._profile(clean, words, pending)
         cues = set(self.intents.exact(clean))
         lines = self.catalog.pack.display.lines_named(set(re.findall(r"\w+", clean)))
@@ -253,9 +282,18 @@ class Understanding:
         expression = find_expression(text) if self.calculates else None
         answers = pending == "clarify_product" and bool(filters)  # "platinum", "1500" after "Which tier?"
         spelled = self._spelled(clean)
-        kind, confidence = self._kind(spelled, clean, cues, expression, pending, profile, answers,
-                                      searching=bool(filters or named), naming=bool(named),
-                                      priced=any(name in self.numbers for name in filters))
+        kind, confidence = self._kind(
+            spelled,
+            clean,
+            cues,
+            expression,
+            pending,
+            profile,
+            answers,
+            searching=bool(filters or named),
+            naming=bool(named),
+            priced=any(name in self.numbers for name in filters),
+        )
         if kind == "thanks":
             kind, thanks = "greeting", True
         else:
@@ -265,9 +303,14 @@ class Understanding:
             kind = "faq"  # "what is the late fee?" with nothing at hand is for the help centre
         elif kind in ("faq", "out_of_scope", "unknown") and topics and (has_products or named):
             kind = "feature_query"  # a fact the items at hand hold, answered from their data
-        elif "cheapest" in cues and not named and (
+        elif (
+            "cheapest" in cues
+            and not named
+            and (
                 kind in ("comparison", "feature_query")
-                or (has_products and (kind == "unknown" or (kind == "faq" and confidence < CONFIDENT)))):
+                or (has_products and (kind == "unknown" or (kind == "faq" and confidence < CONFIDENT)))
+            )
+        ):
             kind = "product_info"  # "which is the cheapest?", "anything cheaper?": ranks every match, not just those shown
         kind = self._served(kind)  # after the above: "book a table for 4" where the pack books nothing is no price question
         if kind in ("comparison", "eligibility_check"):  # "compare them and check if I'm eligible"
@@ -295,9 +338,19 @@ class Understanding:
             read_as=spelled,
         )
 
-    def _kind(self, spelled: str, clean: str, cues: set[str], expression: str | None, pending: Pending | None,
-              profile: dict[str, FactValue], answers: bool, searching: bool, naming: bool,
-              priced: bool) -> tuple[str, float]:
+    def _kind(
+        self,
+        spelled: str,
+        clean: str,
+        cues: set[str],
+        expression: str | None,
+        pending: Pending | None,
+        profile: dict[str, FactValue],
+        answers: bool,
+        searching: bool,
+        naming: bool,
+        priced: bool,
+    ) -> tuple[str, float]:
         """The intent, and how sure of it we are. What the conversation is waiting for comes
         first (an answer to a profile or clarifying question); a message of catalog words is a
         search; in a script the model cannot read, the pack's words decide. Then the router,
@@ -335,8 +388,7 @@ class Understanding:
             return routed.intent, routed.confidence
         asking_for = searching and "want" in cues  # "show me gold ones instead": a search, whatever an article says
         told = bool(profile) and bool(self.catalog.pack.eligibility)
-        if told and not asking_for and (routed.probability("eligibility_check") >= PLAUSIBLE
-                                        or not self._article_for(spelled)):
+        if told and not asking_for and (routed.probability("eligibility_check") >= PLAUSIBLE or not self._article_for(spelled)):
             return "eligibility_check", routed.probability("eligibility_check")  # "amar salary 80k", "I'm a business owner"
         if not naming and not asking_for and self._article_for(spelled):  # unsure, an article answers, no item named
             return "faq", routed.confidence
@@ -365,8 +417,9 @@ class Understanding:
     @cached_property
     def _speller(self) -> Speller:
         texts = [t for ts in self.catalog.examples.intents.values() for t in ts]
-        return Speller([w for t in [*texts, *self._known_words] for w in re.findall(r"[a-z]+", t.lower())],
-                       self.router.embedder.knows)
+        return Speller(
+            [w for t in [*texts, *self._known_words] for w in re.findall(r"[a-z]+", t.lower())], self.router.embedder.knows
+        )
 
     def _without_filters(self, text: str, keep: str | None = None) -> str:
         """The message with its filter values blanked but `keep`'s: what it says besides naming
@@ -458,13 +511,12 @@ class Speller:
     def _correct(self, word: str) -> str:
         if word in self._frequency or self._is_word(word):
             return word
-        candidates = {c for v in _deletions(word) | {word} for c in self._by_deletion.get(v, ())
-                      if _one_typo(word, c)}
+        candidates = {c for v in _deletions(word) | {word} for c in self._by_deletion.get(v, ()) if _one_typo(word, c)}
         return max(sorted(candidates), key=self._frequency.__getitem__, default=word)
 
 
 def _deletions(word: str) -> set[str]:
-    return {word[:i] + word[i + 1:] for i in range(len(word))}
+    return {word[:i] + word[i + 1 :] for i in range(len(word))}
 
 
 def _one_typo(a: str, b: str) -> bool:
@@ -473,10 +525,11 @@ def _one_typo(a: str, b: str) -> bool:
         return False
     if len(a) == len(b):
         diff = [i for i in range(len(a)) if a[i] != b[i]]
-        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1
-                                   and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]])
+        return len(diff) == 1 or (
+            len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
+        )
     short, long_ = sorted((a, b), key=len)
-    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
+    return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
 
 
 class _NumberFilter:
@@ -547,8 +600,13 @@ class _Names:
 
 def _name_matcher(catalog: Catalog) -> _Names:
     aliases: dict[str, set[str]] = {}
-    filter_words = {w for section in catalog.vocabulary.filters.values() for phrases in section.values()
-                    for phrase in phrases for w in normalise(phrase).split()}
+    filter_words = {
+        w
+        for section in catalog.vocabulary.filters.values()
+        for phrases in section.values()
+        for phrase in phrases
+        for w in normalise(phrase).split()
+    }
     for item in catalog.products:
         aliases.setdefault(normalise(item.name), set()).add(item.id)
         for model in (normalise(str(item.value(a))) for a in catalog.pack.names if item.value(a)):

@@ -34,7 +34,7 @@ def _chat_request() -> ChatRequest:
     # force=True: the seed's fetch client posts JSON without a Content-Type header.
     body = request.get_json(force=True, silent=True)
     if not isinstance(body, dict):
-        raise ApiError(400, "invalid_json", "The body must be a JSON object such as {\"query\": \"hi\"}.")
+        raise ApiError(400, "invalid_json", 'The body must be a JSON object such as {"query": "hi"}.')
     pack = PIPELINE.get().catalog.pack
     page = pack.profile[pack.page_fact].values if pack.page_fact else {}
     chat_request = ChatRequest.model_validate(body, context={"page_fact": set(page)})
@@ -84,8 +84,7 @@ def chat_stream() -> Response:
             kind, data = item
             yield f"event: {kind}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
 
-    return Response(stream(), mimetype="text/event-stream", headers={"Cache-Control": "no-cache",
-                                                                     "X-Accel-Buffering": "no"})
+    return Response(stream(), mimetype="text/event-stream", headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
 @bp.get("/sessions/<session_id>")
@@ -100,8 +99,10 @@ def session_history(session_id: str) -> Response:
     if state is None:
         raise ApiError(404, "unknown_session", "No conversation with that id.")
     turns = [
-        {**turn.model_dump(include={"role", "text", "intent", "agents", "at"}),
-         "products": [public_product(p, pipeline.catalog) for p in pipeline.catalog.products_by_id(turn.products)]}
+        {
+            **turn.model_dump(include={"role", "text", "intent", "agents", "at"}),
+            "products": [public_product(p, pipeline.catalog) for p in pipeline.catalog.products_by_id(turn.products)],
+        }
         for turn in state.history
     ]
     return jsonify(session_id=session_id, history=turns, state=state.summary())
@@ -121,8 +122,13 @@ def about() -> Response:
     page = catalog.pack.profile[catalog.pack.page_fact] if catalog.pack.page_fact else None
     booking = next((flow for flow in catalog.pack.flows.values() if flow.action == "book"), None)
     choices = zip(page.values, page.choices, strict=True) if page else []
-    return jsonify(business=catalog.name, **catalog.pack.page.model_dump(), booking=booking.subject if booking else None,
-                   item=catalog.text["item"], profile_choices=[{"value": v, "label": choice} for v, choice in choices])
+    return jsonify(
+        business=catalog.name,
+        **catalog.pack.page.model_dump(),
+        booking=booking.subject if booking else None,
+        item=catalog.text["item"],
+        profile_choices=[{"value": v, "label": choice} for v, choice in choices],
+    )
 
 
 @bp.get("/customers/<customer_id>/preferences")

@@ -38,8 +38,11 @@ class AssistantRequest(BaseModel):
 def assistant() -> Response:
     concierge = CONCIERGE.find()
     if concierge is None:
-        raise ApiError(404, "no_concierge",
-                       "This assistant's pack has no concierge: a pack declares one in pack.yaml (DOMAIN=restaurants has one).")
+        raise ApiError(
+            404,
+            "no_concierge",
+            "This assistant's pack has no concierge: a pack declares one in pack.yaml (DOMAIN=restaurants has one).",
+        )
     body = request.get_json(force=True, silent=True)
     if not isinstance(body, dict):
         raise ApiError(400, "invalid_json", 'The body must be a JSON object such as {"user_id": "u1", "instruction": "..."}.')
@@ -60,10 +63,8 @@ def init_app(app: Flask) -> None:
         return
     pack = SETTINGS.get(app).pack_dir
     reader = SERVICE_READER.put(app, ServiceReader(catalog, _json(pack / setup.service_schema)))
-    services = ConciergeServices(catalog, _json(pack / setup.calendar), bookings_file(app), NOTIFIER.get(app),
-                                  REMINDERS.get(app))
-    CONCIERGE.put(app, Concierge(catalog, services, bookings_file(app), LOCKS.get(app),
-                                 load_members(pack / setup.members), reader))
+    services = ConciergeServices(catalog, _json(pack / setup.calendar), bookings_file(app), NOTIFIER.get(app), REMINDERS.get(app))
+    CONCIERGE.put(app, Concierge(catalog, services, bookings_file(app), LOCKS.get(app), load_members(pack / setup.members), reader))
 
 
 def _json(path: Path) -> Any:

@@ -13,9 +13,12 @@ from assistant.web.schemas import CUSTOMER_ID, ChatRequest, ChatResponse
 _REF = "#/components/schemas/{model}"
 _ERROR = {"$ref": "#/components/schemas/Error"}
 _UUID = {"type": "string", "format": "uuid"}
-_EVENT = {"type": "object", "required": ["event", "data"], "description": "One Server-Sent Event; `data` is JSON",
-          "properties": {"event": {"type": "string", "enum": ["agent", "chunk", "final", "error"]},
-                         "data": {"type": "string"}}}
+_EVENT = {
+    "type": "object",
+    "required": ["event", "data"],
+    "description": "One Server-Sent Event; `data` is JSON",
+    "properties": {"event": {"type": "string", "enum": ["agent", "chunk", "final", "error"]}, "data": {"type": "string"}},
+}
 
 
 def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
@@ -23,9 +26,15 @@ def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
 
 
 def _errors(*statuses: int) -> dict[str, Any]:
-    words = {400: "Bad input; nothing changed", 404: "Not found", 409: "The session is busy; retry",
-             413: "The body is too large", 415: "Unsupported media type", 429: "Too many messages; see Retry-After",
-             503: "Not ready"}
+    words = {
+        400: "Bad input; nothing changed",
+        404: "Not found",
+        409: "The session is busy; retry",
+        413: "The body is too large",
+        415: "Unsupported media type",
+        429: "Too many messages; see Retry-After",
+        503: "Not ready",
+    }
     return {str(s): _json(_ERROR, words[s]) for s in statuses}
 
 
@@ -40,70 +49,141 @@ def document(catalog: Catalog) -> dict[str, Any]:
     request_schemas, chat_request = _component(ChatRequest)
     page = catalog.pack.profile[catalog.pack.page_fact].values if catalog.pack.page_fact else {}
     request_schemas["ChatRequest"]["properties"]["user_employment"] = {  # the page fact's compatibility field
-        "anyOf": ([{"type": "string", "enum": sorted(page)}] if page else []) + [{"type": "null"}]}
+        "anyOf": ([{"type": "string", "enum": sorted(page)}] if page else []) + [{"type": "null"}]
+    }
     response_schemas, chat_response = _component(ChatResponse)
     chat_body = {"required": True, "content": {"application/json": {"schema": chat_request}}}
-    customer = [{"name": "customer_id", "in": "path", "required": True,
-                 "schema": {"type": "string", "pattern": f"^{CUSTOMER_ID.pattern}$"}}]
+    customer = [
+        {"name": "customer_id", "in": "path", "required": True, "schema": {"type": "string", "pattern": f"^{CUSTOMER_ID.pattern}$"}}
+    ]
     status = {"type": "object", "properties": {"status": {"type": "string"}}, "required": ["status"]}
     text = {"type": "string"}
     concierge_schemas, concierge_request = _component(AssistantRequest)
     request_schemas.update(concierge_schemas)
-    concierge_answer = {"type": "object", "properties": {
-        key: {"type": "object"} for key in ("restaurant", "reservation", "notification", "reminder")} | {
-        "ask_user": text, "error": text, "details": text, "message": text}}
-    about = {"type": "object", "required": ["business", "title", "placeholder", "welcome", "examples", "profile_choices"],
-             "properties": {"business": text, "title": text, "placeholder": text, "welcome": text,
-                            "examples": {"type": "array", "items": text},
-                            "booking": {"type": "string", "nullable": True}, "item": text,
-                            "profile_choices": {"type": "array", "items": {
-                                "type": "object", "required": ["value", "label"],
-                                "properties": {"value": text, "label": text}}}}}
+    concierge_answer = {
+        "type": "object",
+        "properties": {key: {"type": "object"} for key in ("restaurant", "reservation", "notification", "reminder")}
+        | {"ask_user": text, "error": text, "details": text, "message": text},
+    }
+    about = {
+        "type": "object",
+        "required": ["business", "title", "placeholder", "welcome", "examples", "profile_choices"],
+        "properties": {
+            "business": text,
+            "title": text,
+            "placeholder": text,
+            "welcome": text,
+            "examples": {"type": "array", "items": text},
+            "booking": {"type": "string", "nullable": True},
+            "item": text,
+            "profile_choices": {
+                "type": "array",
+                "items": {"type": "object", "required": ["value", "label"], "properties": {"value": text, "label": text}},
+            },
+        },
+    }
     return {
         "openapi": "3.0.3",
-        "info": {"title": f"{catalog.name} assistant", "version": "1.0.0",
-                 "description": "A multi-agent customer assistant; offline by default."},
+        "info": {
+            "title": f"{catalog.name} assistant",
+            "version": "1.0.0",
+            "description": "A multi-agent customer assistant; offline by default.",
+        },
         "paths": {
-            "/chat": {"post": {"summary": "Answer one chat message", "requestBody": chat_body,
-                               "responses": {"200": _json(chat_response, "The turn's answer"),
-                                             **_errors(400, 409, 413, 429)}}},
-            "/chat/stream": {"post": {
-                "summary": "Answer one chat message as Server-Sent Events (agent, chunk, final or error)",
-                "requestBody": chat_body,
-                "responses": {"200": {"description": "An event stream; its `final` event is the /chat answer",
-                                      "content": {"text/event-stream": {"schema": _EVENT}}},
-                              **_errors(400, 409, 413, 429)}}},
-            "/sessions/{session_id}": {"get": {
-                "summary": "A session's history and state, for a reloaded page",
-                "parameters": [{"name": "session_id", "in": "path", "required": True, "schema": _UUID}],
-                "responses": {"200": _json({"type": "object", "required": ["session_id", "history", "state"],
-                                            "properties": {"session_id": {"type": "string"},
-                                                           "history": {"type": "array", "items": {"type": "object"}},
-                                                           "state": {"type": "object"}}}, "The session"),
-                              **_errors(400, 404)}}},
+            "/chat": {
+                "post": {
+                    "summary": "Answer one chat message",
+                    "requestBody": chat_body,
+                    "responses": {"200": _json(chat_response, "The turn's answer"), **_errors(400, 409, 413, 429)},
+                }
+            },
+            "/chat/stream": {
+                "post": {
+                    "summary": "Answer one chat message as Server-Sent Events (agent, chunk, final or error)",
+                    "requestBody": chat_body,
+                    "responses": {
+                        "200": {
+                            "description": "An event stream; its `final` event is the /chat answer",
+                            "content": {"text/event-stream": {"schema": _EVENT}},
+                        },
+                        **_errors(400, 409, 413, 429),
+                    },
+                }
+            },
+            "/sessions/{session_id}": {
+                "get": {
+                    "summary": "A session's history and state, for a reloaded page",
+                    "parameters": [{"name": "session_id", "in": "path", "required": True, "schema": _UUID}],
+                    "responses": {
+                        "200": _json(
+                            {
+                                "type": "object",
+                                "required": ["session_id", "history", "state"],
+                                "properties": {
+                                    "session_id": {"type": "string"},
+                                    "history": {"type": "array", "items": {"type": "object"}},
+                                    "state": {"type": "object"},
+                                },
+                            },
+                            "The session",
+                        ),
+                        **_errors(400, 404),
+                    },
+                }
+            },
             "/customers/{customer_id}/preferences": {
-                "get": {"summary": "A customer's learned preferences", "parameters": customer,
-                        "responses": {"200": _json({"type": "object"}, "The preferences"), **_errors(400)}},
-                "delete": {"summary": "Forget a customer's preferences", "parameters": customer,
-                           "responses": {"204": {"description": "Forgotten"}, **_errors(400)}},
+                "get": {
+                    "summary": "A customer's learned preferences",
+                    "parameters": customer,
+                    "responses": {"200": _json({"type": "object"}, "The preferences"), **_errors(400)},
+                },
+                "delete": {
+                    "summary": "Forget a customer's preferences",
+                    "parameters": customer,
+                    "responses": {"204": {"description": "Forgotten"}, **_errors(400)},
+                },
             },
             "/health": {"get": {"summary": "Liveness", "responses": {"200": _json(status, "Alive")}}},
-            "/assistant": {"post": {
-                "summary": "The restaurant concierge: one instruction in; a booked table, a message and a reminder out",
-                "requestBody": {"required": True, "content": {"application/json": {"schema": concierge_request}}},
-                "responses": {"200": _json(concierge_answer, "The booking, a question (ask_user), or {error, details}"),
-                              **_errors(400, 404, 409, 413, 429)}}},
-            "/about": {"get": {"summary": "The business this assistant serves, for the chat page",
-                               "responses": {"200": _json(about, "Its title, words, examples and profile choices")}}},
-            "/ready": {"get": {"summary": "Readiness: store and index reachable",
-                               "responses": {"200": _json(status, "Ready"), **_errors(503)}}},
-            "/metrics": {"get": {"summary": "Prometheus metrics",
-                                 "responses": {"200": {"description": "Text exposition format",
-                                                       "content": {"text/plain": {"schema": {"type": "string"}}}}}}},
+            "/assistant": {
+                "post": {
+                    "summary": "The restaurant concierge: one instruction in; a booked table, a message and a reminder out",
+                    "requestBody": {"required": True, "content": {"application/json": {"schema": concierge_request}}},
+                    "responses": {
+                        "200": _json(concierge_answer, "The booking, a question (ask_user), or {error, details}"),
+                        **_errors(400, 404, 409, 413, 429),
+                    },
+                }
+            },
+            "/about": {
+                "get": {
+                    "summary": "The business this assistant serves, for the chat page",
+                    "responses": {"200": _json(about, "Its title, words, examples and profile choices")},
+                }
+            },
+            "/ready": {
+                "get": {
+                    "summary": "Readiness: store and index reachable",
+                    "responses": {"200": _json(status, "Ready"), **_errors(503)},
+                }
+            },
+            "/metrics": {
+                "get": {
+                    "summary": "Prometheus metrics",
+                    "responses": {
+                        "200": {"description": "Text exposition format", "content": {"text/plain": {"schema": {"type": "string"}}}}
+                    },
+                }
+            },
         },
-        "components": {"schemas": {
-            **request_schemas, **response_schemas,
-            "Error": {"type": "object", "required": ["error", "message"],
-                      "properties": {"error": {"type": "string"}, "message": {"type": "string"}}},
-        }},
+        "components": {
+            "schemas": {
+                **request_schemas,
+                **response_schemas,
+                "Error": {
+                    "type": "object",
+                    "required": ["error", "message"],
+                    "properties": {"error": {"type": "string"}, "message": {"type": "string"}},
+                },
+            }
+        },
     }

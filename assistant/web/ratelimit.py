@@ -36,8 +36,10 @@ class SQLiteRateCounters:
     """A row per key: its window's start and count, restarted by the first hit of a new window."""
 
     def __init__(self, path: Path):
-        self._db = ThreadSQLite(path, "CREATE TABLE IF NOT EXISTS rate_windows (key TEXT PRIMARY KEY,"
-                                      " window_start REAL NOT NULL, count INTEGER NOT NULL)")
+        self._db = ThreadSQLite(
+            path,
+            "CREATE TABLE IF NOT EXISTS rate_windows (key TEXT PRIMARY KEY, window_start REAL NOT NULL, count INTEGER NOT NULL)",
+        )
 
     def hit(self, key: str, window_s: int) -> tuple[int, float]:
         now = time.time()
@@ -46,7 +48,9 @@ class SQLiteRateCounters:
             (count,) = db.execute(
                 "INSERT INTO rate_windows VALUES (?, ?, 1) ON CONFLICT (key) DO UPDATE SET"
                 " count = CASE WHEN window_start = excluded.window_start THEN count + 1 ELSE 1 END,"
-                " window_start = excluded.window_start RETURNING count", (key, start)).fetchone()
+                " window_start = excluded.window_start RETURNING count",
+                (key, start),
+            ).fetchone()
         return int(count), start + window_s - now
 
     def purge_expired(self) -> int:
@@ -86,8 +90,12 @@ class RateLimiter:
                 continue
             count, reset_in = self.counters.hit(f"{kind}:{key}", WINDOW_S)
             if count > limit:
-                raise ApiError(429, "rate_limited", f"Too many messages from this {kind}; please wait a moment.",
-                               headers={"Retry-After": str(max(1, math.ceil(reset_in)))})
+                raise ApiError(
+                    429,
+                    "rate_limited",
+                    f"Too many messages from this {kind}; please wait a moment.",
+                    headers={"Retry-After": str(max(1, math.ceil(reset_in)))},
+                )
 
 
 LIMITER: Slot[RateLimiter] = Slot("rate_limiter")

@@ -17,8 +17,9 @@ class ChatRequest(BaseModel):
 
     # The schema states what the validators enforce, so /openapi.json tells clients the truth.
     query: StrictStr = Field(min_length=1, max_length=MAX_QUERY_CHARS, json_schema_extra={"pattern": r"\S"})
-    session_id: StrictStr | None = Field(default=None, json_schema_extra={
-        "pattern": "^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$"})
+    session_id: StrictStr | None = Field(
+        default=None, json_schema_extra={"pattern": "^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$"}
+    )
     # The value of the pack's page fact (its profile fact with `on_page`), whatever the pack calls
     # it: clients have sent it under this name since the bank, the first pack, asked employment.
     user_employment: StrictStr | None = Field(default=None, pattern=r"^[a-z_]{1,40}$")

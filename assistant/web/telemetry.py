@@ -30,13 +30,18 @@ security_log = logging.getLogger("assistant.security")
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
 REQUESTS = Counter("assistant_requests_total", "HTTP requests", ["endpoint", "method", "status"])
-LATENCY = Histogram("assistant_request_seconds", "HTTP request duration", ["endpoint"],
-                    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30))
+LATENCY = Histogram(
+    "assistant_request_seconds",
+    "HTTP request duration",
+    ["endpoint"],
+    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
+)
 ERRORS = Counter("assistant_errors_total", "Responses with a 4xx or 5xx status", ["status"])
 TURNS = Counter("assistant_turns_total", "Chat turns answered", ["intent", "mode"])
 AGENT_RUNS = Counter("assistant_agent_runs_total", "Agents run", ["agent"])
-PRODUCT_SOURCE = Counter("assistant_product_lookups_total",
-                         "Turns about products: answered from the session cache or by a new retrieval", ["source"])
+PRODUCT_SOURCE = Counter(
+    "assistant_product_lookups_total", "Turns about products: answered from the session cache or by a new retrieval", ["source"]
+)
 LLM_CALLS = Counter("assistant_llm_calls_total", "LLM calls made")
 LLM_FALLBACKS = Counter("assistant_llm_fallbacks_total", "Turns where the LLM's reply was not used", ["reason"])
 SECURITY_EVENTS = Counter("assistant_security_events_total", "Refused attempts to misuse the assistant", ["kind"])
@@ -44,6 +49,7 @@ SECURITY_EVENTS = Counter("assistant_security_events_total", "Refused attempts t
 
 def init_app(app: Flask) -> None:
     """A request id and a log line for every request, and GET /metrics."""
+
     @app.before_request
     def start() -> None:
         given = request.headers.get("X-Request-ID", "")
@@ -59,9 +65,16 @@ def init_app(app: Flask) -> None:
         if response.status_code >= 400:
             ERRORS.labels(str(response.status_code)).inc()
         response.headers["X-Request-ID"] = g.get("request_id", "")
-        http_log.info("request", extra={"request_id": g.get("request_id"), "method": request.method,
-                                        "endpoint": endpoint, "status": response.status_code,
-                                        "duration_ms": round(elapsed * 1000, 2)})
+        http_log.info(
+            "request",
+            extra={
+                "request_id": g.get("request_id"),
+                "method": request.method,
+                "endpoint": endpoint,
+                "status": response.status_code,
+                "duration_ms": round(elapsed * 1000, 2),
+            },
+        )
         return response
 
     @app.get("/metrics")
@@ -86,11 +99,19 @@ def record_turn(response: ChatResponse, started: float, request_id: str | None) 
         LLM_FALLBACKS.labels("fault").inc()
     elif response.grounding == "fallback":
         LLM_FALLBACKS.labels("ungrounded").inc()
-    turn_log.info("turn", extra={
-        "request_id": request_id, "session_id": response.session_id, "intent": intent, "agents": response.agents,
-        "mode": response.mode, "llm_calls": response.llm_calls, "grounding": response.grounding,
-        "duration_ms": round((time.perf_counter() - started) * 1000, 2),
-    })
+    turn_log.info(
+        "turn",
+        extra={
+            "request_id": request_id,
+            "session_id": response.session_id,
+            "intent": intent,
+            "agents": response.agents,
+            "mode": response.mode,
+            "llm_calls": response.llm_calls,
+            "grounding": response.grounding,
+            "duration_ms": round((time.perf_counter() - started) * 1000, 2),
+        },
+    )
 
 
 def security_event(kind: str, session_id: str | None, request_id: str | None) -> None:

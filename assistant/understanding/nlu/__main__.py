@@ -39,11 +39,17 @@ def _load_json(path: str, what: str) -> object:
 def load_understanding(schema_path: str, values_path: str | None) -> SchemaUnderstanding:
     """The understanding for a schema file (and known values), or an InputError saying what is wrong."""
     schema = _load_json(schema_path, "schema")
-    if not isinstance(schema, dict) or not isinstance(schema.get("slots"), list) \
-            or not isinstance(schema.get("intents"), list) or not schema["intents"] \
-            or not all(isinstance(item, dict) and "name" in item for item in schema["slots"] + schema["intents"]):
-        raise InputError(f"schema file {schema_path} is not an SGD service schema "
-                         "(it needs 'slots' and a non-empty 'intents', each item with a 'name')")
+    if (
+        not isinstance(schema, dict)
+        or not isinstance(schema.get("slots"), list)
+        or not isinstance(schema.get("intents"), list)
+        or not schema["intents"]
+        or not all(isinstance(item, dict) and "name" in item for item in schema["slots"] + schema["intents"])
+    ):
+        raise InputError(
+            f"schema file {schema_path} is not an SGD service schema "
+            "(it needs 'slots' and a non-empty 'intents', each item with a 'name')"
+        )
     values = _load_json(values_path, "values") if values_path else {}
     if not isinstance(values, dict) or not all(isinstance(v, list) for v in values.values()):
         raise InputError(f"values file {values_path} must map slot names to lists of values")

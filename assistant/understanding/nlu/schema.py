@@ -63,43 +63,110 @@ def stems(text: str) -> list[str]:
 
 _STOPWORDS = frozenset(
     "a an the of to for by at in on and or with from is are be make get do does user users its their "
-    "which whether has have available tentative number name".split())
+    "which whether has have available tentative number name".split()
+)
 
 # Verb families: an intent whose own words touch a family gets the whole family as cues, so the
 # many ways of saying "search" or "book" all count. Multi-word cues are matched as phrases.
 _FAMILIES = (
-    frozenset({"find", "search", "look for", "looking for", "look around", "recommend", "suggest",
-               "show", "browse", "discover", "get me some", "any other", "some other", "anything else",
-               "something else", "another", "places", "list", "check out", "explore"}),
-    frozenset({"reserve", "reservation", "book", "booking", "table", "schedule", "appointment",
-               "buy", "purchase", "order", "set aside", "slot", "spot", "make it for", "rent", "hire",
-               "transfer", "pay", "add"}),
+    frozenset(
+        {
+            "find",
+            "search",
+            "look for",
+            "looking for",
+            "look around",
+            "recommend",
+            "suggest",
+            "show",
+            "browse",
+            "discover",
+            "get me some",
+            "any other",
+            "some other",
+            "anything else",
+            "something else",
+            "another",
+            "places",
+            "list",
+            "check out",
+            "explore",
+        }
+    ),
+    frozenset(
+        {
+            "reserve",
+            "reservation",
+            "book",
+            "booking",
+            "table",
+            "schedule",
+            "appointment",
+            "buy",
+            "purchase",
+            "order",
+            "set aside",
+            "slot",
+            "spot",
+            "make it for",
+            "rent",
+            "hire",
+            "transfer",
+            "pay",
+            "add",
+        }
+    ),
 )
 _SEARCH, _TRANSACT = _FAMILIES
 
 # Words that name a yes/no feature in general rather than which feature it is.
-_GENERIC_FEATURE = frozenset(stem(w) for w in (
-    "has have is are allows allowed offers offered provides available options option seating serves "
-    "facility facilities service services accepts welcome includes adequate good").split())
+_GENERIC_FEATURE = frozenset(
+    stem(w)
+    for w in (
+        "has have is are allows allowed offers offered provides available options option seating serves "
+        "facility facilities service services accepts welcome includes adequate good"
+    ).split()
+)
 
 # Other ways to say a feature word or a common categorical value. General English, not data.
 _SYNONYMS: dict[str, tuple[str, ...]] = {
     "outdoor": ("outdoors", "al fresco", "alfresco", "open air", "open-air", "patio", "terrace"),
     "vegetarian": ("vegetarians", "veggie", "vegan", "pure veg", "veg"),
     "cheap": ("inexpensive", "affordable", "budget", "low cost", "low-cost", "economical", "cheaply"),
-    "moderate": ("moderately", "average priced", "average-priced", "reasonably priced", "reasonable",
-                 "mid-range", "mid range", "mid priced", "medium priced", "not very costly", "not too costly",
-                 "not very expensive", "not too expensive", "not so expensive"),
+    "moderate": (
+        "moderately",
+        "average priced",
+        "average-priced",
+        "reasonably priced",
+        "reasonable",
+        "mid-range",
+        "mid range",
+        "mid priced",
+        "medium priced",
+        "not very costly",
+        "not too costly",
+        "not very expensive",
+        "not too expensive",
+        "not so expensive",
+    ),
     "pricey": ("expensive", "costly", "upscale", "fancy", "pricy", "high end", "high-end"),
-    "ultra high-end": ("ultra high end", "luxury", "luxurious", "very expensive", "extremely expensive",
-                       "fine dining", "super expensive"),
+    "ultra high-end": (
+        "ultra high end",
+        "luxury",
+        "luxurious",
+        "very expensive",
+        "extremely expensive",
+        "fine dining",
+        "super expensive",
+    ),
     "true": ("yes",),
     "false": ("no",),
 }
 
 _ENTITY_QUESTION = re.compile(  # "do they have...", "is the restaurant pricey?", "is there a patio?": asking about it
     r"\b(?:do|does|did|is|are|was|were|will|whether|if)\s+(?:they|it|its|their|the\s+\w+|this\s+\w+|that\s+\w+)\b"
-    r"|^\W*(?:how|what|which)\b|^\W*(?:is|are)\s+there\b(?!.*\b(?:any|anything|anywhere|somewhere|other|else|place)\b)")
+    r"|^\W*(?:how|what|which)\b|^\W*(?:is|are)\s+there\b(?!.*\b(?:any|anything|anywhere|somewhere|other|else|place)\b)"
+)
 _NEGATION = re.compile(r"\b(?:no|not|without|don'?t|doesn'?t|never|non)(?:\W+\w+){0,2}\W*$")
 _CLAUSE = re.compile(r"[^.?!;]+[.?!;]*")
 _AFFIRM = re.compile(
@@ -107,9 +174,13 @@ _AFFIRM = re.compile(
     r"good|sounds|that\W?s (?:right|correct|fine|good|great|perfect)|that (?:is|will|would|works|suits|sounds)|"
     r"it\W?s (?:fine|good|correct)|this (?:is|will)|works|go ahead|please do|i confirm|confirm|very well|"
     r"cool|excellent|wonderful|awesome|haan|ha|ji|theek|thik|i (?:like|think|'ll|will)|got it|you nailed)\b",
-    re.IGNORECASE)
-_DECLINE = re.compile(r"^\W*(?:no|nope|nah|not|nothing|that\W?s (?:all|it)|that is (?:all|it)|i\W?m good|"
-                      r"you can\W?t|no thanks)\b", re.IGNORECASE)
+    re.IGNORECASE,
+)
+_DECLINE = re.compile(
+    r"^\W*(?:no|nope|nah|not|nothing|that\W?s (?:all|it)|that is (?:all|it)|i\W?m good|"
+    r"you can\W?t|no thanks)\b",
+    re.IGNORECASE,
+)
 _MORE_HELP = re.compile(r"\b(?:else|more|another|other|further|still need|anything)\b", re.IGNORECASE)
 _CAPITALISED = r"((?:[A-Z0-9][\w'&-]*)(?:\s+(?:[A-Z0-9][\w'&-]*|of|de|la|the|and|&))*)"
 _PLACE_SPAN = re.compile(r"\b(?:in|around|near|at)\s+(?:the\s+city\s+(?:of\s+)?)?" + _CAPITALISED)
@@ -117,10 +188,12 @@ _NAME_SPAN = re.compile(r"\b(?:called|named|at|try|to)\s+(?:the\s+)?" + _CAPITAL
 # Names made only of these words ("The Grill", "The City") are matched only as written, capitals and all.
 _GENERIC_NAME_WORDS = frozenset(
     "the a of and city town grill bar restaurant cafe place kitchen house table spot diner inn club room "
-    "garden corner one salon studio shop store centre center hotel clinic".split())
+    "garden corner one salon studio shop store centre center hotel clinic".split()
+)
 _NOT_NAMES = frozenset(
     "i monday tuesday wednesday thursday friday saturday sunday january february march april may june july "
-    "august september october november december today tomorrow tonight noon".split())
+    "august september october november december today tomorrow tonight noon".split()
+)
 
 
 @dataclass(frozen=True)
@@ -137,8 +210,7 @@ class Slot:
     def from_schema(cls, raw: Mapping[str, Any], known: Iterable[str] = ()) -> Slot:
         name, description = raw["name"], raw.get("description", "")
         possible = tuple(str(value) for value in raw.get("possible_values") or ())
-        return cls(name, _kind(name, description, bool(raw.get("is_categorical")), possible), possible,
-                   tuple(known), _topic(name))
+        return cls(name, _kind(name, description, bool(raw.get("is_categorical")), possible), possible, tuple(known), _topic(name))
 
 
 def _kind(name: str, description: str, categorical: bool, possible: tuple[str, ...]) -> Kind:
@@ -153,11 +225,13 @@ def _kind(name: str, description: str, categorical: bool, possible: tuple[str, .
             return kind
     if categorical:
         return Kind.CATEGORICAL
-    if name_words & {"city", "location", "area", "place", "destination", "origin"} \
-            or (all_words & {"city", "town"} and not name_words & {"name", "address"}):
+    if name_words & {"city", "location", "area", "place", "destination", "origin"} or (
+        all_words & {"city", "town"} and not name_words & {"name", "address"}
+    ):
         return Kind.LOCATION
-    if all_words & {"people", "persons", "seats", "guests", "tickets", "passengers", "travelers"} \
-            or (name_words & {"count", "number", "size"} and "phone" not in name_words):
+    if all_words & {"people", "persons", "seats", "guests", "tickets", "passengers", "travelers"} or (
+        name_words & {"count", "number", "size"} and "phone" not in name_words
+    ):
         return Kind.COUNT
     return Kind.TEXT
 
@@ -199,8 +273,7 @@ class Reading:
 class SchemaUnderstanding:
     """Reads user turns for one SGD service: `read(user, system, today)` -> intent and slots."""
 
-    def __init__(self, service: str, slots: list[Slot], intents: list[Intent],
-                 languages: Languages | None = None) -> None:
+    def __init__(self, service: str, slots: list[Slot], intents: list[Intent], languages: Languages | None = None) -> None:
         """`languages`: those the users write in; all the engine ships by default."""
         self.service = service
         self.slots = {slot.name: slot for slot in slots}
@@ -208,14 +281,17 @@ class SchemaUnderstanding:
         self.languages = languages or shipped()
 
     @classmethod
-    def from_schema(cls, schema: Mapping[str, Any], values: Mapping[str, Iterable[str]] | None = None,
-                    languages: Languages | None = None) -> SchemaUnderstanding:
+    def from_schema(
+        cls, schema: Mapping[str, Any], values: Mapping[str, Iterable[str]] | None = None, languages: Languages | None = None
+    ) -> SchemaUnderstanding:
         """Build from a parsed SGD schema and, optionally, known values per free-text slot."""
         values = values or {}
         slots = [Slot.from_schema(raw, values.get(raw["name"], ())) for raw in schema["slots"]]
         slot_words = {stem(w) for slot in slots for w in words(slot.name)}
-        own = {raw["name"]: {stem(w) for w in words(raw["name"] + " " + raw.get("description", ""))}
-               - {stem(w) for w in _STOPWORDS} for raw in schema["intents"]}
+        own = {
+            raw["name"]: {stem(w) for w in words(raw["name"] + " " + raw.get("description", ""))} - {stem(w) for w in _STOPWORDS}
+            for raw in schema["intents"]
+        }
         shared = set.intersection(*own.values()) if len(own) > 1 else set()
         intents = []
         for raw in schema["intents"]:
@@ -283,8 +359,11 @@ class SchemaUnderstanding:
             return {}
         bookable = {name for intent in self.intents.values() if intent.transactional for name in intent.slots}
         offered = self.scan(system, today).slots
-        return {name: found.value for name, found in offered.items()
-                if name in bookable and self.slots[name].kind not in (Kind.BOOLEAN, Kind.CATEGORICAL)}
+        return {
+            name: found.value
+            for name, found in offered.items()
+            if name in bookable and self.slots[name].kind not in (Kind.BOOLEAN, Kind.CATEGORICAL)
+        }
 
     def scan(self, text: str, today: dt.date) -> Reading:
         """Every slot value the text states, and how strongly it cues each intent."""
@@ -293,8 +372,11 @@ class SchemaUnderstanding:
             return reading
         rest = text
         rest = self._known_values(rest, reading)
-        finders = ((Kind.TIME, self.languages.find_time), (Kind.DATE, lambda t: self.languages.find_date(t, today)),
-                   (Kind.COUNT, self.languages.find_count))
+        finders = (
+            (Kind.TIME, self.languages.find_time),
+            (Kind.DATE, lambda t: self.languages.find_date(t, today)),
+            (Kind.COUNT, self.languages.find_count),
+        )
         for kind, finder in finders:
             targets = [slot for slot in self.slots.values() if slot.kind is kind]
             found = finder(rest) if targets else None
@@ -313,14 +395,14 @@ class SchemaUnderstanding:
     def _known_values(self, text: str, reading: Reading) -> str:
         """Catalog values said in the text, longest first, each span read once."""
         lowered = text.lower()
-        candidates = sorted(((value, slot.name) for slot in self.slots.values() for value in slot.known_values),
-                            key=lambda pair: -len(pair[0]))
+        candidates = sorted(
+            ((value, slot.name) for slot in self.slots.values() for value in slot.known_values), key=lambda pair: -len(pair[0])
+        )
         for value, name in candidates:
             if name in reading.slots or not value.strip():
                 continue
             generic = set(words(value)) <= _GENERIC_NAME_WORDS
-            m = re.search(rf"(?<![\w'&]){re.escape(value if generic else value.lower())}(?![\w'&])",
-                          text if generic else lowered)
+            m = re.search(rf"(?<![\w'&]){re.escape(value if generic else value.lower())}(?![\w'&])", text if generic else lowered)
             if m:
                 reading.slots[name] = Found(value, m.start(), m.end())
                 text = blank(text, reading.slots[name])
@@ -350,8 +432,11 @@ class SchemaUnderstanding:
         evidence: dict[str, float] = {}
         for intent in self.intents.values():
             cues[intent.name] = sum(1 for cue in intent.cues if f" {' '.join(stems(cue))} " in said)
-            exclusive = sum(1 for name in reading.slots if name in intent.slots
-                            and not any(name in other.slots for other in self.intents.values() if other is not intent))
+            exclusive = sum(
+                1
+                for name in reading.slots
+                if name in intent.slots and not any(name in other.slots for other in self.intents.values() if other is not intent)
+            )
             evidence[intent.name] = 0.5 * exclusive if exclusive >= 2 else 0.0
         return cues, evidence
 
@@ -377,7 +462,7 @@ def _phrase(term: str) -> str:
 
 
 def _feature(slot: Slot, lowered: str) -> Found | None:
-    """"True" when a clause asks for the feature, "False" when it asks for its absence."""
+    """ "True" when a clause asks for the feature, "False" when it asks for its absence."""
     true, false = _pick(slot.possible_values, "true"), _pick(slot.possible_values, "false")
     for clause in _clauses(lowered):
         clause_stems = set(stems(clause.group()))
@@ -403,8 +488,10 @@ def _pick(possible: tuple[str, ...], lowered: str) -> str:
 
 def _categorical(slot: Slot, lowered: str) -> Found | None:
     """A possible value named outright or by a synonym, outside questions; the longest phrase wins."""
-    phrases = sorted(((term, value) for value in slot.possible_values
-                      for term in (value.lower(), *_SYNONYMS.get(value.lower(), ()))), key=lambda pair: -len(pair[0]))
+    phrases = sorted(
+        ((term, value) for value in slot.possible_values for term in (value.lower(), *_SYNONYMS.get(value.lower(), ()))),
+        key=lambda pair: -len(pair[0]),
+    )
     for clause in _clauses(lowered):
         for term, value in phrases:
             m = re.search(_phrase(term), clause.group())
@@ -414,13 +501,15 @@ def _categorical(slot: Slot, lowered: str) -> Found | None:
 
 
 def _dontcare(slot: Slot, lowered: str) -> Found | None:
-    """"Any price", "I don't care what date", "easy on price": the customer leaves the slot open."""
+    """ "Any price", "I don't care what date", "easy on price": the customer leaves the slot open."""
     topic = "|".join(re.escape(word) for word in words(slot.name) if word not in _STOPWORDS)
     if not topic:
         return None
-    pattern = (rf"\b(?:any|whatever|every)\s+(?:{topic})\w*|\b(?:don'?t|do not)\s+(?:care|mind)\s+(?:about\s+|what\s+|which\s+)?"
-               rf"(?:the\s+)?(?:{topic})\w*|\b(?:easy|flexible)\s+(?:on|about)\s+(?:the\s+)?(?:{topic})\w*"
-               rf"|\b(?:{topic})\w*\s+(?:doesn'?t|does not)\s+matter")
+    pattern = (
+        rf"\b(?:any|whatever|every)\s+(?:{topic})\w*|\b(?:don'?t|do not)\s+(?:care|mind)\s+(?:about\s+|what\s+|which\s+)?"
+        rf"(?:the\s+)?(?:{topic})\w*|\b(?:easy|flexible)\s+(?:on|about)\s+(?:the\s+)?(?:{topic})\w*"
+        rf"|\b(?:{topic})\w*\s+(?:doesn'?t|does not)\s+matter"
+    )
     m = re.search(pattern, lowered)
     return Found(DONTCARE, m.start(), m.end()) if m else None
 

@@ -36,8 +36,11 @@ class DialogueTracker:
         if intent == NO_INTENT:
             return {"intent": intent, "slots": {}}
         self.intent = intent
-        offered = {name: value for name, value in self.proposed.items()
-                   if not same_thing(self.state.get(name), value)} if affirms(user) else {}
+        offered = (
+            {name: value for name, value in self.proposed.items() if not same_thing(self.state.get(name), value)}
+            if affirms(user)
+            else {}
+        )
         if affirms(user) or said.slots:
             self.proposed = {}
         slots = nlu.slots_for(intent, said, offered)
@@ -54,5 +57,8 @@ def same_thing(known: str | None, offered: str) -> bool:
     a, b = known.lower().split(), offered.lower().split()
     short, long = sorted((a, b), key=len)
     initials = "".join(word[0] for word in long)
-    return (" ".join(short) in " ".join(long) or "".join(short) == initials
-            or all(whole.startswith(s) for s, whole in zip(short, long, strict=False)))
+    return (
+        " ".join(short) in " ".join(long)
+        or "".join(short) == initials
+        or all(whole.startswith(s) for s, whole in zip(short, long, strict=False))
+    )
