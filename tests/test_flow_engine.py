@@ -135,3 +135,27 @@ def test_a_flow_added_to_a_pack_runs_with_no_code_change(tmp_path):
     booking = done["booking"]
     assert booking["status"] == "confirmed" and booking["product_id"] == place.id and booking["guests"] == 4
     assert booking["starts_at"] == "2026-11-24T20:00:00+05:30" and code not in done["reply"]
+
+
+def test_an_added_flow_is_interrupted_resumed_corrected_and_cancelled_like_any_goal(tmp_path):
+    folder = tmp_path / "restaurants"
+    shutil.copytree(DATA / "restaurants", folder)
+    pack = yaml.safe_load((folder / "pack.yaml").read_text())
+    (folder / "pack.yaml").write_text(yaml.safe_dump({**pack, "flows": {"booking": TABLE_FLOW}}, allow_unicode=True))
+    app = app_for(tmp_path, data_dir=folder)
+    pipeline = app.extensions["pipeline"]
+    pipeline.desk.clock = lambda: dt.datetime(2026, 11, 23, 9, 30, tzinfo=ZoneInfo(pipeline.catalog.business.timezone))
+    chat = Conversation(app.test_client())
+    chat.say(f"I want to book a table at {pipeline.catalog.products[0].name}")
+    chat.say("tomorrow at 8 pm for 4 people")
+
+    question = chat.say("How do I cancel my reservation?")  # a quicker goal suspends the table
+    assert question["help"]["article"] == "cancel-or-change-booking" and "booking" not in question["agents"]
+    assert question["reply"].endswith("Back to your table: Whose name is the table under?")
+    assert question["state"]["active_goal"]["type"] == "booking"
+
+    corrected = chat.say("actually make it 9 pm")
+    assert corrected["state"]["active_goal"]["slots"]["time"] == "21:00" and "at 21:00" in corrected["reply"]
+
+    cancelled = chat.say("never mind")
+    assert cancelled["intent"]["type"] == "cancel" and cancelled["state"]["active_goal"] is None
