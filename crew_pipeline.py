@@ -26,12 +26,12 @@ from assistant.infra.config import SETTINGS, Settings, bookings_file, sessions_f
 from assistant.infra.extensions import Slot
 from assistant.pack import texts as formatting
 from assistant.pack.display import public_product
-from assistant.pack.model import Catalog, FactValue, Filter, Product
+from assistant.pack.model import Catalog, FactValue, Filter, IntentType, Product
 from assistant.tools.filters import Filters
 from assistant.tools.gateway import ToolGateway
 from assistant.tools.retrieval import CATALOG, INDEX, CatalogIndex
 from assistant.understanding import guard
-from assistant.understanding.reader import NEEDS_PRODUCTS, Details, Intent, IntentType, Understanding
+from assistant.understanding.reader import NEEDS_PRODUCTS, Details, Intent, Understanding
 from assistant.understanding.router import Router
 from assistant.web.concierge import SERVICE_READER
 from assistant.web.schemas import ChatRequest, ChatResponse, HelpResult

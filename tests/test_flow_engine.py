@@ -10,16 +10,19 @@ import datetime as dt
 import json
 import re
 import shutil
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
 import yaml
 from conftest import Conversation, app_for
+from flask import Flask
 from test_domain_packs import DATA
 
 from assistant.dialogue.flows import FlowEngine, collection_mode
 from assistant.pack.flows import Flow, Step
 from assistant.pack.model import DataError, load_catalog
+from crew_pipeline import CrewPipeline
 
 TABLE_FLOW = {
     "intent": "booking",
@@ -104,7 +107,8 @@ def test_a_broken_flow_fails_at_start_up_naming_it(tmp_path):
         load_catalog(folder)
 
 
-def test_a_flow_added_to_a_pack_runs_with_no_code_change(tmp_path):
+def _with_table_flow(tmp_path: Path) -> tuple[Flask, CrewPipeline]:
+    """The restaurants pack with a table-booking flow added to its pack.yaml, on a Monday morning."""
     folder = tmp_path / "restaurants"
     shutil.copytree(DATA / "restaurants", folder)
     pack = yaml.safe_load((folder / "pack.yaml").read_text())
@@ -113,6 +117,11 @@ def test_a_flow_added_to_a_pack_runs_with_no_code_change(tmp_path):
     pipeline = app.extensions["pipeline"]
     zone = ZoneInfo(pipeline.catalog.business.timezone)
     pipeline.desk.clock = lambda: dt.datetime(2026, 11, 23, 9, 30, tzinfo=zone)
+    return app, pipeline
+
+
+def test_a_flow_added_to_a_pack_runs_with_no_code_change(tmp_path):
+    app, pipeline = _with_table_flow(tmp_path)
     place = pipeline.catalog.products[0]
     chat = Conversation(app.test_client())
 
@@ -138,13 +147,7 @@ def test_a_flow_added_to_a_pack_runs_with_no_code_change(tmp_path):
 
 
 def test_an_added_flow_is_interrupted_resumed_corrected_and_cancelled_like_any_goal(tmp_path):
-    folder = tmp_path / "restaurants"
-    shutil.copytree(DATA / "restaurants", folder)
-    pack = yaml.safe_load((folder / "pack.yaml").read_text())
-    (folder / "pack.yaml").write_text(yaml.safe_dump({**pack, "flows": {"booking": TABLE_FLOW}}, allow_unicode=True))
-    app = app_for(tmp_path, data_dir=folder)
-    pipeline = app.extensions["pipeline"]
-    pipeline.desk.clock = lambda: dt.datetime(2026, 11, 23, 9, 30, tzinfo=ZoneInfo(pipeline.catalog.business.timezone))
+    app, pipeline = _with_table_flow(tmp_path)
     chat = Conversation(app.test_client())
     chat.say(f"I want to book a table at {pipeline.catalog.products[0].name}")
     chat.say("tomorrow at 8 pm for 4 people")

@@ -23,8 +23,8 @@ from assistant.booking.codes import redact_codes
 from assistant.infra.config import Settings
 from assistant.llm import grounding
 from assistant.llm.client import BudgetedLLM, EmptyReply, LLMFault, build_llm
-from assistant.pack.model import Catalog, Product
-from assistant.understanding.reader import Intent, IntentType
+from assistant.pack.model import Catalog, IntentType, Product
+from assistant.understanding.reader import Intent
 
 log = logging.getLogger(__name__)
 

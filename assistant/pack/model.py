@@ -20,7 +20,7 @@ import unicodedata
 from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar, get_args
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import yaml
@@ -40,19 +40,9 @@ AgentName = Literal["retriever", "comparator", "eligibility", "booking", "suppor
 ToolName = Literal["search_products", "search_faq", "compare_products", "check_eligibility", "calculate"]
 # What a message can ask for; a pack's nlu.yml gives examples of the ones its business serves.
 IntentName = Literal[
-    "product_info",
-    "comparison",
-    "eligibility_check",
-    "feature_query",
-    "faq",
-    "support",
-    "calculate",
-    "greeting",
-    "thanks",
-    "booking",
-    "cancel",
-    "out_of_scope",
-]
+    "product_info", "comparison", "eligibility_check", "feature_query", "faq", "support", "calculate", "greeting",
+    "thanks", "booking", "cancel", "out_of_scope",
+]  # fmt: skip
 
 
 class Strict(BaseModel):
@@ -263,21 +253,13 @@ class Search(Strict):
     carry: list[str] = []  # filters a returning customer's new session starts from
 
 
-# What the engine understands: the intents a goal can group, and the cue sections of vocabulary.intents.
-INTENTS = (
-    "product_info",
-    "comparison",
-    "eligibility_check",
-    "feature_query",
-    "faq",
-    "support",
-    "calculate",
-    "greeting",
-    "booking",
-    "cancel",
-    "out_of_scope",
-    "unknown",
-)
+# What the engine understands: the intents a message is read as (a goal can group them), and
+# the cue sections of vocabulary.intents.
+IntentType = Literal[
+    "product_info", "comparison", "eligibility_check", "feature_query", "faq", "support", "calculate", "greeting",
+    "booking", "cancel", "out_of_scope", "unknown",
+]  # fmt: skip
+INTENTS: tuple[str, ...] = get_args(IntentType)
 CUES = ("greeting", "thanks", "comparison", "eligibility", "want", "cheapest", "booking", "cancel", "faq", "support", "calculate")
 TEMPLATE_FILTERS = ("raw", "first", "lower", "title", "semicolons")
 # Every text the engine says, with its default words and placeholders: a pack's texts override them.

@@ -16,33 +16,19 @@ from collections import Counter
 from collections.abc import Callable
 from difflib import get_close_matches
 from functools import cached_property, lru_cache
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 
 from assistant.dialogue.state import Pending, Wish
 from assistant.language.lexicon import LETTER
-from assistant.pack.model import Catalog, CustomerFact, FactValue, Filter, FilterValue
+from assistant.pack.model import Catalog, CustomerFact, FactValue, Filter, FilterValue, IntentType
 from assistant.tools.calculator import find_expression
 from assistant.tools.comparison import rank_key
 from assistant.tools.filters import FilterRules
 from assistant.tools.help_search import HelpCentre
 from assistant.understanding.router import Routed, Router
 
-IntentType = Literal[
-    "product_info",
-    "comparison",
-    "eligibility_check",
-    "feature_query",
-    "faq",
-    "support",
-    "calculate",
-    "greeting",
-    "booking",
-    "cancel",
-    "out_of_scope",
-    "unknown",
-]
 NEEDS_PRODUCTS: tuple[IntentType, ...] = ("product_info", "comparison", "eligibility_check", "feature_query")
 
 CONFIDENT = 0.5  # the router's probability from which its intent is taken as it is
