@@ -85,6 +85,7 @@ def test_every_pack_loads_and_presents_itself(pack):
     name, app, catalog, _ = pack
     about = app.test_client().get("/about").get_json()
     assert about["business"] == catalog.name and about["welcome"] and about["examples"]
+    assert about["employment"] == about["profile_choices"]  # the name pages read before facts were pack data
     greeting = Conversation(app.test_client()).say("hello")
     assert catalog.name in greeting["reply"] and greeting["agents"] == ["formatter"]
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import uuid
+
+from assistant.dialogue.preferences import PreferenceStore
 
 
 def say(client, session_id, query, customer_id="cust-42", **extra):
@@ -54,3 +57,13 @@ def test_a_bad_customer_id_is_a_400(client):
     assert client.delete("/customers/not%20valid!/preferences").status_code == 400
     response = client.post("/chat", json={"query": "hi", "customer_id": "x" * 65})
     assert response.status_code == 400 and response.get_json()["error"] == "invalid_request"
+
+
+def test_preferences_saved_in_the_old_shape_keep_what_the_customer_told(tmp_path):
+    """Saved before customer facts were pack data: employment and the income band carry over."""
+    store = PreferenceStore(tmp_path / "preferences.sqlite3")
+    old = json.dumps({"filters": {"tier": ["gold"]}, "employment": "salaried", "income_band": "৳50,000 to ৳100,000"})
+    store._db.write("INSERT INTO preferences VALUES (?, ?)", ("c-old", old))
+    kept = store.get("c-old")
+    assert kept.profile == {"employment": "salaried", "monthly_income": "৳50,000 to ৳100,000"}
+    assert kept.filters == {"tier": ["gold"]}

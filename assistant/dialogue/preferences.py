@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from assistant.dialogue.state import SessionState
 from assistant.infra.sqlite import SharedSQLite
@@ -32,6 +32,17 @@ class Preferences(BaseModel):
     profile: dict[str, str] = {}  # per customer fact: a category as told, an amount as its band, never a figure
     style: Style | None = None
     updated_at: float = Field(default_factory=time.time)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _saved_before_facts_were_pack_data(cls, raw: Any) -> Any:
+        """Preferences saved when the engine knew only two facts keep them, under those facts' names."""
+        if isinstance(raw, dict) and {"employment", "income_band"} & set(raw):
+            legacy = {"employment": raw.get("employment"), "monthly_income": raw.get("income_band")}
+            told = {fact: value for fact, value in legacy.items() if value}
+            raw = {k: v for k, v in raw.items() if k not in ("employment", "income_band")}
+            raw["profile"] = {**told, **(raw.get("profile") or {})}
+        return raw
 
     def is_empty(self) -> bool:
         return self.model_dump(exclude={"updated_at"}, exclude_defaults=True) == {}

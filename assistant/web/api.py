@@ -121,13 +121,14 @@ def about() -> Response:
     catalog = PIPELINE.get().catalog
     page = catalog.pack.profile[catalog.pack.page_fact] if catalog.pack.page_fact else None
     booking = next((flow for flow in catalog.pack.flows.values() if flow.action == "book"), None)
-    choices = zip(page.values, page.choices, strict=True) if page else []
+    choices = [{"value": v, "label": choice} for v, choice in zip(page.values, page.choices, strict=True)] if page else []
     return jsonify(
         business=catalog.name,
         **catalog.pack.page.model_dump(),
         booking=booking.subject if booking else None,
         item=catalog.text["item"],
-        profile_choices=[{"value": v, "label": choice} for v, choice in choices],
+        profile_choices=choices,
+        employment=choices,  # the same, under the name pages written before customer facts were pack data read
     )
 
 

@@ -65,6 +65,10 @@ def document(catalog: Catalog) -> dict[str, Any]:
         "properties": {key: {"type": "object"} for key in ("restaurant", "reservation", "notification", "reminder")}
         | {"ask_user": text, "error": text, "details": text, "message": text},
     }
+    choices = {
+        "type": "array",
+        "items": {"type": "object", "required": ["value", "label"], "properties": {"value": text, "label": text}},
+    }
     about = {
         "type": "object",
         "required": ["business", "title", "placeholder", "welcome", "examples", "profile_choices"],
@@ -76,10 +80,8 @@ def document(catalog: Catalog) -> dict[str, Any]:
             "examples": {"type": "array", "items": text},
             "booking": {"type": "string", "nullable": True},
             "item": text,
-            "profile_choices": {
-                "type": "array",
-                "items": {"type": "object", "required": ["value", "label"], "properties": {"value": text, "label": text}},
-            },
+            "profile_choices": choices,
+            "employment": {**choices, "deprecated": True, "description": "the same as profile_choices"},
         },
     }
     return {
