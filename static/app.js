@@ -340,18 +340,21 @@
     greet(); input.focus();
   });
 
-  // A reload continues the conversation: the server keeps it, the page asks for it again.
+  // A reload continues the conversation: the server keeps it, the page asks for it again,
+  // unless the customer already started a new chat (or wrote) while the page was loading.
   function restore() {
-    fetch("/sessions/" + encodeURIComponent(sessionId))
+    var asked = sessionId;
+    fetch("/sessions/" + encodeURIComponent(asked))
       .then(function (res) { if (!res.ok) throw res; return res.json(); })
       .then(function (data) {
+        if (sessionId !== asked || log.firstChild) return;
         if (!data.history || !data.history.length) { greet(); return; }
         data.history.forEach(function (turn) {
           if (turn.role === "user") addUser(turn.text);
           else addBot({ reply: turn.text, products: turn.products, intent: { type: turn.intent }, agents: turn.agents });
         });
       })
-      .catch(function () { greet(); });
+      .catch(function () { if (sessionId === asked && !log.firstChild) greet(); });
   }
 
   var about = { welcome: "Hi! How can I help?", examples: [] };
