@@ -133,8 +133,17 @@ class BookingDesk:
             slots={**slots, "booking_id": booking.id},
             booking=public_booking(booking),
             done=True,
-            text=say(self.catalog, "booked", ahead=_ahead(before), **facts),
+            text=say(self.catalog, "booked", ahead=self._ahead(before), **facts),
         )
+
+    def _ahead(self, before: dt.timedelta) -> str:
+        """How long before a reminder comes, in the pack's words ("an hour", "2 hours", "30 minutes")."""
+        minutes = int(before.total_seconds() // 60)
+        if minutes == 60:
+            return say(self.catalog, "ahead_hour")
+        if minutes % 60 == 0:
+            return say(self.catalog, "ahead_hours", hours=minutes // 60)
+        return say(self.catalog, "ahead_minutes", minutes=minutes)
 
     def _item(self, flow: Flow, slots: dict[str, Any]) -> Product:
         product = self.catalog.product(next(slots[s.slot] for s in flow.slots() if s.kind == "item"))
@@ -150,8 +159,3 @@ def public_booking(booking: Booking) -> dict[str, Any]:
     """A booking as the response shows it: its details beside its fields, the phone masked."""
     shown = booking.model_dump(mode="json", exclude={"session_id", "phone", "details"})
     return {**shown, **booking.details, "phone": mask_phone(booking.phone)}
-
-
-def _ahead(before: dt.timedelta) -> str:
-    minutes = int(before.total_seconds() // 60)
-    return "an hour" if minutes == 60 else f"{minutes // 60} hours" if minutes % 60 == 0 else f"{minutes} minutes"
