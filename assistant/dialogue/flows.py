@@ -121,7 +121,8 @@ class FlowEngine:
         flow = self.flow(name)
         patch: dict[str, Any] = {}
         problems: list[str] = []
-        when = self.languages.parse_when(said.text, now).slots()
+        dated = any(s.kind in ("date", "time") for s in flow.slots())  # a fault's words are never read as a date
+        when = self.languages.parse_when(said.text, now).slots() if dated else {}
         phone = PHONE_LIKE.search(said.text)
         for slot in flow.slots():
             value, problem = self._read_slot(name, slot, said, asked, when, phone, slots)
