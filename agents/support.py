@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from agents.help import calculate, look_up
 from agents.work import HELP_INTENTS, TurnWork, goal_of, said
-from assistant.dialogue.flows import FlowStep
 from assistant.dialogue.troubleshooting import find_fix
 
 
@@ -23,9 +22,7 @@ def support(work: TurnWork) -> None:
     goal = goal_of(work)
     collected = services.desk.engine.collect(goal.type, goal.slots, said(work), services.desk.clock())
     if collected.missing:
-        work.out.flow_step = FlowStep(
-            slots=collected.slots, missing=collected.missing, question=collected.question, choices=collected.choices
-        )
+        work.out.flow_step = collected.asking()
     else:
         work.out.flow_step = find_fix(goal.type, collected.slots, services.catalog, search, relevant)
     work.out.faq = work.out.flow_step.article

@@ -54,9 +54,7 @@ class BookingDesk:
         slots = collected.slots
         if collected.missing:
             text = " ".join([*collected.problems, self.engine.summary(flow_name, slots)]).strip()
-            return FlowStep(
-                slots=slots, missing=collected.missing, text=text, question=collected.question, choices=collected.choices
-            )
+            return collected.asking(text)
         if slots.get("code_sent") and not self.engine.languages.asks_again(said.text):
             return FlowStep(slots=slots, text=" ".join(collected.problems), question=say(self.catalog, "code_type_it"))
         if flow.confirm == "code":

@@ -53,6 +53,10 @@ class Collected:
     question: str | None = None
     choices: list[str] = field(default_factory=list)
 
+    def asking(self, text: str = "") -> FlowStep:
+        """An agent's step that asks the next question, after `text`."""
+        return FlowStep(slots=self.slots, missing=self.missing, text=text, question=self.question, choices=self.choices)
+
 
 @dataclass
 class FlowStep:
