@@ -21,7 +21,7 @@ from assistant.booking.reminders import REMINDERS
 from assistant.dialogue.goals import QUICK_PRIORITY, Goal
 from assistant.dialogue.preferences import PreferenceStore, learn, starting_state, welcome_back
 from assistant.dialogue.sessions import LOCKS, STORE, SessionLocks, SessionStore, VersionConflict
-from assistant.dialogue.state import SessionState, Turn
+from assistant.dialogue.state import SessionState, Turn, Wishes
 from assistant.infra.config import SETTINGS, Settings, bookings_file, sessions_file
 from assistant.infra.extensions import Slot
 from assistant.pack import texts as formatting
@@ -32,6 +32,7 @@ from assistant.tools.gateway import ToolGateway
 from assistant.tools.retrieval import CATALOG, INDEX, CatalogIndex
 from assistant.understanding import guard
 from assistant.understanding.reader import NEEDS_PRODUCTS, Details, Intent, Understanding
+from assistant.understanding.references import refer
 from assistant.understanding.router import Router
 from assistant.web.concierge import SERVICE_READER
 from assistant.web.schemas import ChatRequest, ChatResponse, HelpResult
@@ -143,6 +144,7 @@ class CrewPipeline:
             intent.type = "faq"  # nothing of ours to cancel: "cancel my transfer" is a question for the help centre
         if state.pending == "clarify_product":
             intent.resume(state.wishes)
+        unsure = self._refer(intent, state)  # "the second one", "it": the items on screen it means
         state.profile = _merge_profile(self.catalog, state.profile, intent.profile, request.page_fact)
 
         # 2. Continue the active goal or start one; a higher-priority request suspends it.
@@ -155,7 +157,7 @@ class CrewPipeline:
             state.filters = filters
 
         # 4. Ask one clarifying question if a search needs a filter (a budget) or is too broad.
-        question = None if selection else self._clarifying_question(intent, state)
+        question = self._which_one(unsure) if unsure else None if selection else self._clarifying_question(intent, state)
 
         # 5. Assemble only the agents needed; the Formatter always runs last.
         agents = [] if question else self._select_agents(intent, state, selection)
@@ -277,6 +279,24 @@ class CrewPipeline:
             work.out.reply = f"{work.out.reply}\n\n{formatting.resumed(resumed, self.catalog)}"
             work.out.ask_user, work.out.choices = resumed.next_question, resumed.choices
 
+    def _refer(self, intent: Intent, state: SessionState) -> list[Product]:
+        """Turns what the message points at on screen into the items it names (a booking's item
+        slot and every agent read those); returns the candidates when it can't tell which one is
+        meant, unless a flow already holds its item and "make it 5pm" is about the booking."""
+        if intent.named or not (intent.type in NEEDS_PRODUCTS or self.catalog.pack.flow_for(intent.type)):
+            return []
+        discussed = self.catalog.products_by_id(state.last_discussed())
+        shown = self.catalog.products_by_id(state.shown)
+        referred = refer(intent.pointing, shown, discussed, intent.filters, self.rules)
+        if referred is None:
+            return []
+        intent.named = [p.id for p in referred.items]
+        return referred.unsure if self._collecting(state.goals.active) is None else []
+
+    def _which_one(self, candidates: list[Product]) -> tuple[str, list[str], str]:
+        names = [p.name for p in candidates]
+        return formatting.say(self.catalog, "which_one", items=formatting.one_of(names, self.catalog)), names, "item"
+
     def _resolve_products(self, intent: Intent, state: SessionState) -> tuple[Filters, list[Product]]:
         """The filters in effect after this message, and the cached products it is about.
 
@@ -287,8 +307,10 @@ class CrewPipeline:
         """
         if intent.type not in NEEDS_PRODUCTS:
             return state.filters, []
-        if intent.named and intent.type != "product_info":
-            return state.filters, self.catalog.products_by_id(intent.named)
+        if self._ranks_at_hand(intent, state):  # "which of these is cheaper?"
+            return state.filters, self.catalog.products_by_id(intent.named or state.shown)
+        if intent.named and (intent.type != "product_info" or set(intent.named) <= set(state.shown)):
+            return state.filters, self.catalog.products_by_id(intent.named)  # named, or pointed at on screen
         cached = self.catalog.products_by_id(state.product_ids)
         discussed = state.last_discussed()
         single = self.catalog.product(discussed[0]) if len(discussed) == 1 else None
@@ -302,13 +324,23 @@ class CrewPipeline:
                 return state.filters, selection
         return {**self.catalog.pack.search.always, **state.filters, **intent.filters}, cached
 
+    @staticmethod
+    def _ranks_at_hand(intent: Intent, state: SessionState) -> bool:
+        """Whether a ranking is of the items on screen ("which is cheaper?", "the better rated of
+        the two") rather than of the catalog ("the cheapest SUV", "anything cheaper?"): it points
+        at them, or asks for nothing new and nothing beyond them."""
+        if intent.rank is None or not state.shown or intent.pointing.beyond:
+            return False
+        asks_new = any(state.filters.get(name) != value for name, value in intent.filters.items())
+        return bool(intent.named or intent.pointing or intent.pointing.among) or not asks_new
+
     def _clarifying_question(self, intent: Intent, state: SessionState) -> tuple[str, list[str], str] | None:
         """The question for a filter the pack requires before searching (a budget), or, once only,
         for the first unanswered filter when a search would be too broad."""
         if intent.type not in NEEDS_PRODUCTS or state.has_products() or intent.named:
             return None  # items the customer named need no narrowing down
         search, filters = self.catalog.pack.search, self.catalog.pack.filter_attributes()
-        ranked = intent.cheapest_first  # "the cheapest gaming laptops": the ranking needs no ceiling on what it ranks by
+        ranked = intent.rank is not None  # "the cheapest gaming laptops": the ranking needs no ceiling on what it ranks by
         required = [
             name for name in search.require if name not in state.filters and not (ranked and filters[name][0] == search.rank_by)
         ]
@@ -332,13 +364,14 @@ class CrewPipeline:
 
     def _select_agents(self, intent: Intent, state: SessionState, selection: list[Product]) -> list[str]:
         agents: list[str] = []
-        searching = intent.type in NEEDS_PRODUCTS and (not state.has_products() or intent.cheapest_first)
+        at_hand = self._ranks_at_hand(intent, state)
+        searching = intent.type in NEEDS_PRODUCTS and (not state.has_products() or (intent.rank is not None and not at_hand))
         searching &= not (intent.type in ("feature_query", "comparison") and selection)  # about items at hand
         if intent.type in HELP_INTENTS:  # whichever agent the pack lets read the help centre
             agents.append(self.tools.agent_with("search_faq", "retriever"))
         elif searching:
             agents.append("retriever")
-        if intent.wants_comparison:
+        if intent.wants_comparison or at_hand:  # a table, or the items at hand ranked
             agents.append("comparator")
         if intent.wants_eligibility and self.catalog.pack.eligibility:
             agents.append("eligibility")
@@ -357,7 +390,10 @@ class CrewPipeline:
         state.comparison_done |= "comparator" in agents
         state.eligibility_done |= "eligibility" in agents
         state.pending = work.out.pending
-        state.wishes = work.request.intent.wishes() if work.out.pending == "clarify_product" else []
+        shown = [p.id for p in work.out.products]
+        if not set(shown) <= set(state.shown):  # a new list; a reply about some of those keeps their order
+            state.shown = shown
+        state.wishes = work.request.intent.wishes() if work.out.pending == "clarify_product" else Wishes()
         limit = self.settings.history_limit
         said = redact_codes(query) if work.out.flow_step else query  # a typed code is not kept
         state.remember(Turn(role="user", text=said, intent=work.request.intent.type), limit)
@@ -368,6 +404,10 @@ class CrewPipeline:
                 intent=work.request.intent.type,
                 agents=agents,
                 products=[p.id for p in work.out.products],
+                booking=work.out.flow_step.booking if work.out.flow_step else None,
+                eligibility=[v.model_dump() for v in work.out.verdicts or []],
+                choices=work.out.choices,
+                ask_user=work.out.ask_user,
             ),
             limit,
         )

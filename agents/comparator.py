@@ -1,4 +1,4 @@
-"""The Comparator: a side-by-side table of the products at hand."""
+"""The Comparator: a side-by-side table of the products at hand, or their ranking by what was asked."""
 
 from __future__ import annotations
 
@@ -6,5 +6,9 @@ from agents.work import TurnWork
 
 
 def comparator(work: TurnWork) -> None:
-    if len(work.out.selection) > 1:
-        work.out.comparison = work.services.tools.call("comparator", "compare_products", work.out.selection)
+    """"Which is cheaper?" names the winner on that attribute, not the item winning most rows."""
+    intent, selection, tools = work.request.intent, work.out.selection, work.services.tools
+    if intent.rank and selection:
+        work.out.ranking = tools.call("comparator", "rank_products", selection, intent.rank)
+    if intent.wants_comparison and len(selection) > 1:
+        work.out.comparison = tools.call("comparator", "compare_products", selection)

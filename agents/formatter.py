@@ -40,24 +40,25 @@ def formatter(work: TurnWork) -> None:
     elif not out.selection:
         sections.append(formatting.no_match(request.state.filters, _relaxable(work), catalog))
     else:
-        if kind == "product_info" or (kind == "feature_query" and out.retrieved):  # found now: list them
-            sections.append(
-                formatting.product_list(
-                    out.selection, request.state.filters, not out.retrieved, catalog, request.intent.cheapest_first
-                )
-            )
+        intent, filters = request.intent, request.state.filters
+        asked = formatting.asked_lines(intent.feature_topics, intent.feature_lines, catalog)  # "the late fee": that line
+        if out.ranking and intent.rank:  # "which is cheaper?": the winner on what was asked
+            out.products = out.ranking
+            sections.append(formatting.ranking(out.ranking, intent.rank, catalog))
+        elif kind == "product_info":  # found now: list them
+            sections.append(formatting.product_list(out.selection, filters, not out.retrieved, catalog, intent.rank))
+        elif kind == "feature_query" and out.retrieved:  # found now to answer a fact: what they are, then only that fact
+            sections.append(formatting.list_intro(out.selection, filters, False, catalog, intent.rank))
         if out.comparison:
-            sections.append(formatting.comparison_table(out.comparison, out.selection, catalog))
-        elif request.intent.wants_comparison:
+            sections.append(formatting.comparison_table(out.comparison, out.selection, catalog, asked))
+        elif intent.wants_comparison:
             sections.append(formatting.single_product_note(out.selection[0], catalog))
         if out.verdicts is not None:
             sections.append(formatting.eligibility_report(out.verdicts, catalog))
             _ask_for_missing_fact(work)
             sections += [out.ask_user] if out.ask_user else []
-        if kind == "feature_query":
-            sections.append(
-                formatting.features_report(out.selection, request.intent.feature_topics, request.intent.feature_lines, catalog)
-            )
+        if kind == "feature_query" and not (out.comparison or out.ranking):  # those already show what was asked
+            sections.append(formatting.features_report(out.selection, asked, catalog))
     out.reply = "\n\n".join(section for section in sections if section)
 
 

@@ -24,8 +24,8 @@ def retriever(work: TurnWork) -> None:
     named = [p for p in services.catalog.products_by_id(request.intent.named) if services.index.rules.matches(p, filters)]
     if named:  # "show me the Legion 5", "is the G502 wireless?": the items named, if they match
         out.selection = named[: services.max_products]
-    elif request.intent.cheapest_first:
-        out.selection = tools.call("retriever", "cheapest_products", filters, services.max_products)
+    elif request.intent.rank:
+        out.selection = tools.call("retriever", "ranked_products", filters, request.intent.rank, services.max_products)
     else:
         query = " ".join([request.query, *map(str, filters.values())])
         out.selection = tools.call("retriever", "search_products", query, filters, services.max_products)

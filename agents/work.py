@@ -49,6 +49,7 @@ class TurnOutput:
     products: list[Product] = field(default_factory=list)  # the items shown
     retrieved: bool = False
     comparison: Comparison | None = None
+    ranking: list[Product] | None = None  # the items at hand, best first by what the customer ranks by
     verdicts: list[Verdict] | None = None
     faq: FaqEntry | None = None
     suggestions: list[FaqEntry] = field(default_factory=list)  # nearest articles, offered when none answers

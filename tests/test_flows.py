@@ -300,18 +300,22 @@ def test_what_was_asked_survives_the_clarifying_question(conversation, catalog, 
     assert answered["ask_user"] is None, "prepaid cards need no income, so there is nothing to ask"
 
 
-def test_cheapest_ranks_every_match_by_fee(conversation, catalog, searches):
+def test_which_is_cheapest_ranks_the_cards_on_screen_and_anything_cheaper_the_catalog(conversation, catalog, searches):
     chat = conversation()
-    chat.say("platinum credit card")
+    shown = chat.say("platinum credit card")["products"]
     data = chat.say("which is the cheapest?")
+    ranked = sorted((catalog.product(p["id"]) for p in shown), key=lambda p: (p.annual_fee, p.name))
+    assert [p["id"] for p in data["products"]] == [p.id for p in ranked]
+    assert data["reply"].startswith(f"**{ranked[0].name}** has the lowest annual fee: ৳{ranked[0].annual_fee:,}")
+    assert data["agents"] == ["comparator", "formatter"] and len(searches) == 1
+    beyond = chat.say("anything cheaper?")
     matching = sorted(
         (p for p in catalog.products if p.tier == "platinum" and p.product_type == "credit_card"),
         key=lambda p: (p.annual_fee, p.name),
     )
     assert len(matching) > 5
-    assert [p["id"] for p in data["products"]] == [p.id for p in matching[:5]]
-    assert "lowest annual fee first" in data["reply"]
-    assert data["agents"] == ["retriever", "formatter"] and len(searches) == 1
+    assert [p["id"] for p in beyond["products"]] == [p.id for p in matching[:5]]
+    assert "lowest annual fee first" in beyond["reply"] and beyond["agents"] == ["retriever", "formatter"]
 
 
 @pytest.mark.parametrize(

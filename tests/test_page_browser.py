@@ -1,7 +1,8 @@
 """The chat page in a real browser (Debian's chromium, headless, driven by Playwright):
 the seed's conversation with cards, table, verdicts and agents; reload; phone width; booking
 with the code field; HTML injection; friendly errors; the same page for the showroom and
-the shop. Screenshots go to test-artifacts/."""
+the shop; what a reload restores; one welcome however "New conversation" races the page's
+loading; codes masked; emphasis. Screenshots go to test-artifacts/."""
 
 from __future__ import annotations
 
@@ -9,6 +10,9 @@ import json
 import os
 import re
 import threading
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -16,6 +20,7 @@ from playwright.sync_api import Page, expect, sync_playwright
 from werkzeug.serving import make_server
 
 from app import create_app
+from assistant.dialogue.state import SessionState
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
@@ -29,14 +34,22 @@ SEED = [
 ]
 
 
+@contextmanager
+def serving(app) -> Iterator[str]:
+    http = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=http.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{http.server_port}"
+    finally:
+        http.shutdown()
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     folder = tmp_path_factory.mktemp("page")
     app = create_app({"session_db": folder / "s.sqlite3", "notify_outbox": folder / "outbox.jsonl", "reminder_poll_s": 0})
-    http = make_server("127.0.0.1", 0, app, threaded=True)
-    threading.Thread(target=http.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{http.server_port}", folder / "outbox.jsonl"
-    http.shutdown()
+    with serving(app) as url:
+        yield url, folder / "outbox.jsonl", app
 
 
 @pytest.fixture(scope="module")
@@ -60,6 +73,20 @@ def browser():
 
 
 @pytest.fixture
+def new_page(browser):
+    """Pages of their own (their own storage, no page loaded yet), closed after the test."""
+    contexts = []
+
+    def open_page() -> Page:
+        contexts.append(browser.new_context(viewport={"width": 1280, "height": 900}))
+        return contexts[-1].new_page()
+
+    yield open_page
+    for context in contexts:
+        context.close()
+
+
+@pytest.fixture
 def page(browser, server):
     ARTIFACTS.mkdir(exist_ok=True)
     context = browser.new_context(viewport={"width": 1280, "height": 900})
@@ -79,6 +106,32 @@ def say(page: Page, text: str) -> None:
 
 def last_answer(page: Page):
     return page.locator(".msg.bot:not(.streaming)").last
+
+
+def one_time_code(outbox: Path) -> str:
+    sent = [json.loads(line) for line in outbox.read_text().splitlines()]
+    return re.search(r"\b(\d{6})\b", [m for m in sent if m["kind"] == "otp"][-1]["text"]).group(1)
+
+
+def held(page: Page, pattern: str) -> list:
+    """Requests matching `pattern` wait until the test lets them go (route.continue_())."""
+    waiting: list = []
+    page.route(pattern, lambda route: waiting.append(route))
+    return waiting
+
+
+def arrived(page: Page, waiting: list):
+    for _ in range(500):
+        if waiting:
+            return waiting[0]
+        page.wait_for_timeout(20)
+    raise AssertionError("the page never asked")
+
+
+def settled(page: Page) -> None:
+    """Every request the page started has answered, and what it drew on them is drawn."""
+    page.wait_for_load_state("networkidle")
+    page.evaluate("() => new Promise(done => setTimeout(done, 100))")
 
 
 def test_the_seed_conversation_looks_right_and_survives_a_reload(page):
@@ -128,8 +181,7 @@ def test_booking_with_the_code_field(page, server):
     say(page, "01712345678")
     code_box = last_answer(page).locator(".code-form input")
     expect(code_box).to_be_visible()
-    sent = [json.loads(line) for line in server[1].read_text().splitlines()]
-    code = re.search(r"\b(\d{6})\b", [m for m in sent if m["kind"] == "otp"][-1]["text"]).group(1)
+    code = one_time_code(server[1])
     answers = page.locator(".msg.bot:not(.streaming)").count()
     code_box.fill(code)
     code_box.press("Enter")
@@ -179,15 +231,12 @@ def test_without_the_stream_endpoint_the_page_falls_back_to_chat(page):
         ("store", ["Recommend a laptop, budget 35k", "My screen is frozen, what do I do?", "It's the Lenovo IdeaPad Gaming 3"]),
     ],
 )
-def test_the_same_page_serves_another_business(browser, tmp_path, domain, conversation):
+def test_the_same_page_serves_another_business(new_page, tmp_path, domain, conversation):
     app = create_app({"domain": domain, "session_db": tmp_path / "s.sqlite3", "reminder_poll_s": 0})
-    http = make_server("127.0.0.1", 0, app, threaded=True)
-    threading.Thread(target=http.serve_forever, daemon=True).start()
     about = app.test_client().get("/about").get_json()
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    try:
-        page.goto(f"http://127.0.0.1:{http.server_port}/")
+    page = new_page()
+    with serving(app) as url:
+        page.goto(url + "/")
         expect(page.locator("header h1")).to_have_text(about["title"])
         expect(page.locator("#profile")).to_be_hidden()  # neither business asks about employment
         expect(page.locator(".msg.bot").first).to_contain_text(re.sub(r"\*\*", "", about["welcome"])[:20])
@@ -206,6 +255,152 @@ def test_the_same_page_serves_another_business(browser, tmp_path, domain, conver
             expect(last_answer(page).locator("ol li").first).to_contain_text("Win+Ctrl+Shift+B")
             expect(last_answer(page)).to_contain_text("Back to your shopping")
         page.screenshot(path=str(ARTIFACTS / f"desktop-{domain}.png"), full_page=True)
-    finally:
-        context.close()
-        http.shutdown()
+
+
+def test_a_test_drive_card_keeps_the_showrooms_clock_and_prints_only_what_the_booking_has(new_page, tmp_path):
+    outbox = tmp_path / "outbox.jsonl"
+    app = create_app({"domain": "cars", "session_db": tmp_path / "s.sqlite3", "notify_outbox": outbox, "reminder_poll_s": 0})
+    page = new_page()
+    with serving(app) as url:
+        page.goto(url + "/")
+        say(page, "book a test drive of the Thar")
+        expect(last_answer(page).locator(".booking dd").first).to_have_text("Mahindra Thar AX(O) Diesel MT")
+        for text in ("at home", "next Monday at 10 am", "Ravi Kumar", "9876543210"):
+            say(page, text)
+        code_box = last_answer(page).locator(".code-form input")
+        code_box.fill(one_time_code(outbox))
+        answers = page.locator(".msg.bot:not(.streaming)").count()
+        code_box.press("Enter")
+        expect(page.locator(".msg.bot:not(.streaming)")).to_have_count(answers + 1, timeout=15_000)
+        lines = last_answer(page).locator(".booking.confirmed > div")
+        # Pune's 10:00, not Dhaka's 10:30; a test drive at home has no branch to print.
+        expect(lines).to_have_text(["Mahindra Thar AX(O) Diesel MT", re.compile(r"^Monday \d+ \w+ at 10:00$"), "Home"])
+        assert "null" not in last_answer(page).locator(".booking").inner_text()
+
+
+def test_the_booking_card_names_no_item_before_the_customer_chose_one(page):
+    """The answer shows a car while the booking still asks which one: the card doesn't pick it."""
+    step = {"slots": {}}
+
+    def answer(route):
+        session = json.loads(route.request.post_data)["session_id"]
+        goal = {"id": "g1", "type": "booking", "status": "blocked", "slots": step["slots"], "missing": ["product"], "choices": []}
+        body = {
+            "session_id": session,
+            "reply": "Which card would you like the appointment for?",
+            "intent": {"type": "booking"},
+            "agents": ["booking", "formatter"],
+            "products": [{"id": "visa-gold", "name": "Visa Gold", "display": {}}],
+            "state": {"active_goal": goal, "goal_stack": []},
+        }
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(body))
+
+    page.route("**/chat/stream", answer)
+    page.click("#new-chat")
+    say(page, "book an appointment")
+    card = last_answer(page).locator(".booking")
+    expect(card.locator("h3")).to_have_text("Appointment in progress")
+    expect(card).not_to_contain_text("Visa Gold")
+    step["slots"] = {"product": "visa-gold", "code_sent": False}
+    say(page, "the Visa Gold")
+    expect(last_answer(page).locator(".booking dd").first).to_have_text("Visa Gold")
+
+
+def test_a_reload_restores_verdicts_quick_replies_and_booking_cards(page, server):
+    page.click("#new-chat")
+    say(page, "Am I eligible for the Visa Platinum Business Credit Card?")
+    expect(last_answer(page).locator(".elig-item")).to_have_count(1)
+    say(page, "book me an appointment about the Visa Platinum Business Credit Card next Sunday at 5 pm")
+    expect(page.locator(".choices button")).to_have_text(["Branch visit", "Call-back"])
+
+    page.reload()
+    expect(page.locator(".msg.user")).to_have_count(2)
+    expect(page.locator(".msg.bot .elig-item .chip")).to_have_text("Need more info")
+    # Only the latest answer's quick replies, after it, as live (not the eligibility question's).
+    expect(page.locator(".choices")).to_have_count(1)
+    expect(page.locator("#log > :last-child button")).to_have_text(["Branch visit", "Call-back"])
+    expect(last_answer(page).locator(".booking h3")).to_have_text("Appointment in progress")
+    answers = page.locator(".msg.bot:not(.streaming)").count()
+    page.get_by_role("button", name="Call-back").click()
+    expect(page.locator(".msg.bot:not(.streaming)")).to_have_count(answers + 1, timeout=15_000)
+    say(page, "my name is Rahim Uddin")
+    say(page, "01712345678")
+
+    page.reload()  # waiting for the code: the card and its code field come back
+    expect(last_answer(page).locator(".code-form input")).to_be_visible()
+    code = one_time_code(server[1])
+    say(page, code)  # typed in the chat box, not the card's field
+    expect(page.locator(".msg.user").last).to_have_text("••••••")
+    expect(last_answer(page).locator(".booking.confirmed > div")).to_have_text(
+        ["Visa Platinum Business Credit Card", re.compile(r"^Sunday \d+ \w+ at 17:00$"), re.compile(r"^Call-back to \+880\*+678$")]
+    )
+
+    page.reload()
+    expect(last_answer(page).locator(".booking.confirmed h3")).to_contain_text("Appointment confirmed · BK-")
+    expect(page.locator(".msg.user").last).to_have_text("••••••")
+    expect(page.locator(".choices")).to_have_count(0)
+    assert code not in page.locator("#log").inner_text()
+
+
+def test_a_session_saved_before_answers_kept_their_cards_still_loads(new_page, server):
+    session = str(uuid.uuid4())
+    old = {
+        "session_id": session,
+        "history": [
+            {"role": "user", "text": "hello", "at": 1.0, "intent": "greeting", "agents": [], "products": []},
+            {"role": "assistant", "text": "Hi, *welcome* back!", "at": 2.0, "intent": "greeting", "agents": ["formatter"], "products": []},
+        ],
+    }
+    with server[2].app_context():
+        server[2].extensions["pipeline"].store.save(SessionState.model_validate(old))
+    page = new_page()
+    page.add_init_script(f"localStorage.setItem('cardAssistant.sessionId', '{session}')")
+    page.goto(server[0] + "/")
+    expect(page.locator(".msg.user")).to_have_text(["hello"])
+    expect(page.locator(".msg.bot em")).to_have_text("welcome")
+    expect(page.locator(".msg.bot .agents")).to_have_text("formatter")
+
+
+@pytest.mark.parametrize("waiting", ["**/about", "**/sessions/*"])
+def test_a_new_conversation_while_the_page_loads_has_one_welcome(new_page, server, waiting):
+    """Clicked before the business's words arrived, or before the old conversation came back."""
+    session = str(uuid.uuid4())
+    server[2].test_client().post("/chat", json={"query": "I want a platinum visa credit card", "session_id": session})
+    about = server[2].test_client().get("/about").get_json()
+    page = new_page()
+    page.add_init_script(f"localStorage.setItem('cardAssistant.sessionId', '{session}')")
+    requests = held(page, waiting)
+    page.goto(server[0] + "/")
+    request = arrived(page, requests)
+    page.click("#new-chat")
+    request.continue_()
+    settled(page)
+    expect(page.locator(".msg")).to_have_count(1)
+    expect(page.locator(".msg.bot")).to_contain_text(re.sub(r"\*\*", "", about["welcome"])[:20])
+    expect(page.locator(".choices button")).to_have_count(len(about["examples"]))
+
+
+def test_an_answer_that_lands_after_a_new_conversation_stays_out_of_it(page):
+    page.click("#new-chat")
+    requests = held(page, "**/chat/stream")
+    page.fill("#input", "I want a platinum visa credit card")
+    page.press("#input", "Enter")
+    request = arrived(page, requests)
+    page.click("#new-chat")
+    fresh = page.evaluate("localStorage.getItem('cardAssistant.sessionId')")
+    request.continue_()
+    expect(page.locator("#input")).to_be_enabled()
+    settled(page)
+    expect(page.locator(".msg")).to_have_count(1)  # the welcome only
+    assert page.evaluate("localStorage.getItem('cardAssistant.sessionId')") == fresh
+
+
+def test_markdown_emphasis_leaves_bold_lists_and_arithmetic_alone(page):
+    def render(md: str) -> str:
+        return page.evaluate("md => window.__renderMarkdown(md)", md)
+
+    assert render("*Note:* it's _free_") == "<p><em>Note:</em> it&#39;s <em>free</em></p>"
+    assert render("**36** and *this*") == "<p><strong>36</strong> and <em>this</em></p>"
+    assert render("* one\n* *two*") == "<ul><li>one</li><li><em>two</em></li></ul>"
+    assert render("12 * 3 = **36**") == "<p>12 * 3 = <strong>36</strong></p>"
+    assert render("2*3*4 = 24, see max_fee_rate") == "<p>2*3*4 = 24, see max_fee_rate</p>"

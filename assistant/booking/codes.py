@@ -83,6 +83,15 @@ class BookingStore:
     def save(self, booking: Booking) -> None:
         self._db.write("INSERT INTO bookings VALUES (?, ?)", (booking.id, booking.model_dump_json()))
 
+    def get(self, booking_id: str) -> Booking | None:
+        row = self._db.one("SELECT body FROM bookings WHERE id=?", (booking_id,))
+        return Booking.model_validate_json(row[0]) if row else None
+
+    def update(self, booking: Booking) -> None:
+        """A booking changed after it was made (another day, time or head count), under its id."""
+        if self._db.write("UPDATE bookings SET body=? WHERE id=?", (booking.model_dump_json(), booking.id)) != 1:
+            raise KeyError(f"no booking {booking.id} to update")
+
 
 CODE_LIKE = re.compile(r"(?<!\d)(\d{6})(?!\d)")  # a one-time code as typed: six digits alone
 

@@ -57,6 +57,10 @@ class ReminderStore:
         )
         return reminder_id
 
+    def cancel(self, booking_id: str) -> int:
+        """Drop a booking's unsent reminders (it moved: a new one is scheduled for its new time)."""
+        return self._db.write("DELETE FROM reminders WHERE booking_id=? AND sent_at IS NULL", (booking_id,))
+
     def pending(self) -> list[Pending]:
         rows = self._db.rows("SELECT id, booking_id, due_at FROM reminders WHERE sent_at IS NULL ORDER BY due_at")
         return [{"id": r[0], "booking_id": r[1], "due_at": r[2]} for r in rows]

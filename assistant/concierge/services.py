@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import secrets
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,8 @@ MAX_RESULTS = 5
 SLOT = dt.timedelta(minutes=30)
 INDIAN = "indian"  # any Indian cuisine, as in "an Indian restaurant"
 NON_INDIAN = {"chinese", "italian", "continental", "cafe"}
-_COUNTS = "SELECT time, COUNT(*) FROM reservations WHERE restaurant_id=? AND date=? GROUP BY time"
+MAX_GUESTS = 20  # the reservation service's limit; the pack's flows ask within it
+_COUNTS = "SELECT time, COUNT(*) FROM reservations WHERE restaurant_id=? AND date=? AND id!=? GROUP BY time"
 
 
 class ConciergeServices:
@@ -68,31 +70,55 @@ class ConciergeServices:
         restaurant = self.catalog.product(restaurant_id)
         if restaurant is None:
             return {"status": "invalid_restaurant", "error_message": f"No restaurant {restaurant_id}."}
-        if not 1 <= guests <= 20 or not user_name.strip() or not user_phone.startswith("+"):
-            return {"error": "invalid_request", "details": "guests must be 1-20, with a name and an E.164 phone"}
+        if not 1 <= guests <= MAX_GUESTS or not user_name.strip() or not user_phone.startswith("+"):
+            return {"error": "invalid_request", "details": f"guests must be 1-{MAX_GUESTS}, with a name and an E.164 phone"}
         with self._db.transaction() as db:  # the count and the insert are one step: no double booking
-            taken = db.execute(
-                "SELECT COUNT(*) FROM reservations WHERE restaurant_id=? AND date=? AND time=?", (restaurant_id, date, time)
-            ).fetchone()[0]
-            if not self._free(restaurant, date, time, taken):
-                alternates = self._alternates(restaurant, date, time, dict(db.execute(_COUNTS, (restaurant_id, date))))
-                return {
-                    "status": "no_availability",
-                    "alternate_slots": alternates,
-                    "error_message": f"No tables available at {time}."
-                    + (f" Next available: {', '.join(alternates)}." if alternates else ""),
-                }
-            reservation_id, table = "rev_" + secrets.token_hex(5), str(taken + 1)
+            held = self._hold(db, restaurant, date, time, moving="")
+            if "table_number" not in held:
+                return held
+            reservation_id = "rev_" + secrets.token_hex(5)
             db.execute(
                 "INSERT INTO reservations VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (reservation_id, restaurant_id, date, time, guests, user_name, user_phone, table),
+                (reservation_id, restaurant.id, date, time, guests, user_name, user_phone, held["table_number"]),
             )
+        return {"reservation_id": reservation_id, **held}
+
+    def move_table(self, reservation_id: str, date: str, time: str, guests: int) -> dict[str, Any]:
+        """The same reservation at another day, time or head count, answered as `reserve_table`
+        answers; a move that finds no table leaves the reservation as it was."""
+        if not 1 <= guests <= MAX_GUESTS:
+            return {"error": "invalid_request", "details": f"guests must be 1-{MAX_GUESTS}"}
+        with self._db.transaction() as db:
+            row = db.execute("SELECT restaurant_id FROM reservations WHERE id=?", (reservation_id,)).fetchone()
+            restaurant = self.catalog.product(row[0]) if row else None
+            if restaurant is None:
+                return {"status": "invalid_reservation", "error_message": f"No reservation {reservation_id}."}
+            held = self._hold(db, restaurant, date, time, moving=reservation_id)
+            if "table_number" in held:
+                db.execute(
+                    "UPDATE reservations SET date=?, time=?, guests=?, table_number=? WHERE id=?",
+                    (date, time, guests, held["table_number"], reservation_id),
+                )
+        return {"reservation_id": reservation_id, **held} if "table_number" in held else held
+
+    def _hold(self, db: sqlite3.Connection, restaurant: Product, date: str, time: str, moving: str) -> dict[str, Any]:
+        """A free table at that time (the reservation `moving` aside), inside the caller's transaction."""
+        taken = db.execute(
+            "SELECT COUNT(*) FROM reservations WHERE restaurant_id=? AND date=? AND time=? AND id!=?",
+            (restaurant.id, date, time, moving),
+        ).fetchone()[0]
+        if not self._free(restaurant, date, time, taken):
+            alternates = self._alternates(restaurant, date, time, dict(db.execute(_COUNTS, (restaurant.id, date, moving))))
+            return {
+                "status": "no_availability",
+                "alternate_slots": alternates,
+                "error_message": f"No tables available at {time}." + (f" Next available: {', '.join(alternates)}." if alternates else ""),
+            }
         arrive = (
             dt.datetime.combine(dt.date.fromisoformat(date), dt.time.fromisoformat(time)) - dt.timedelta(minutes=10)
         ).strftime("%H:%M")
         return {
-            "reservation_id": reservation_id,
-            "table_number": table,
+            "table_number": str(taken + 1),
             "status": "confirmed",
             "instructions": f"Arrive by {arrive}; the table is held for 15 minutes.",
         }
@@ -123,7 +149,7 @@ class ConciergeServices:
             "cuisine": ", ".join(restaurant.value("cuisines")),
         }
         if self._booked_out(restaurant, date, time):
-            counts: dict[str, int] = dict(self._db.rows(_COUNTS, (restaurant.id, date)))
+            counts: dict[str, int] = dict(self._db.rows(_COUNTS, (restaurant.id, date, "")))
             summary["available_slots"] = self._alternates(restaurant, date, time, counts)
         return summary
 

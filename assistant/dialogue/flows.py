@@ -153,6 +153,12 @@ class FlowEngine:
         kinds = {s.slot: s.kind for s in self.flow(name).slots()}
         return bool(problems) or any(kinds[slot] not in ("person", "text", "notes") for slot in patch)
 
+    def refused(self, slot: Slot, value: Any) -> str | None:
+        """Why a number outside the slot's range is refused, in the pack's words (a table for 25)."""
+        if slot.range is None or value is None or slot.range[0] <= value <= slot.range[1]:
+            return None
+        return say(self.catalog, "flow_range", said=value, low=slot.range[0], high=slot.range[1])
+
     def missing(self, flow: Flow, slots: dict[str, Any]) -> list[str]:
         return [s.slot for s in flow.slots() if s.required and self.applies(s, slots) and not slots.get(s.slot)]
 
@@ -229,10 +235,10 @@ class FlowEngine:
             return (number, None) if number else (None, say(self.catalog, "flow_bad_phone", said=phone.group(0).strip()))
         if slot.kind == "number":  # a head count said as one ("for 4", "4 log"), or a bare number when asked
             count = self.languages.find_count(said.text)
-            if count:
-                return int(count.value), None
             bare = _NUMBER.fullmatch(self.languages.digits(said.text).strip()) if slot.slot in asked else None
-            return (int(bare.group(1)) if bare else None), None
+            number = int(count.value) if count else int(bare.group(1)) if bare else None
+            problem = self.refused(slot, number)
+            return (None, problem) if problem else (number, None)
         if slot.kind == "text" and asked_alone and said.text.strip():
             return _CLAUSE.split(said.text.strip(), maxsplit=1)[0][:80] or said.text.strip()[:80], None
         if slot.kind == "notes" and (said.opens or asked_alone) and said.text.strip():

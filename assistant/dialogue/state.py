@@ -11,16 +11,32 @@ from assistant.dialogue.goals import GoalBoard
 from assistant.pack.model import FactValue, FilterValue
 
 Pending = str  # "clarify_product", or the name of the customer fact the pack's question asked for
-Wish = Literal["comparison", "eligibility", "cheapest"]
+
+
+class Wishes(BaseModel):
+    """What a message answered with a clarifying question asked for, taken back with the answer."""
+
+    comparison: bool = False
+    eligibility: bool = False
+    rank: dict[str, str] | None = None  # the ranking asked for (attribute, best end)
+    topics: list[str] = []  # the facts asked about ("lounge")
+    lines: list[str] = []
 
 
 class Turn(BaseModel):
+    """One message; an answer also keeps what a reloaded page draws besides its text (sessions
+    saved before these fields load with none)."""
+
     role: Literal["user", "assistant"]
     text: str
     at: float = Field(default_factory=time.time)
     intent: str | None = None
     agents: list[str] = []
     products: list[str] = []
+    booking: dict[str, Any] | None = None  # the booking it confirmed, as the response showed it
+    eligibility: list[dict[str, Any]] = []  # its verdicts
+    choices: list[str] = []  # its quick replies
+    ask_user: str | None = None
 
 
 class SessionState(BaseModel):
@@ -28,13 +44,20 @@ class SessionState(BaseModel):
     version: int = 0
     filters: dict[str, FilterValue] = {}
     product_ids: list[str] = []
+    shown: list[str] = []  # the items the last reply that showed any showed, in order: what "the second one" means
     comparison_done: bool = False
     eligibility_done: bool = False
     profile: dict[str, FactValue] = {}  # the facts the customer told us (pack.yaml's profile); eligibility reads these
     pending: Pending | None = None
-    wishes: list[Wish] = []  # what the message we answered with a clarifying question asked for
+    wishes: Wishes = Wishes()  # what the message we answered with a clarifying question asked for
     goals: GoalBoard = Field(default_factory=GoalBoard)
     history: list[Turn] = []
+
+    @field_validator("wishes", mode="before")
+    @classmethod
+    def _wishes(cls, wishes: Any) -> Any:
+        """Sessions saved before wishes held topics kept a list of flags."""
+        return {flag: True for flag in wishes if flag in ("comparison", "eligibility")} if isinstance(wishes, list) else wishes
 
     @field_validator("profile", mode="before")
     @classmethod

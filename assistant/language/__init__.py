@@ -24,10 +24,23 @@ from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError
 from assistant.language.lexicon import LETTER, Language, Table, key
 from assistant.language.names import Names
 from assistant.language.numbers import Numbers
+from assistant.language.pointers import Pointers, Pointing
 from assistant.language.reminders import Reminders
 from assistant.language.when import DateOrder, Found, When, WhenParts, blank
 
-__all__ = ["FOLDER", "DateOrder", "Found", "Language", "Languages", "WhenParts", "blank", "load_languages", "phrases", "shipped"]
+__all__ = [
+    "FOLDER",
+    "DateOrder",
+    "Found",
+    "Language",
+    "Languages",
+    "Pointing",
+    "WhenParts",
+    "blank",
+    "load_languages",
+    "phrases",
+    "shipped",
+]
 
 FOLDER = Path(__file__).resolve().parent / "data"
 ALWAYS = "en"
@@ -46,6 +59,7 @@ class Languages(BaseModel):
     _when: When = PrivateAttr()
     _names: Names = PrivateAttr()
     _reminders: Reminders = PrivateAttr()
+    _pointers: Pointers = PrivateAttr()
     _resend: re.Pattern[str] = PrivateAttr()
     _stop_words: frozenset[str] = PrivateAttr()
     _ceilings: tuple[re.Pattern[str], re.Pattern[str]] = PrivateAttr()
@@ -55,6 +69,7 @@ class Languages(BaseModel):
         self._when = When(self.languages, self._numbers, self.date_order)
         self._names = Names(self.languages)
         self._reminders = Reminders(self.languages, self._numbers)
+        self._pointers = Pointers(self.languages, self._numbers)
         self._resend = re.compile(Table.words(self.languages, "resend", lambda lang: lang.resend).pattern, re.IGNORECASE)
         self._stop_words = frozenset(key(word) for lang in self.languages for word in lang.stop_words)
         at_most = Table.words(self.languages, "at_most", lambda lang: lang.at_most).pattern
@@ -124,6 +139,11 @@ class Languages(BaseModel):
     def asks_again(self, text: str) -> bool:
         """Whether the text asks for a code to be sent again ("resend", "code nahi aaya")."""
         return bool(self._resend.search(text))
+
+    def pointing(self, text: str, nouns: Iterable[str] = ()) -> Pointing:
+        """What the text points at among the items on screen ("the first two", "it", "that
+        card"); `nouns` are the business's words for its items."""
+        return self._pointers.read(text, nouns)
 
     def find_count(self, text: str) -> Found | None:
         """How many people (or seats, tickets) the text asks for, as digits, and where."""

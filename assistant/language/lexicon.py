@@ -36,6 +36,19 @@ class Fractions(_Strict):
     clock: dict[Decimal, Words] = {}  # like `before`, but ahead of an hour only: "half past 7"
 
 
+class PointerWords(_Strict):
+    """Words pointing at the items on screen (assistant/language/pointers.py)."""
+
+    positions: dict[int, Words] = {}  # 1: first, 2: second, -1: last
+    determiners: Words = []  # before a position or an item's word: "the second", "that card"
+    ones: Words = []  # after a position: "second one", "doosra wala"
+    single: Words = []  # the one item at hand: "it", "that one"
+    these: Words = []  # before an item's word, the item at hand: "that card", "this car"
+    every: Words = []  # every item shown: "both", "all of them"
+    among: Words = []  # a ranking among the items shown: "of these", "of the two"
+    beyond: Words = []  # items besides those shown: "anything cheaper?", "any other"
+
+
 class Halves(_Strict):
     am: Words = []
     pm: Words = []
@@ -94,6 +107,8 @@ class Language(_Strict):
     postpositions: Words = []  # so a counter is an hour only where no word follows but one of these ("5 ta te")
     links: Words = []  # between an hour and a part of the day: "6 in the evening", "evening at 6"
     times: dict[Annotated[str, Field(pattern=r"^(?:[01]\d|2[0-3]):[0-5]\d$")], Words] = {}  # noon, midnight
+
+    pointers: PointerWords = PointerWords()
 
     @field_validator("digits")
     @classmethod

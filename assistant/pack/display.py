@@ -72,6 +72,12 @@ def field(product: Product, name: str, how: str | None, catalog: Catalog) -> str
     return {"lower": text.lower(), "title": text[:1].upper() + text[1:]}.get(how or "", text)
 
 
+def fields(template: Template) -> list[str]:
+    """The attributes a template shows, in order: a topic line's first is the figure it is about."""
+    pieces = [template] if isinstance(template, str) else template
+    return [match[1] for piece in pieces for match in _FIELD.finditer(piece)]
+
+
 def render(template: Template | None, product: Product, catalog: Catalog) -> str | None:
     """The template filled from the product; a piece with a missing value is dropped."""
     if template is None:

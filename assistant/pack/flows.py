@@ -19,8 +19,10 @@ WEEKDAYS: tuple[Weekday, ...] = ("mon", "tue", "wed", "thu", "fri", "sat", "sun"
 # How a slot is read: a catalog item, one of its options, a day, a time, a person's name, a
 # phone number, a number, the answer as said, everything said about it, or a filter's value.
 SlotKind = Literal["item", "choice", "date", "time", "person", "phone", "number", "text", "notes", "filter"]
-FlowAction = Literal["book", "troubleshoot", "reserve"]  # reserve: the concierge's plan (POST /assistant)
+# book: the desk's own booking; reserve: the concierge's table (POST /assistant and the chat alike)
+FlowAction = Literal["book", "troubleshoot", "reserve"]
 AgentOfFlow = Literal["booking", "support"]
+RESERVES_WITH = ("date", "time", "number", "person", "phone")  # a table: when, for how many, for whom
 BATCH_FROM = 3  # a group of this many simple slots is asked all at once (seed 004's smart collection)
 
 
@@ -53,6 +55,7 @@ class Slot(_Strict):
     filter: str | None = None  # a filter kind's filter ("category"), also read from the item named
     narrowed_by_filters: bool = False  # an item kind: the one item the message's filters leave counts as named
     free_text: bool = False  # an item kind: an answer naming no catalog item is kept as said
+    range: tuple[int, int] | None = None  # a number kind: the values it takes (a table seats 1 to 20)
 
     @model_validator(mode="before")
     @classmethod
@@ -70,6 +73,8 @@ class Slot(_Strict):
             raise ValueError(f"choice slot '{self.slot}' needs options")
         if self.kind == "filter" and not self.filter:
             raise ValueError(f"filter slot '{self.slot}' needs filter")
+        if self.range and (self.kind != "number" or self.range[0] > self.range[1]):
+            raise ValueError(f"slot '{self.slot}': a range is a number slot's, lowest first")
         return self
 
 
@@ -122,7 +127,15 @@ class Flow(_Strict):
             raise ValueError("schedule names slots the flow does not collect")
         if self.action == "book" and not (self.schedule and any(s.kind == "item" for s in self.slots())):
             raise ValueError("a book action needs an item slot and a schedule")
+        lacking = sorted(set(RESERVES_WITH) - {s.kind for s in self.slots()})
+        if self.action == "reserve" and lacking:
+            raise ValueError(f"a reserve action needs slots of the kinds {lacking}")
         return self
+
+    @property
+    def books(self) -> bool:
+        """Whether it ends in a booking (shown on the page, changed by a later message)."""
+        return self.action in ("book", "reserve")
 
     def slots(self) -> list[Slot]:
         return [slot for step in self.steps for slot in step.collect]

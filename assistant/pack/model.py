@@ -558,6 +558,9 @@ class Vocabulary(Strict):
     intents: dict[str, list[str]]
     features: dict[str, list[str]] = {}
     places: dict[str, list[str]] = {}  # a place as the catalog names it ("Bandra") -> other spellings (बांद्रा)
+    # what customers rank items by: a number attribute -> its low and high ends' words
+    # ("annual_fee": {"low": ["cheaper", "lowest fee"]}); vocabulary.intents' `cheapest` is rank_by's low end
+    ranks: dict[str, dict[Literal["low", "high"], list[str]]] = {}
 
     @cached_property
     def words(self) -> frozenset[str]:
@@ -730,6 +733,10 @@ def _check_vocabulary(vocabulary: Vocabulary, pack: Pack) -> None:
     for topic in vocabulary.features:
         if topic not in pack.display.topics:
             raise ValueError(f"features.{topic} has no display.topics.{topic} in pack.yaml")
+    for name in vocabulary.ranks:
+        attribute = pack.attributes.get(name)
+        if attribute is None or attribute.type != "number":
+            raise ValueError(f"ranks.{name} is not a number attribute in pack.yaml")
     for name, section in vocabulary.facts.items():
         fact = pack.profile.get(name)
         if fact is None or fact.kind != "category":

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from assistant.pack.display import money, price, render
-from assistant.pack.model import Catalog, FactValue, FaqEntry, FilterValue, Product
-from assistant.tools.comparison import Comparison
+from assistant.pack.display import fields, money, price, render, show_value
+from assistant.pack.model import Catalog, FactValue, FaqEntry, FilterValue, Product, TopicLine
+from assistant.tools.comparison import Comparison, ComparisonRow, Rank
 from assistant.tools.filters import Filters
 
 if TYPE_CHECKING:  # the eligibility tool words its reasons with say(); goals live in dialogue
@@ -35,6 +35,12 @@ def filter_words(catalog: Catalog, name: str, value: FilterValue, many: bool = T
     if attribute.type == "number":
         return either.join(price(float(v), attribute, catalog) if attribute.unit == "currency" else f"{float(v):g}" for v in values)
     return either.join(attribute.words(str(v), many) for v in values)
+
+
+def one_of(words: list[str], catalog: Catalog, joiner: str = "or") -> str:
+    """ "A, B or C": the candidates a question asks the customer to choose among (or, with
+    "and", the items that share a place)."""
+    return f"{', '.join(words[:-1])} {say(catalog, joiner)} {words[-1]}" if len(words) > 1 else "".join(words)
 
 
 def fact_words(catalog: Catalog, name: str, value: FactValue) -> str:
@@ -72,13 +78,40 @@ def product_line(p: Product, catalog: Catalog) -> str:
     return f"{line} {tail}" if tail else line
 
 
-def product_list(products: list[Product], filters: Filters, from_cache: bool, catalog: Catalog, cheapest: bool = False) -> str:
+def product_list(products: list[Product], filters: Filters, from_cache: bool, catalog: Catalog, rank: Rank | None = None) -> str:
+    lines = [list_intro(products, filters, from_cache, catalog, rank), ""]
+    lines += [f"{i}. {product_line(p, catalog)}" for i, p in enumerate(products, 1)]
+    lines += ["", say(catalog, "list_hint_one" if len(products) == 1 else "list_hint_many")]
+    return "\n".join(lines)
+
+
+def list_intro(products: list[Product], filters: Filters, from_cache: bool, catalog: Catalog, rank: Rank | None = None) -> str:
+    """ "Here are 5 platinum credit cards that match:", before the list, or before the one fact
+    asked of them all."""
     one = len(products) == 1
     what = describe_filters(filters, catalog, len(products))
-    kind = "cheapest" if cheapest else "list_cached" if from_cache else "list"
-    intro = say(catalog, f"{kind}_{'one' if one else 'many'}", count=len(products), what=what, order=catalog.pack.search.cheapest)
-    lines = [intro, ""] + [f"{i}. {product_line(p, catalog)}" for i, p in enumerate(products, 1)]
-    lines += ["", say(catalog, "list_hint_one" if one else "list_hint_many")]
+    cheapest = rank is not None and rank.attribute == catalog.pack.search.rank_by and rank.best == "low"
+    kind = "cheapest" if cheapest else "ranked" if rank else "list_cached" if from_cache else "list"
+    order = catalog.pack.search.cheapest if cheapest or rank is None else _order(rank, catalog)
+    return say(catalog, f"{kind}_{'one' if one else 'many'}", count=len(products), what=what, order=order)
+
+
+def _order(rank: Rank, catalog: Catalog) -> str:
+    """ "highest power first": how a ranking is ordered, in the attribute's own label."""
+    return say(catalog, f"order_{rank.best}", label=catalog.pack.attributes[rank.attribute].label.lower())
+
+
+def ranking(products: list[Product], rank: Rank, catalog: Catalog) -> str:
+    """ "**X** has the lowest annual fee: ৳1,500." with the others' figures after it, so the
+    answer is the attribute asked about and shows the numbers behind it."""
+    attribute = catalog.pack.attributes[rank.attribute]
+    shown = [(p, show_value(p.value(rank.attribute), attribute, catalog)) for p in products]
+    label = attribute.label.lower()
+    if len(products) == 1:
+        return say(catalog, "ranked_only", name=products[0].name, label=label, value=shown[0][1])
+    best = [p.name for p, value in shown if value == shown[0][1]]
+    lines = [say(catalog, f"ranked_{rank.best}", name=one_of(best, catalog, "and"), label=label, value=shown[0][1])]
+    lines += [f"- {p.name}: {value}" for p, value in shown[len(best) :]]
     return "\n".join(lines)
 
 
@@ -89,7 +122,9 @@ def no_match(filters: Filters, relax: str | None, catalog: Catalog) -> str:
     return text
 
 
-def comparison_table(comparison: Comparison, products: list[Product], catalog: Catalog) -> str:
+def comparison_table(comparison: Comparison, products: list[Product], catalog: Catalog, asked: list[TopicLine]) -> str:
+    """The side-by-side table; of the lines a question `asked` for ("compare their fees"), only those."""
+    comparison = _on_lines(comparison, products, asked, catalog) if asked else comparison
     by_id = {p.id: p for p in products}
     header = "| | " + " | ".join(by_id[pid].name for pid in comparison.products) + " |"
     lines = [header, "|---" * (len(comparison.products) + 1) + "|"]
@@ -111,6 +146,23 @@ def comparison_table(comparison: Comparison, products: list[Product], catalog: C
     return text
 
 
+def _on_lines(comparison: Comparison, products: list[Product], lines: list[TopicLine], catalog: Catalog) -> Comparison:
+    """The comparison with a row per line asked instead, best where the pack compares the figure
+    the line is about; no overall winner is named from part of the table."""
+    best = {row.key: row.best for row in comparison.rows}
+    rows = []
+    for line in lines:
+        values = {p.id: render(line.show, p, catalog) for p in products}
+        if any(values.values()):  # no row of dashes
+            key = fields(line.show)[0]
+            shown = {pid: value or "—" for pid, value in values.items()}
+            rows.append(ComparisonRow(key=key, label=line.label, values=shown, best=best.get(key, [])))
+    if not rows:
+        return comparison
+    wins = {pid: [row.label for row in rows if pid in row.best] for pid in comparison.products}
+    return Comparison(products=comparison.products, rows=rows, wins=wins, recommended=None)
+
+
 def single_product_note(product: Product, catalog: Catalog) -> str:
     return f"{say(catalog, 'only_one')} {product_line(product, catalog)}"
 
@@ -125,21 +177,31 @@ def eligibility_report(verdicts: list[Verdict], catalog: Catalog) -> str:
     return "\n".join(lines).strip()
 
 
-def features_report(products: list[Product], topics: list[str], named: list[str], catalog: Catalog) -> str:
-    """The topics' lines for each product; of a topic with lines the customer named, only those
-    (unless the product has none of them: an electric car's "mileage" is its range). A question
-    on no topic we know ("is it waterproof?") gets every line we have: the answer may be in one."""
+def asked_lines(topics: list[str], named: list[str], catalog: Catalog) -> list[TopicLine]:
+    """The display lines a question asks for: of each topic it is about, the lines it names, or
+    all of them if it names none ("late fee" is one line of the fees, "fees" all seven); none
+    when it is about no topic we know. A line two topics share is asked once."""
     known = catalog.pack.display.topics
-    topics = [t for t in topics if t in known] or list(known)
-    blocks = []
-    for p in products:
-        lines = [f"**{p.name}**"]
-        for topic in topics:
-            values = [(line.label, render(line.show, p, catalog)) for line in known[topic]]
-            values = [(label, value) for label, value in values if value]
-            shown = [f"- {label}: {value}" for label, value in [v for v in values if v[0] in named] or values]
-            lines += [line for line in shown if line not in lines]
-        blocks.append("\n".join(lines))
+    asked: list[TopicLine] = []
+    for topic in (t for t in topics if t in known):
+        asked += [line for line in known[topic] if line.label in named] or known[topic]
+    return list({line.label: line for line in asked}.values())
+
+
+def features_report(products: list[Product], lines: list[TopicLine], catalog: Catalog) -> str:
+    """Each product's values for the lines asked; a question on no topic we know ("is it
+    waterproof?") gets every line we have, as the answer may be in one. One line asked of
+    several products is one list under its label. A product with none of the lines is said to
+    have none listed, never shown as a bare heading."""
+    lines = lines or asked_lines(list(catalog.pack.display.topics), [], catalog)
+    found = {p.id: [(line.label, value) for line in lines if (value := render(line.show, p, catalog))] for p in products}
+    listed = [p for p in products if found[p.id]]
+    labels = {label for values in found.values() for label, _ in values}
+    if len(listed) > 1 and len(labels) == 1:
+        blocks = [f"**{labels.pop()}**\n" + "\n".join(f"- **{p.name}**: {found[p.id][0][1]}" for p in listed)]
+    else:
+        blocks = [f"**{p.name}**\n" + "\n".join(f"- {label}: {value}" for label, value in found[p.id]) for p in listed]
+    blocks += [say(catalog, "not_listed", name=p.name) for p in products if not found[p.id]]
     return "\n\n".join(blocks)
 
 

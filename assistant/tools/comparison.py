@@ -5,10 +5,19 @@ The rows, their labels and which direction is better come from the pack's displa
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel
 
 from assistant.pack.display import render, show_value
 from assistant.pack.model import Catalog, Product, Row
+
+
+class Rank(BaseModel):
+    """What a customer ranks the items by: an attribute, and which end they want ("cheaper" is price, low)."""
+
+    attribute: str
+    best: Literal["low", "high"]
 
 
 class ComparisonRow(BaseModel):
@@ -63,3 +72,14 @@ def rank_key(product: Product, catalog: Catalog) -> tuple[float, str]:
     """Lowest first by the pack's rank_by (annual fee, price); items without it last."""
     value = product.value(catalog.pack.search.rank_by)
     return (value if isinstance(value, (int, float)) else float("inf"), product.name)
+
+
+def ranked(products: list[Product], rank: Rank, catalog: Catalog) -> list[Product]:
+    """Best first by the attribute asked about; items without it last, then by the pack's rank_by."""
+
+    def key(product: Product) -> tuple[float, tuple[float, str]]:
+        value = product.value(rank.attribute)
+        known = isinstance(value, (int, float))
+        return (value if rank.best == "low" else -value) if known else float("inf"), rank_key(product, catalog)  # type: ignore[operator]
+
+    return sorted(products, key=key)

@@ -12,7 +12,7 @@ from typing import Any
 
 from assistant.pack.model import Catalog, ToolName
 from assistant.tools.calculator import calculate
-from assistant.tools.comparison import compare
+from assistant.tools.comparison import compare, ranked
 from assistant.tools.eligibility import check
 from assistant.tools.retrieval import CatalogIndex
 
@@ -27,15 +27,16 @@ class ToolGateway:
         self.permissions: dict[str, list[ToolName]] = dict(catalog.pack.tools.items())
         self._tools: dict[str, Callable[..., Any]] = {
             "search_products": lambda *args, **kwargs: index.search_products(*args, **kwargs),
-            "cheapest_products": lambda *args, **kwargs: index.cheapest_products(*args, **kwargs),
+            "ranked_products": lambda *args, **kwargs: index.ranked_products(*args, **kwargs),
             "search_faq": lambda *args, **kwargs: index.search_faq(*args, **kwargs),
             "compare_products": lambda products: compare(products, catalog),
+            "rank_products": lambda products, rank: ranked(products, rank, catalog),
             "check_eligibility": lambda product, profile: check(product, profile, catalog),
             "calculate": calculate,
         }
 
     def allowed(self, agent: str, tool: str) -> bool:
-        family = "search_products" if tool == "cheapest_products" else tool
+        family = {"ranked_products": "search_products", "rank_products": "compare_products"}.get(tool, tool)
         return family in self.permissions.get(agent, [])
 
     def call(self, agent: str, tool: str, *args: Any, **kwargs: Any) -> Any:

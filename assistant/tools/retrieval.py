@@ -19,7 +19,7 @@ from threadpoolctl import threadpool_limits
 from assistant.infra.config import SETTINGS
 from assistant.infra.extensions import Slot
 from assistant.pack.model import Catalog, FaqEntry, Product, load_catalog
-from assistant.tools.comparison import rank_key
+from assistant.tools.comparison import Rank, rank_key, ranked
 from assistant.tools.embeddings import MiniLMEmbedder, default_embedder
 from assistant.tools.filters import FilterRules, Filters
 from assistant.tools.help_search import HelpCentre
@@ -73,10 +73,11 @@ class CatalogIndex:
         )
         return self.catalog.products_by_id(result["ids"][0])
 
-    def cheapest_products(self, filters: Filters, limit: int) -> list[Product]:
-        """Every matching product ranked by the pack's rank_by: "cheapest" is a fact, not a similarity."""
+    def ranked_products(self, filters: Filters, rank: Rank, limit: int) -> list[Product]:
+        """The best matching products by what the customer ranks by ("cheapest", "most RAM"): a
+        fact of the data, not a similarity."""
         matching = [p for p in self.catalog.products if self.rules.matches(p, filters)]
-        return sorted(matching, key=lambda p: rank_key(p, self.catalog))[:limit]
+        return ranked(matching, rank, self.catalog)[:limit]
 
     def ready(self) -> bool:
         """Both collections answer and hold the whole catalog."""

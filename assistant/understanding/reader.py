@@ -20,11 +20,12 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from assistant.dialogue.state import Pending, Wish
+from assistant.dialogue.state import Pending, Wishes
+from assistant.language import Pointing
 from assistant.language.lexicon import LETTER
 from assistant.pack.model import Catalog, CustomerFact, FactValue, Filter, FilterValue, IntentType
 from assistant.tools.calculator import find_expression
-from assistant.tools.comparison import rank_key
+from assistant.tools.comparison import Rank, rank_key
 from assistant.tools.filters import FilterRules
 from assistant.tools.help_search import HelpCentre
 from assistant.understanding.router import Routed, Router
@@ -61,33 +62,39 @@ class Intent(BaseModel):
 
     type: IntentType
     filters: dict[str, FilterValue] = {}
-    named: list[str] = []  # ids of the items the message names
+    named: list[str] = []  # ids of the items the message names, or points at on screen (the pipeline resolves those)
+    pointing: Pointing = Pointing()  # "the second one", "both", "it"
     expression: str | None = None  # arithmetic to work out ("1299 x 2")
     wants_comparison: bool = False
     wants_eligibility: bool = False
     feature_topics: list[str] = []
     feature_lines: list[str] = []  # labels of the topics' lines the message names ("late fee"): only those are shown
-    cheapest_first: bool = False
+    rank: Rank | None = None  # "cheapest", "more powerful": what the items are ranked by, best first
     thanks: bool = False  # a "greeting" that closes rather than opens
     profile: dict[str, FactValue] = {}  # what the message tells of the customer's facts (pack.yaml's profile)
     confidence: float = 1.0  # the router's probability for `type`
     sure: bool = True
     read_as: str = ""  # the message as the router read it (normalised, typos corrected): help searches read it too
 
-    def wishes(self) -> list[Wish]:
+    def wishes(self) -> Wishes:
         """What this message asked for beyond a plain list, to keep while we clarify."""
-        flags: dict[Wish, bool] = {
-            "comparison": self.wants_comparison,
-            "eligibility": self.wants_eligibility,
-            "cheapest": self.cheapest_first,
-        }
-        return [wish for wish, wanted in flags.items() if wanted]
+        return Wishes(
+            comparison=self.wants_comparison,
+            eligibility=self.wants_eligibility,
+            rank=self.rank.model_dump() if self.rank else None,
+            topics=self.feature_topics,
+            lines=self.feature_lines,
+        )
 
-    def resume(self, wishes: list[Wish]) -> None:
-        """Take back what the customer asked for before we stopped to ask a question."""
-        self.wants_comparison |= "comparison" in wishes
-        self.wants_eligibility |= "eligibility" in wishes
-        self.cheapest_first |= "cheapest" in wishes
+    def resume(self, wishes: Wishes) -> None:
+        """Take back what the customer asked for before we stopped to ask a question: "does it
+        have lounge access?", answered "which one?", is still about lounge access."""
+        self.wants_comparison |= wishes.comparison
+        self.wants_eligibility |= wishes.eligibility
+        self.rank = self.rank or (Rank.model_validate(wishes.rank) if wishes.rank else None)
+        if wishes.topics and not self.feature_topics:
+            self.feature_topics, self.feature_lines = list(wishes.topics), list(wishes.lines)
+            self.type = "feature_query" if self.type == "product_info" else self.type
 
     def public(self) -> dict[str, Any]:
         return {"type": self.type, "filters": dict(self.filters)}
@@ -173,7 +180,7 @@ def _phrases(phrases: list[str]) -> re.Pattern[str]:
     engine from skipping ahead to a phrase's first letter, and a long message took ten times as
     long to read."""
     ordered = sorted(phrases, key=len, reverse=True)
-    spaced = "|".join(re.escape(p) for p in ordered if not _UNSPACED.search(p))
+    spaced = "|".join(re.escape(p).replace(r"\ ", r"[\s-]+") for p in ordered if not _UNSPACED.search(p))  # "lowest-fee"
     unspaced = "|".join(re.escape(p) for p in ordered if _UNSPACED.search(p))
     either = [rf"(?<!\w)(?:{spaced})(?!\w)"] if spaced else []
     return re.compile("|".join([*either, *([unspaced] if unspaced else [])]))
@@ -228,10 +235,16 @@ class Understanding:
             name: _NumberFact(fact, self.money.marks) for name, fact in catalog.pack.profile.items() if fact.kind == "number"
         }
         self.intents = PhraseMatcher(vocabulary.intents)
+        self.ranks = PhraseMatcher({f"{name} {end}": said for name, ends in vocabulary.ranks.items() for end, said in ends.items()})
         self.features = PhraseMatcher(vocabulary.features)
         self.names = _name_matcher(catalog)
         self.rules = FilterRules(catalog)
         self.calculates = any("calculate" in tools for tools in catalog.pack.tools.values())
+
+    @cached_property
+    def _item_words(self) -> tuple[str, ...]:
+        """The business's words for its items ("card", "cars"), which "that" or "the second" may stand before."""
+        return tuple(dict.fromkeys(normalise(self.catalog.text[key]) for key in ("item", "items")))
 
     @cached_property
     def _known_words(self) -> set[str]:
@@ -259,9 +272,11 @@ class Understanding:
             }
         profile = self._profile(clean, words, pending)
         cues = set(self.intents.exact(clean))
+        rank = self._rank(clean, cues)
         lines = self.catalog.pack.display.lines_named(set(re.findall(r"\w+", clean)))
         topics = list(dict.fromkeys([*self.features.exact(clean), *lines]))
         named = self._named(clean, filters)
+        pointing = self.languages.pointing(clean, self._item_words)
         wants_comparison = "comparison" in cues
         wants_eligibility = "eligibility" in cues and bool(self.catalog.pack.eligibility)
 
@@ -290,14 +305,14 @@ class Understanding:
         elif kind in ("faq", "out_of_scope", "unknown") and topics and (has_products or named):
             kind = "feature_query"  # a fact the items at hand hold, answered from their data
         elif (
-            "cheapest" in cues
+            rank is not None
             and not named
             and (
                 kind in ("comparison", "feature_query")
                 or (has_products and (kind == "unknown" or (kind == "faq" and confidence < CONFIDENT)))
             )
         ):
-            kind = "product_info"  # "which is the cheapest?", "anything cheaper?": ranks every match, not just those shown
+            kind = "product_info"  # "which is the cheapest?", "anything cheaper?": a ranking, where the pipeline decides of what
         kind = self._served(kind)  # after the above: "book a table for 4" where the pack books nothing is no price question
         if kind in ("comparison", "eligibility_check"):  # "compare them and check if I'm eligible"
             wants_comparison |= kind == "comparison"
@@ -311,12 +326,13 @@ class Understanding:
             type=kind,
             filters=filters,
             named=named,
+            pointing=pointing,
             expression=expression,
             wants_comparison=wants_comparison,
             wants_eligibility=wants_eligibility and bool(self.catalog.pack.eligibility),
             feature_topics=topics,
             feature_lines=[label for labels in lines.values() for label in labels],
-            cheapest_first="cheapest" in cues and kind in NEEDS_PRODUCTS,
+            rank=rank if kind in NEEDS_PRODUCTS else None,
             thanks=thanks,
             profile=profile,
             confidence=confidence,
@@ -386,6 +402,15 @@ class Understanding:
         if naming and "want" in cues:  # "show me the Legion 5": wanting an item by its name
             return "product_info", PLAUSIBLE
         return "unknown", routed.confidence
+
+    def _rank(self, clean: str, cues: set[str]) -> Rank | None:
+        """What the message ranks by: the pack's words for an attribute's end ("more powerful"),
+        else its words for the cheapest by rank_by."""
+        found = self.ranks.exact(clean)
+        if found:
+            attribute, best = found[0].split()
+            return Rank(attribute=attribute, best=best)  # type: ignore[arg-type]  (the vocabulary's own ends)
+        return Rank(attribute=self.catalog.pack.search.rank_by, best="low") if "cheapest" in cues else None
 
     def _article_for(self, text: str) -> bool:
         """Whether the help centre is sure an article answers the message."""

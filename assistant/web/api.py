@@ -100,7 +100,7 @@ def session_history(session_id: str) -> Response:
         raise ApiError(404, "unknown_session", "No conversation with that id.")
     turns = [
         {
-            **turn.model_dump(include={"role", "text", "intent", "agents", "at"}),
+            **turn.model_dump(include={"role", "text", "intent", "agents", "at", "booking", "eligibility", "choices", "ask_user"}),
             "products": [public_product(p, pipeline.catalog) for p in pipeline.catalog.products_by_id(turn.products)],
         }
         for turn in state.history
@@ -116,8 +116,8 @@ def _preferences(customer_id: str) -> PreferenceStore:
 
 @bp.get("/about")
 def about() -> Response:
-    """What the chat page needs to present this business: its words, examples and its page fact's
-    choices (the values a chat request's page fact takes)."""
+    """What the chat page needs to present this business: its words, examples, its page fact's
+    choices (the values a chat request's page fact takes) and the time zone its bookings are in."""
     catalog = PIPELINE.get().catalog
     page = catalog.pack.profile[catalog.pack.page_fact] if catalog.pack.page_fact else None
     booking = next((flow for flow in catalog.pack.flows.values() if flow.action == "book"), None)
@@ -127,6 +127,7 @@ def about() -> Response:
         **catalog.pack.page.model_dump(),
         booking=booking.subject if booking else None,
         item=catalog.text["item"],
+        timezone=catalog.business.timezone,
         profile_choices=choices,
         employment=choices,  # the same, under the name pages written before customer facts were pack data read
     )

@@ -71,7 +71,7 @@ def document(catalog: Catalog) -> dict[str, Any]:
     }
     about = {
         "type": "object",
-        "required": ["business", "title", "placeholder", "welcome", "examples", "profile_choices"],
+        "required": ["business", "title", "placeholder", "welcome", "examples", "profile_choices", "timezone"],
         "properties": {
             "business": text,
             "title": text,
@@ -80,6 +80,7 @@ def document(catalog: Catalog) -> dict[str, Any]:
             "examples": {"type": "array", "items": text},
             "booking": {"type": "string", "nullable": True},
             "item": text,
+            "timezone": {"type": "string", "description": "the IANA time zone bookings are made in"},
             "profile_choices": choices,
             "employment": {**choices, "deprecated": True, "description": "the same as profile_choices"},
         },

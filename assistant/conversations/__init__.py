@@ -1,0 +1,1 @@
+"""Conversation tests as data: a pack's expected conversations in YAML, played against a real app (docs/conversation-tests.md)."""

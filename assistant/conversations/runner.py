@@ -1,0 +1,296 @@
+"""Plays a conversation file against a real app and reports, turn by turn, what differed.
+
+Each conversation gets a fresh app on temporary SQLite files and its own outbox, offline (no
+LLM) and without rate limits, and is sent through POST /chat exactly as the chat page sends it.
+The embedding model and each pack's item vectors are cached per process, so after a pack's first
+conversation an app starts in about a second.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import tempfile
+import textwrap
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from flask import Flask
+from flask.testing import FlaskClient
+
+from app import create_app
+from assistant.booking.codes import CODE_LIKE
+from assistant.conversations.schema import CODE, Bound, Conversation, Scalar, Texts, Turn, load
+from assistant.web.concierge import CONCIERGE
+from crew_pipeline import PIPELINE
+
+ROOT = Path(__file__).resolve().parents[2]
+FOLDER = ROOT / "tests" / "conversations"  # one folder per pack: tests/conversations/<pack>/*.yml
+EXCERPT = 240  # characters of a reply shown in a failure
+
+
+@dataclass(frozen=True)
+class Check:
+    """One expectation of a turn, with what came back, worded for the report."""
+
+    key: str
+    expected: str
+    actual: str
+    passed: bool
+
+
+@dataclass(frozen=True)
+class TurnResult:
+    number: int
+    user: str  # as written in the file: a typed code stays <code>
+    checks: list[Check]
+    reply: str = ""
+    agents: tuple[str, ...] = ()
+    products: tuple[str, ...] = ()
+    problem: str | None = None  # why the message could not be sent (no code yet, an HTTP error)
+
+    @property
+    def passed(self) -> bool:
+        return self.problem is None and all(check.passed for check in self.checks)
+
+
+@dataclass(frozen=True)
+class Result:
+    label: str  # e.g. bank/eligibility.yml
+    name: str
+    turns: list[TurnResult]  # the turns played: playing stops at one that could not be sent
+    total: int  # turns in the file
+
+    @property
+    def passed(self) -> bool:
+        return len(self.turns) == self.total and all(turn.passed for turn in self.turns)
+
+    def report(self) -> str:
+        """One line when it passed; otherwise every failed turn with each expectation, expected vs got."""
+        failed = [turn for turn in self.turns if not turn.passed]
+        if self.passed:
+            return f"PASS {self.label}: {self.name} ({self.total} turns)"
+        lines = [f"FAIL {self.label}: {self.name} ({len(failed)} of {self.total} turns failed)"]
+        for turn in failed:
+            lines.append(f"  turn {turn.number}: {turn.user!r}")
+            if turn.problem:
+                lines.append(f"    no reply: {turn.problem}")
+                continue
+            lines.append(f"    reply: {excerpt(turn.reply)!r}")
+            lines.append(f"    agents: {list(turn.agents)}  products: {list(turn.products)}")
+            for check in turn.checks:
+                mark = "ok  " if check.passed else "FAIL"
+                got = "" if check.passed else f"\n           got {check.actual}"
+                lines.append(f"    {mark} {check.key}: expected {check.expected}{got}")
+        if len(self.turns) < self.total:
+            lines.append(f"  stopped: turns {len(self.turns) + 1} to {self.total} were not played")
+        return "\n".join(lines)
+
+
+def conversation_files(folder: Path) -> list[Path]:
+    """A folder's conversation files, in name order."""
+    return sorted([*folder.glob("*.yml"), *folder.glob("*.yaml")])
+
+
+def play_file(path: Path, pack: str) -> Result:
+    """Load and play one file; a file that does not load raises ValueError naming what is wrong."""
+    conversation = load(path)
+    return play(conversation, pack, label=f"{path.parent.name}/{path.name}", default_name=path.stem)
+
+
+def play(conversation: Conversation, pack: str, *, label: str, default_name: str) -> Result:
+    """Play `conversation` on a fresh app for `pack` (a folder under data/)."""
+    with tempfile.TemporaryDirectory(prefix="conversation-") as tmp:
+        folder = Path(tmp)
+        outbox = folder / "outbox.jsonl"
+        app = create_app(
+            {
+                "domain": pack,
+                "session_db": folder / "sessions.sqlite3",
+                "bookings_db": folder / "bookings.sqlite3",
+                "notify_outbox": outbox,
+                "reminder_poll_s": 0,
+                "client_rate_per_min": 0,
+                "session_rate_per_min": 0,
+                "llm_model": None,  # offline whatever the environment says: replies are deterministic
+                "log_level": "WARNING",
+            }
+        )
+        if conversation.now:
+            _pin_clock(app, conversation.now)
+        client, session_id = app.test_client(), str(uuid.uuid4())
+        turns: list[TurnResult] = []
+        for number, turn in enumerate(conversation.turns, 1):
+            played = _play_turn(client, session_id, conversation.user_employment, turn, number, outbox)
+            turns.append(played)
+            if played.problem:  # later turns would answer a conversation that did not happen
+                break
+    return Result(label=label, name=conversation.name or default_name, turns=turns, total=len(conversation.turns))
+
+
+def _pin_clock(app: Flask, now: dt.datetime) -> None:
+    """The booking desk's and the concierge's 'now', so relative dates in a file never drift."""
+    pipeline = PIPELINE.get(app)
+    if now.tzinfo is None:
+        now = now.replace(tzinfo=ZoneInfo(pipeline.catalog.business.timezone))
+    pipeline.desk.clock = lambda: now
+    if concierge := CONCIERGE.find(app):
+        concierge.clock = lambda: now
+
+
+def _play_turn(
+    client: FlaskClient, session_id: str, employment: str | None, turn: Turn, number: int, outbox: Path
+) -> TurnResult:
+    message = turn.user
+    if CODE in message:
+        code = last_code(outbox)
+        if code is None:
+            return TurnResult(number, turn.user, [], problem=f"{CODE}: no one-time code has been sent yet")
+        message = message.replace(CODE, code)
+    body = {"query": message, "session_id": session_id, **({"user_employment": employment} if employment else {})}
+    response = client.post("/chat", json=body)
+    data: dict[str, Any] = response.get_json()
+    if response.status_code != 200:
+        return TurnResult(number, turn.user, [], problem=f"HTTP {response.status_code}: {json.dumps(data)}")
+    checks = [CHECKS[key](value, data) for key, value in turn.expectations().items()]
+    ids = tuple(str(p["id"]) for p in data["products"])
+    return TurnResult(number, turn.user, checks, data["reply"], tuple(data["agents"]), ids)
+
+
+def last_code(outbox: Path) -> str | None:
+    """The code in the last one-time-code message of the outbox, as the customer's phone shows it."""
+    lines = outbox.read_text(encoding="utf-8").splitlines() if outbox.exists() else []
+    sent = [json.loads(line) for line in lines]
+    codes = [m.group(1) for message in sent if message["kind"] == "otp" and (m := CODE_LIKE.search(message["text"]))]
+    return codes[-1] if codes else None
+
+
+def excerpt(text: str, around: int = 0) -> str:
+    """A reply on one line, cut to a readable length, from a little before `around`."""
+    flat = " ".join(text.split())
+    start = max(0, around - EXCERPT // 4)
+    return ("…" if start else "") + textwrap.shorten(flat[start:], EXCERPT, placeholder="…")
+
+
+def _texts(value: Texts) -> list[str]:
+    return [value] if isinstance(value, str) else value
+
+
+def _shown(values: list[str]) -> str:
+    return "[" + ", ".join(values) + "]"
+
+
+def _intent(expected: str, data: dict[str, Any]) -> Check:
+    actual = str(data["intent"]["type"])
+    return Check("intent", expected, actual, actual == expected)
+
+
+def _agents(expected: list[str], data: dict[str, Any]) -> Check:
+    return Check("agents", _shown(expected), _shown(data["agents"]), data["agents"] == expected)
+
+
+def _agents_include(expected: list[str], data: dict[str, Any]) -> Check:
+    missing = [a for a in expected if a not in data["agents"]]
+    return Check("agents_include", _shown(expected), f"{_shown(data['agents'])}, without {_shown(missing)}", not missing)
+
+
+def _ids(data: dict[str, Any]) -> list[str]:
+    return [str(p["id"]) for p in data["products"]]
+
+
+def _products(expected: list[str], data: dict[str, Any]) -> Check:
+    return Check("products", _shown(expected), _shown(_ids(data)), _ids(data) == expected)
+
+
+def _products_include(expected: list[str], data: dict[str, Any]) -> Check:
+    missing = [i for i in expected if i not in _ids(data)]
+    return Check("products_include", _shown(expected), f"{_shown(_ids(data))}, without {_shown(missing)}", not missing)
+
+
+def _products_count(expected: int, data: dict[str, Any]) -> Check:
+    return Check("products_count", str(expected), f"{len(data['products'])}: {_shown(_ids(data))}", len(data["products"]) == expected)
+
+
+def _matches(value: Any, wanted: Scalar | Bound) -> bool:
+    """An attribute's value against a wanted one: equal, one of a list's values, or within a bound."""
+    if isinstance(wanted, Bound):
+        return (
+            isinstance(value, int | float)
+            and (wanted.at_least is None or value >= wanted.at_least)
+            and (wanted.at_most is None or value <= wanted.at_most)
+        )
+    return wanted in value if isinstance(value, list) else value == wanted
+
+
+def _products_all(expected: dict[str, Scalar | Bound], data: dict[str, Any]) -> Check:
+    wanted = ", ".join(f"{k}: {v.model_dump(exclude_none=True) if isinstance(v, Bound) else v}" for k, v in expected.items())
+    if not data["products"]:
+        return Check("products_all", wanted, "no products shown", False)
+    wrong = [
+        f"{p['id']} has {k}: {p.get(k)}" for p in data["products"] for k, v in expected.items() if not _matches(p.get(k), v)
+    ]
+    return Check("products_all", wanted, "; ".join(wrong), not wrong)
+
+
+def _reply_contains(expected: Texts, data: dict[str, Any]) -> Check:
+    reply = data["reply"].casefold()
+    missing = [t for t in _texts(expected) if t.casefold() not in reply]
+    return Check("reply_contains", _shown([repr(t) for t in _texts(expected)]), f"no {_shown(missing)} in the reply", not missing)
+
+
+def _reply_not_contains(expected: Texts, data: dict[str, Any]) -> Check:
+    reply = data["reply"].casefold()
+    found = [t for t in _texts(expected) if t.casefold() in reply]
+    where = reply.find(found[0].casefold()) if found else 0
+    return Check(
+        "reply_not_contains",
+        _shown([repr(t) for t in _texts(expected)]),
+        f"{_shown(found)} in {excerpt(data['reply'], where)!r}",
+        not found,
+    )
+
+
+def _ask_user(expected: bool | str, data: dict[str, Any]) -> Check:
+    asked: str | None = data["ask_user"]
+    if isinstance(expected, bool):
+        return Check("ask_user", "a question" if expected else "no question", repr(asked), (asked is not None) == expected)
+    passed = asked is not None and expected.casefold() in asked.casefold()
+    return Check("ask_user", f"a question with {expected!r}", repr(asked), passed)
+
+
+def booking_status(data: dict[str, Any]) -> str:
+    """`confirmed` (or the made booking's status), else the goal in progress's status, else `none`."""
+    if data.get("booking"):
+        return str(data["booking"]["status"])
+    goal = data["state"].get("active_goal")
+    return str(goal["status"]) if goal else "none"
+
+
+def _booking(expected: str, data: dict[str, Any]) -> Check:
+    actual = booking_status(data)
+    return Check("booking", expected, actual, actual == expected)
+
+
+def _choices_include(expected: list[str], data: dict[str, Any]) -> Check:
+    missing = [c for c in expected if c not in data["choices"]]
+    return Check("choices_include", _shown(expected), f"{_shown(data['choices'])}, without {_shown(missing)}", not missing)
+
+
+CHECKS: dict[str, Callable[[Any, dict[str, Any]], Check]] = {
+    "intent": _intent,
+    "agents": _agents,
+    "agents_include": _agents_include,
+    "products": _products,
+    "products_include": _products_include,
+    "products_all": _products_all,
+    "products_count": _products_count,
+    "reply_contains": _reply_contains,
+    "reply_not_contains": _reply_not_contains,
+    "ask_user": _ask_user,
+    "booking": _booking,
+    "choices_include": _choices_include,
+}

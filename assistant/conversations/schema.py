@@ -1,0 +1,87 @@
+"""The file format of a conversation test: what the customer says, turn by turn, and what each
+reply must show (docs/conversation-tests.md).
+
+Extra keys are refused everywhere, so a misspelt expectation ("reply_contain") is an error when
+the file loads instead of a check that silently never runs; a turn must check something.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, model_validator
+
+CODE = "<code>"  # in a message: the one-time code last sent to the customer's phone
+
+Scalar = StrictStr | StrictBool | StrictInt | StrictFloat
+Texts = StrictStr | list[StrictStr]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Bound(Strict):
+    """A number attribute's range, for `products_all` ("every card's annual fee at most 500")."""
+
+    at_least: StrictInt | StrictFloat | None = None
+    at_most: StrictInt | StrictFloat | None = None
+
+    @model_validator(mode="after")
+    def _bounded(self) -> Bound:
+        if self.at_least is None and self.at_most is None:
+            raise ValueError("give at_least, at_most or both")
+        return self
+
+
+class Turn(Strict):
+    """One customer message and what the reply to it must show; every expectation is optional."""
+
+    user: StrictStr = Field(min_length=1, description=f"the message; {CODE} in it types the one-time code last sent")
+    intent: StrictStr | None = None
+    agents: list[StrictStr] | None = Field(default=None, min_length=1)
+    agents_include: list[StrictStr] | None = Field(default=None, min_length=1)
+    products: list[StrictStr] | None = None  # the ids shown, in order ([] for none)
+    products_include: list[StrictStr] | None = Field(default=None, min_length=1)
+    products_all: dict[str, Scalar | Bound] | None = Field(default=None, min_length=1)
+    products_count: int | None = Field(default=None, ge=0)
+    reply_contains: Texts | None = None
+    reply_not_contains: Texts | None = None
+    ask_user: StrictBool | StrictStr | None = None  # asks something back, or asks something containing this
+    booking: StrictStr | None = None  # `confirmed`, a waiting goal's status (`blocked`), or `none`
+    choices_include: list[StrictStr] | None = Field(default=None, min_length=1)
+
+    @model_validator(mode="after")
+    def _checks_something(self) -> Turn:
+        if not self.expectations():
+            raise ValueError("a turn must check something: add intent, agents, products, reply_contains, ...")
+        for name in ("reply_contains", "reply_not_contains", "ask_user"):
+            value = getattr(self, name)
+            if value == "" or value == [] or (isinstance(value, list) and "" in value):
+                raise ValueError(f"{name}: an empty text matches every reply")
+        return self
+
+    def expectations(self) -> dict[str, Any]:
+        """The expectations this turn sets, by key, in the file's order of keys."""
+        return {name: value for name, value in self if name != "user" and value is not None}
+
+
+class Conversation(Strict):
+    """One conversation with the assistant, from a fresh session, as one test."""
+
+    name: StrictStr | None = None  # default: the file's name
+    description: StrictStr | None = None
+    now: dt.datetime | None = None  # the booking desk's clock; without a zone, the pack's time zone
+    user_employment: StrictStr | None = None  # the page fact every message carries (the chat request's field)
+    turns: list[Turn] = Field(min_length=1)
+
+
+def load(path: Path) -> Conversation:
+    """A conversation file, checked; ValueError names the file and what is wrong in it."""
+    try:
+        return Conversation.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+    except (yaml.YAMLError, ValueError) as error:  # pydantic's ValidationError is a ValueError
+        raise ValueError(f"{path}: {error}") from error
