@@ -34,7 +34,7 @@ from assistant.understanding import guard
 from assistant.understanding.reader import NEEDS_PRODUCTS, Details, Intent, Understanding
 from assistant.understanding.references import refer
 from assistant.understanding.router import Router
-from assistant.web.concierge import SERVICE_READER
+from assistant.web.concierge import SERVICE_READER, TABLES
 from assistant.web.schemas import ChatRequest, ChatResponse, HelpResult
 
 if TYPE_CHECKING:  # crewai is imported only when an LLM is configured
@@ -152,6 +152,7 @@ class CrewPipeline:
 
         # 3. Reset the cached products if the filters in effect changed.
         filters, selection = self._resolve_products(intent, state)
+        across = self._across_catalog(intent, state)
         if filters != state.filters:
             state.reset_products()
             state.filters = filters
@@ -161,7 +162,8 @@ class CrewPipeline:
 
         # 5. Assemble only the agents needed; the Formatter always runs last.
         agents = [] if question else self._select_agents(intent, state, selection)
-        work = TurnWork(TurnRequest(request.query, intent, state, goal), self.services, TurnOutput(selection=selection))
+        out = TurnOutput(selection=selection, across_catalog=across and bool(selection))
+        work = TurnWork(TurnRequest(request.query, intent, state, goal), self.services, out)
         if question:
             (work.out.ask_user, work.out.choices, missing), work.out.pending = question, "clarify_product"
             if goal is not None:
@@ -210,7 +212,9 @@ class CrewPipeline:
     def _plan_goal(self, intent: Intent, state: SessionState, text: str) -> Goal | None:
         """The goal this message serves. A booking or troubleshooting goal waiting for an answer
         takes it; a request the pack groups with the active goal (a sale's follow-ups) continues
-        it; anything else starts a new goal, suspending the active one if it matters more.
+        it; a message that changes a booking made ("make it 7pm instead") reopens its goal, and
+        one that is unclear but for asking for another ("book another one") books another;
+        anything else starts a new goal, suspending the active one if it matters more.
         "Never mind" cancels whatever is active; "thanks" closes a sale that stays open, or a
         troubleshooting that waits for an answer."""
         board, active = state.goals, state.goals.active
@@ -221,6 +225,14 @@ class CrewPipeline:
         if collecting and active and self._answers(collecting, active, intent, text):
             intent.type = collecting
             return active
+        kept = None if collecting else board.kept
+        if kept and self._changes(kept, intent, text):
+            board.reopen(kept, "customer changes what it made")
+            intent.type = cast(IntentType, self.catalog.pack.flows[kept.type].intent)  # a kept goal is a flow's
+            return kept
+        if kept and intent.type == "unknown" and self.desk.engine.languages.asks_another(text):
+            intent.type = cast(IntentType, self.catalog.pack.flows[kept.type].intent)  # "book another one"
+            goal_type, kind = self.catalog.pack.goal_kind(intent.type)
         if active and active.type == goal_type and kind and kind.stays_open:
             return active
         if active and intent.thanks and (self._stays_open(active) or collecting == "support"):
@@ -274,7 +286,7 @@ class CrewPipeline:
             board.answered(goal, "answered; the customer may ask more")
             return
         else:
-            resumed = board.finish(goal, "answered")
+            resumed = board.finish(goal, "answered", keep=bool(step and step.booking))
         if resumed:
             work.out.reply = f"{work.out.reply}\n\n{formatting.resumed(resumed, self.catalog)}"
             work.out.ask_user, work.out.choices = resumed.next_question, resumed.choices
@@ -282,13 +294,17 @@ class CrewPipeline:
     def _refer(self, intent: Intent, state: SessionState) -> list[Product]:
         """Turns what the message points at on screen into the items it names (a booking's item
         slot and every agent read those); returns the candidates when it can't tell which one is
-        meant, unless a flow already holds its item and "make it 5pm" is about the booking."""
+        meant, unless a fact asked of each answers it anyway, or a flow already holds its item
+        and "make it 5pm" is about the booking."""
         if intent.named or not (intent.type in NEEDS_PRODUCTS or self.catalog.pack.flow_for(intent.type)):
             return []
         discussed = self.catalog.products_by_id(state.last_discussed())
         shown = self.catalog.products_by_id(state.shown)
         referred = refer(intent.pointing, shown, discussed, intent.filters, self.rules)
         if referred is None:
+            return []
+        if referred.unsure and intent.type == "feature_query":  # "is it in stock?" of several: a line for each answers it
+            intent.named = [p.id for p in referred.unsure]
             return []
         intent.named = [p.id for p in referred.items]
         return referred.unsure if self._collecting(state.goals.active) is None else []
@@ -311,6 +327,11 @@ class CrewPipeline:
             return state.filters, self.catalog.products_by_id(intent.named or state.shown)
         if intent.named and (intent.type != "product_info" or set(intent.named) <= set(state.shown)):
             return state.filters, self.catalog.products_by_id(intent.named)  # named, or pointed at on screen
+        if intent.named:  # "tell me about the XUV700": the Retriever finds what was named
+            return state.filters, []
+        if self._across_catalog(intent, state):  # "which cards can I get?": every match
+            merged = {**self.catalog.pack.search.always, **state.filters, **self._narrowing(intent)}
+            return merged, [p for p in self.catalog.products if self.rules.matches(p, merged)]
         cached = self.catalog.products_by_id(state.product_ids)
         discussed = state.last_discussed()
         single = self.catalog.product(discussed[0]) if len(discussed) == 1 else None
@@ -322,7 +343,21 @@ class CrewPipeline:
             selection = [p for p in cached if self.rules.matches(p, intent.filters)]
             if selection:
                 return state.filters, selection
-        return {**self.catalog.pack.search.always, **state.filters, **intent.filters}, cached
+        kept = {name: value for name, value in state.filters.items() if name not in intent.dropped}  # "any brand"
+        return {**self.catalog.pack.search.always, **kept, **self._narrowing(intent)}, cached
+
+    def _across_catalog(self, intent: Intent, state: SessionState) -> bool:
+        """Whether an eligibility question is about every item ("which cards can I get?", a fact
+        told with nothing on screen, or the answer to the question such a turn asked)."""
+        if intent.type != "eligibility_check" or intent.named:
+            return False
+        return not state.has_products() or (state.across_catalog and state.pending in self.catalog.pack.profile)
+
+    @staticmethod
+    def _narrowing(intent: Intent) -> Filters:
+        """The filters a message adds to the search: not those of an enquiry about items it names
+        ("is the Galaxy S23 any good?" asks about one phone, it doesn't narrow later searches to Samsung)."""
+        return {} if intent.named else intent.filters
 
     @staticmethod
     def _ranks_at_hand(intent: Intent, state: SessionState) -> bool:
@@ -337,8 +372,8 @@ class CrewPipeline:
     def _clarifying_question(self, intent: Intent, state: SessionState) -> tuple[str, list[str], str] | None:
         """The question for a filter the pack requires before searching (a budget), or, once only,
         for the first unanswered filter when a search would be too broad."""
-        if intent.type not in NEEDS_PRODUCTS or state.has_products() or intent.named:
-            return None  # items the customer named need no narrowing down
+        if intent.type not in NEEDS_PRODUCTS or state.has_products() or intent.named or intent.absent:
+            return None  # items the customer named need no narrowing down, nor the closest to a name we lack
         search, filters = self.catalog.pack.search, self.catalog.pack.filter_attributes()
         ranked = intent.rank is not None  # "the cheapest gaming laptops": the ranking needs no ceiling on what it ranks by
         required = [
@@ -365,8 +400,9 @@ class CrewPipeline:
     def _select_agents(self, intent: Intent, state: SessionState, selection: list[Product]) -> list[str]:
         agents: list[str] = []
         at_hand = self._ranks_at_hand(intent, state)
-        searching = intent.type in NEEDS_PRODUCTS and (not state.has_products() or (intent.rank is not None and not at_hand))
-        searching &= not (intent.type in ("feature_query", "comparison") and selection)  # about items at hand
+        fresh = not state.has_products() or (intent.rank is not None and not at_hand) or (bool(intent.named) and not selection)
+        searching = intent.type in NEEDS_PRODUCTS and fresh
+        searching &= not (intent.type in ("feature_query", "comparison", "eligibility_check") and selection)  # at hand
         if intent.type in HELP_INTENTS:  # whichever agent the pack lets read the help centre
             agents.append(self.tools.agent_with("search_faq", "retriever"))
         elif searching:
@@ -387,6 +423,9 @@ class CrewPipeline:
     def _update_state(self, state: SessionState, work: TurnWork, agents: list[str], query: str) -> None:
         if work.out.retrieved or (work.request.intent.named and work.out.selection):  # found, or named by the customer
             state.product_ids = [p.id for p in work.out.selection]
+        if work.out.across_catalog:  # what they can get is what the conversation is now about
+            state.product_ids = [p.id for p in work.out.products]
+        state.across_catalog = work.out.across_catalog
         state.comparison_done |= "comparator" in agents
         state.eligibility_done |= "eligibility" in agents
         state.pending = work.out.pending
@@ -412,6 +451,10 @@ class CrewPipeline:
             limit,
         )
 
+    def _changes(self, goal: Goal, intent: Intent, text: str) -> bool:
+        """Whether a message changes what a kept goal booked rather than asking anew."""
+        return self.desk.changes(goal.type, goal.slots, text, intent.filters, intent.named)
+
 
 def _merge_profile(
     catalog: Catalog, old: dict[str, FactValue], said: dict[str, FactValue], page_value: str | None
@@ -429,7 +472,7 @@ def init_app(app: Flask) -> None:
     """The chat pipeline over the app's catalog, index, sessions and booking desk, in LLM mode when
     LLM_MODEL names a model (only then is crewai imported: it costs seconds)."""
     settings, catalog = SETTINGS.get(app), CATALOG.get(app)
-    desk = BookingDesk(catalog, BookingStore(bookings_file(app)), REMINDERS.get(app), NOTIFIER.get(app))
+    desk = BookingDesk(catalog, BookingStore(bookings_file(app)), REMINDERS.get(app), NOTIFIER.get(app), tables=TABLES.find(app))
     preferences = PreferenceStore(sessions_file(app))  # its own table, outliving any session
     crew_mode = None
     if settings.llm_model:

@@ -6,7 +6,7 @@ from agents.work import TurnWork
 
 
 def comparator(work: TurnWork) -> None:
-    """"Which is cheaper?" names the winner on that attribute, not the item winning most rows."""
+    """ "Which is cheaper?" names the winner on that attribute, not the item winning most rows."""
     intent, selection, tools = work.request.intent, work.out.selection, work.services.tools
     if intent.rank and selection:
         work.out.ranking = tools.call("comparator", "rank_products", selection, intent.rank)

@@ -16,7 +16,7 @@ def formatter(work: TurnWork) -> None:
         out.products, sections = [], [out.ask_user]
     elif out.flow_step:
         step, flow = out.flow_step, catalog.pack.flows[goal_of(work).type]
-        items = [step.slots.get(s.slot) for s in flow.slots() if s.kind == "item"] if flow.action == "book" else []
+        items = [step.slots.get(s.slot) for s in flow.slots() if s.kind == "item"] if flow.books else []
         out.products = [p for p in catalog.products_by_id([i for i in items if i])]
         sections = [formatting.faq_answer(out.faq) if out.faq else step.text, step.question]
         out.ask_user, out.choices = step.question, step.choices
@@ -26,7 +26,9 @@ def formatter(work: TurnWork) -> None:
     elif kind == "calculate":
         out.products, sections = [], [out.calculation or formatting.say(catalog, "unknown")]
     elif kind == "greeting":
-        out.products, sections = [], [formatting.say(catalog, "thanks" if request.intent.thanks else "greeting")]
+        greeting = "thanks" if request.intent.thanks else "greeting"
+        said = formatting.say(catalog, "nice_to_meet", name=request.intent.name) if request.intent.name else None
+        out.products, sections = [], [said, formatting.say(catalog, greeting)]
     elif kind in HELP_INTENTS:
         out.products = []
         if out.faq:
@@ -42,23 +44,40 @@ def formatter(work: TurnWork) -> None:
     else:
         intent, filters = request.intent, request.state.filters
         asked = formatting.asked_lines(intent.feature_topics, intent.feature_lines, catalog)  # "the late fee": that line
-        if out.ranking and intent.rank:  # "which is cheaper?": the winner on what was asked
-            out.products = out.ranking
+        if out.across_catalog:
+            pass  # the verdicts below say what is open to them
+        elif out.ranking and intent.rank:  # "which is the safest?": the winner on that, no list or table of everything
+            out.products, out.comparison = out.ranking, None
             sections.append(formatting.ranking(out.ranking, intent.rank, catalog))
-        elif kind == "product_info":  # found now: list them
-            sections.append(formatting.product_list(out.selection, filters, not out.retrieved, catalog, intent.rank))
-        elif kind == "feature_query" and out.retrieved:  # found now to answer a fact: what they are, then only that fact
-            sections.append(formatting.list_intro(out.selection, filters, False, catalog, intent.rank))
-        if out.comparison:
-            sections.append(formatting.comparison_table(out.comparison, out.selection, catalog, asked))
-        elif intent.wants_comparison:
-            sections.append(formatting.single_product_note(out.selection[0], catalog))
-        if out.verdicts is not None:
+        else:
+            if intent.absent:  # "a Corolla": named back, and what we have is the closest, not a match
+                sections.append(formatting.say(catalog, "absent", names=formatting.one_of(intent.absent, catalog)))
+            if kind == "product_info":  # found now: list them
+                closest = bool(intent.absent)
+                sections.append(formatting.product_list(out.selection, filters, not out.retrieved, catalog, intent.rank, closest))
+            elif kind == "feature_query" and out.retrieved:  # found now to answer a fact: what they are, then only that
+                sections.append(formatting.list_intro(out.selection, filters, False, catalog, intent.rank))
+            if out.comparison:  # of the lines asked, if any ("compare their fees"), on the page too
+                out.comparison = formatting.on_lines(out.comparison, out.selection, asked, catalog)
+                sections.append(formatting.comparison_table(out.comparison, out.selection, catalog))
+            elif intent.wants_comparison:
+                sections.append(formatting.single_product_note(out.selection[0], catalog))
+        if out.verdicts is not None and out.across_catalog:  # what they can get, not a verdict on every item
+            out.products = out.qualifying
+            sections = [formatting.qualifying(out.qualifying, catalog, "qualifying")] if out.qualifying else []
+            _ask_for_missing_fact(work)
+            sections += [out.ask_user or (None if out.qualifying else formatting.say(catalog, "qualifying_none"))]
+        elif out.verdicts is not None:
             sections.append(formatting.eligibility_report(out.verdicts, catalog))
+            if out.qualifying:  # nothing at hand is open to them: what is
+                out.products = [*out.selection, *out.qualifying]
+                sections.append(formatting.qualifying(out.qualifying, catalog, "qualifying_instead"))
             _ask_for_missing_fact(work)
             sections += [out.ask_user] if out.ask_user else []
         if kind == "feature_query" and not (out.comparison or out.ranking):  # those already show what was asked
             sections.append(formatting.features_report(out.selection, asked, catalog))
+    if request.intent.profile and kind != "greeting":  # "I make 60k a month": heard, and used in this answer
+        sections.insert(0, formatting.noted(request.intent.profile, catalog))
     out.reply = "\n\n".join(section for section in sections if section)
 
 

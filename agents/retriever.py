@@ -21,8 +21,9 @@ def retriever(work: TurnWork) -> None:
         look_up(work, "retriever")
         return
     filters = request.state.filters
-    named = [p for p in services.catalog.products_by_id(request.intent.named) if services.index.rules.matches(p, filters)]
-    if named:  # "show me the Legion 5", "is the G502 wireless?": the items named, if they match
+    always = services.catalog.pack.search.always  # never shown: an item out of stock
+    named = [p for p in services.catalog.products_by_id(request.intent.named) if services.index.rules.matches(p, always)]
+    if named:  # "show me the Legion 5", "is the G502 wireless?": the items named, whatever was searched before
         out.selection = named[: services.max_products]
     elif request.intent.rank:
         out.selection = tools.call("retriever", "ranked_products", filters, request.intent.rank, services.max_products)

@@ -51,6 +51,8 @@ class TurnOutput:
     comparison: Comparison | None = None
     ranking: list[Product] | None = None  # the items at hand, best first by what the customer ranks by
     verdicts: list[Verdict] | None = None
+    across_catalog: bool = False  # the selection is the whole catalog under the filters: "which cards can I get?"
+    qualifying: list[Product] = field(default_factory=list)  # what the customer does qualify for, best first
     faq: FaqEntry | None = None
     suggestions: list[FaqEntry] = field(default_factory=list)  # nearest articles, offered when none answers
     handover: bool = False  # the reply sends the customer to people

@@ -24,9 +24,11 @@ os.environ.setdefault("CREWAI_TRACING_ENABLED", "false")
 from app import create_app  # noqa: E402
 
 LONG = 1000  # characters: a reply longer than this is more than one fact
-# Per pack: the search that puts items in front of the customer, then one question at a time.
-PLAYS: dict[str, tuple[list[str], list[str]]] = {
-    "bank": (
+# Per pack, the messages that put items in front of the customer (a list, or a question that
+# narrows the search down, which the fact question then answers), then one question at a time.
+PLAYS: list[tuple[str, list[str], list[str]]] = [
+    (
+        "bank",
         ["show me conventional credit cards"],
         [
             "what's the annual fee of the second one?",
@@ -43,7 +45,8 @@ PLAYS: dict[str, tuple[list[str], list[str]]] = {
             "what's the cash advance fee on the gold card?",
         ],
     ),
-    "cars": (
+    (
+        "cars",
         ["show me SUVs under 15 lakh"],
         [
             "what's the mileage?",
@@ -58,7 +61,8 @@ PLAYS: dict[str, tuple[list[str], list[str]]] = {
             "how much does the first one cost?",
         ],
     ),
-    "store": (
+    (
+        "store",
         ["gaming laptops under 40000 baht"],
         [
             "is the Legion 5 in stock?",
@@ -72,7 +76,8 @@ PLAYS: dict[str, tuple[list[str], list[str]]] = {
             "is it waterproof?",
         ],
     ),
-    "restaurants": (
+    (
+        "restaurants",
         ["restaurants in mumbai"],
         [
             "what's the address?",
@@ -86,15 +91,16 @@ PLAYS: dict[str, tuple[list[str], list[str]]] = {
             "price for two at the first one?",
         ],
     ),
-}
+    ("bank", ["show me credit cards"], ["what's the late fee?", "what's the annual fee?", "interest rate?"]),
+]
 
 
 def play(show: bool) -> list[int]:
     """Every question's reply length, in characters."""
     sizes = []
     with tempfile.TemporaryDirectory() as tmp:
-        for domain, (search, questions) in PLAYS.items():
-            folder = Path(tmp) / domain
+        for play, (domain, search, questions) in enumerate(PLAYS):
+            folder = Path(tmp) / str(play)
             folder.mkdir()
             app = create_app(
                 {

@@ -4,7 +4,7 @@
   var log = document.getElementById("log"), form = document.getElementById("composer");
   var input = document.getElementById("input"), sendBtn = document.getElementById("send");
   var profile = document.getElementById("profile"), typing = document.getElementById("typing");
-  var busy = false;
+  var busy = false, lastState = null; // lastState: the latest answer's session state (is a code awaited?)
 
   function uuid() {
     if (window.crypto && typeof crypto.randomUUID === "function") return crypto.randomUUID();
@@ -26,8 +26,12 @@
     return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
       .replace(/"/g, "&quot;").replace(/'/g, "&#39;");
   }
-  function inline(s) { // s is already escaped
-    return s.replace(/\*\*([^*]+?)\*\*/g, "<strong>$1</strong>").replace(/__([^_]+?)__/g, "<strong>$1</strong>");
+  // s is already escaped. Emphasis opens and closes next to a letter, not inside a word: "2*3" and
+  // "12 * 3 = **36**" stay arithmetic, snake_case stays a name.
+  function inline(s) {
+    return s.replace(/\*\*([^*]+?)\*\*/g, "<strong>$1</strong>").replace(/__([^_]+?)__/g, "<strong>$1</strong>")
+      .replace(/(^|[^\w*])\*(?=\S)([^*]*?\S)\*(?![\w*])/g, "$1<em>$2</em>")
+      .replace(/(^|[^\w_])_(?=\S)([^_]*?\S)_(?![\w_])/g, "$1<em>$2</em>");
   }
   function cells(line) {
     var t = line.trim().replace(/^\|/, "").replace(/\|$/, "");
@@ -149,10 +153,21 @@
 
   function addUser(text) { log.appendChild(el("div", "msg user", text)); scrollDown(); }
 
+  // While a booking waits for its one-time code, what may be the code is not left on screen
+  // (the server keeps six-digit runs masked in the history too).
+  function codeAwaited() {
+    var goal = lastState && lastState.active_goal;
+    return Boolean(goal && goal.slots && goal.slots.code_sent);
+  }
+  function masked(text) {
+    return /^\d{4,8}$/.test(text) ? "••••••" : text.replace(/(?<!\d)\d{6}(?!\d)/g, "••••••");
+  }
+
+  // In the business's time zone: a 10:00 booking reads 10:00 wherever the customer's browser is.
   function when(iso) {
     var d = new Date(iso);
     return isNaN(d) ? iso : d.toLocaleString("en-GB", { weekday: "long", day: "numeric", month: "long",
-      hour: "2-digit", minute: "2-digit", timeZone: "Asia/Dhaka" });
+      hour: "2-digit", minute: "2-digit", timeZone: about.timezone });
   }
 
   // A booking as a status card: confirmed, or in progress with a field for the one-time code.
@@ -163,15 +178,19 @@
     if (b) {
       card.classList.add("confirmed");
       card.appendChild(el("h3", null, subject + " confirmed · " + b.id));
-      [b.product_name, when(b.starts_at), b.channel === "call" ? "Call-back to " + b.phone : "Branch: " + b.branch]
+      // Only the details this booking has: a call-back or a test drive at home has no branch.
+      var how = b.channel === "call" && b.phone ? "Call-back to " + b.phone : [title(b.channel), b.branch].filter(Boolean).join(": ");
+      [b.product_name, b.starts_at && when(b.starts_at), how].filter(Boolean)
         .forEach(function (line) { card.appendChild(el("div", null, line)); });
       return card;
     }
     if (!goal || goal.type !== "booking") return null;
     var s = goal.slots || {};
+    // The item once the customer chose it (the flow's slot holds its id), not whatever the answer showed.
+    var chosen = s.product && (data.products || []).filter(function (p) { return p.id === s.product; })[0];
     card.appendChild(el("h3", null, subject + " in progress"));
     var dl = el("dl");
-    [[title(about.item || "item"), (data.products && data.products[0] && data.products[0].name) || s.product], ["How",
+    [[title(about.item || "item"), chosen ? chosen.name : s.product], ["How",
       s.branch ? title(s.channel) + ": " + s.branch : title(s.channel)], ["Day", s.date &&
       new Date(s.date + "T12:00:00").toLocaleDateString("en-GB", { weekday: "long", day: "numeric", month: "long" })],
      ["Time", s.time], ["Name", s.name], ["Phone", s.phone]].forEach(function (row) {
@@ -308,10 +327,10 @@
     if (!text || busy) return;
     if (text.length > 1000) { addError("Your message is too long (max 1000 characters)."); return; }
     Array.prototype.forEach.call(log.querySelectorAll(".choices"), function (x) { x.remove(); });
-    addUser(isCode ? "••••••" : text);
+    addUser(isCode ? "••••••" : codeAwaited() ? masked(text) : text);
     input.value = "";
     setBusy(true);
-    var payload = { query: text, session_id: sessionId };
+    var asked = sessionId, payload = { query: text, session_id: sessionId };
     if (profile.value) payload.user_employment = profile.value;
     streamTurn(payload)
       .catch(function (err) {
@@ -320,11 +339,14 @@
       })
       .then(function (result) {
         var data = result.data || result;
+        // A new conversation started while this answer was on its way: it belongs to the old one.
+        if (sessionId !== asked) { if (result.live) result.live.remove(); return; }
         if (data.session_id && data.session_id !== sessionId) { sessionId = data.session_id; store(SID_KEY, sessionId); }
+        lastState = data.state || null;
         addBot(data, result.live);
       })
       .catch(function (err) {
-        addError(err && err.friendly ? err.friendly : "could not reach the server. Please try again.");
+        if (sessionId === asked) addError(err && err.friendly ? err.friendly : "could not reach the server. Please try again.");
       })
       .then(function () { setBusy(false); });
   }
@@ -335,7 +357,7 @@
   });
   profile.addEventListener("change", function () { store(PROF_KEY, profile.value || null); });
   document.getElementById("new-chat").addEventListener("click", function () {
-    sessionId = uuid(); store(SID_KEY, sessionId);
+    sessionId = uuid(); store(SID_KEY, sessionId); lastState = null;
     while (log.firstChild) log.removeChild(log.firstChild);
     greet(); input.focus();
   });
@@ -349,18 +371,31 @@
       .then(function (data) {
         if (sessionId !== asked || log.firstChild) return;
         if (!data.history || !data.history.length) { greet(); return; }
-        data.history.forEach(function (turn) {
-          if (turn.role === "user") addUser(turn.text);
-          else addBot({ reply: turn.text, products: turn.products, intent: { type: turn.intent }, agents: turn.agents });
+        var last = data.history.length - 1;
+        lastState = data.state;
+        data.history.forEach(function (turn, i) {
+          if (turn.role === "user") { addUser(turn.text); return; }
+          // As it was drawn live: only the latest answer still offers quick replies and the booking in progress.
+          addBot({ reply: turn.text, ask_user: turn.ask_user, intent: { type: turn.intent }, agents: turn.agents,
+            products: turn.products, eligibility: turn.eligibility, booking: turn.booking,
+            choices: i === last ? turn.choices : [], state: i === last ? data.state : null });
         });
       })
       .catch(function () { if (sessionId === asked && !log.firstChild) greet(); });
   }
 
   var about = { welcome: "Hi! How can I help?", examples: [] };
-  function greet() { addBot({ reply: about.welcome, choices: about.examples }); }
+  // The welcome waits for the business's words, then lands only in the still-empty log of the
+  // conversation it was meant for: a click on "New conversation" while the page loads and the
+  // restore that finds no history can't both draw one.
+  function greet() {
+    var meant = sessionId;
+    presented.then(function () {
+      if (sessionId === meant && !log.firstChild) addBot({ reply: about.welcome, choices: about.examples });
+    });
+  }
 
-  // The business behind this page (its pack): title, placeholder, welcome and profile choices.
+  // The business behind this page (its pack): title, placeholder, welcome, profile choices and time zone.
   function present(info) {
     about = info;
     document.title = info.title;
@@ -372,6 +407,7 @@
     choices.forEach(function (c) { profile.appendChild(el("option", null, c.label)).value = c.value; });
     if (savedProf && choices.some(function (c) { return c.value === savedProf; })) profile.value = savedProf;
   }
-  fetch("/about").then(function (res) { return res.json(); }).then(present).catch(function () {}).then(restore);
-  window.__renderMarkdown = renderMarkdown; // exposed for quick manual testing
+  var presented = fetch("/about").then(function (res) { return res.json(); }).then(present).catch(function () {});
+  presented.then(restore);
+  window.__renderMarkdown = renderMarkdown; // for the browser tests and quick manual checks
 })();

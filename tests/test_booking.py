@@ -120,7 +120,7 @@ def test_a_vague_product_is_asked_for_with_choices(chat, catalog):
         (
             "book a branch visit at Gulshan on Friday at 11am for the Visa Platinum Business Credit Card",
             "date",
-            "aren't available on Fridays",
+            "Branch visit: not available on Fridays.",
         ),
     ],
 )
@@ -285,3 +285,37 @@ def test_a_name_and_number_given_before_they_are_asked_are_kept(chat):
 def test_words_before_a_number_that_are_no_name(chat, said):
     chat.say("book me a call tomorrow at 5 pm")
     assert not chat.say(said)["state"]["active_goal"]["slots"].get("name")
+
+
+def confirmed(chat, outbox) -> dict:
+    """A call-back booked for Tuesday 24 November at 17:00, its code typed."""
+    fill_until_code(chat)
+    return chat.say(last_code(outbox))["booking"]
+
+
+def test_a_change_right_after_the_booking_moves_it_its_reminder_and_says_so(chat, outbox, pipeline):
+    booked = confirmed(chat, outbox)
+    moved = chat.say("can you move it to Wednesday, same time?")
+    assert moved["agents"] == ["booking", "formatter"] and moved["reply"].startswith("✅ Changed!"), moved["reply"]
+    assert moved["booking"] | {"starts_at": None} == booked | {"starts_at": None}, "the same booking, only later"
+    assert moved["booking"]["starts_at"] == "2026-11-25T17:00:00+06:00"
+    assert pipeline.desk.bookings.get(booked["id"]).starts_at == dt.datetime(2026, 11, 25, 17, 0, tzinfo=DHAKA)
+    assert [r["due_at"] for r in pipeline.desk.reminders.pending()] == ["2026-11-25T10:00:00+00:00"], "the reminder moved"
+    notice = outbox("confirmation")[-1]
+    assert booked["id"] in notice["text"] and "is now on Wednesday 25 November 2026 at 17:00" in notice["text"]
+    assert len(outbox("otp")) == 1, "a change to a confirmed booking needs no new code"
+
+    late = chat.say("make it 9pm instead")
+    assert "between 09:00 and 20:00" in late["reply"] and late["ask_user"] == "What time? (for example 11am or 5 pm)"
+    assert pipeline.desk.bookings.get(booked["id"]).starts_at.hour == 17, "unchanged until a time it can have"
+    assert chat.say("7 pm then")["booking"]["starts_at"] == "2026-11-25T19:00:00+06:00"
+    assert len(pipeline.desk.reminders.pending()) == 1
+
+
+def test_book_another_one_is_a_new_booking(chat, outbox, pipeline):
+    booked = confirmed(chat, outbox)
+    another = chat.say("book another one")
+    goal = another["state"]["active_goal"]
+    assert another["agents"] == ["booking", "formatter"] and another["booking"] is None
+    assert goal["type"] == "booking" and "booking_id" not in goal["slots"]
+    assert pipeline.desk.bookings.get(booked["id"]).starts_at == dt.datetime(2026, 11, 24, 17, 0, tzinfo=DHAKA)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import shutil
 import sqlite3
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -170,6 +171,17 @@ def test_a_gateway_that_stays_down_is_an_error_naming_the_booking(ask, app):
     result = ask(SEED_INSTRUCTION)
     assert set(result) == {"error", "details"} and result["error"] == "notification_failed"
     assert "rev_" in result["details"], "the customer learns the table is booked"
+    assert "503" not in result["details"], "the gateway's own error is for the log"
+
+
+def test_a_service_that_refuses_is_told_in_the_packs_words(ask, app, monkeypatch):
+    services = app.extensions["concierge"].services
+    monkeypatch.setattr(services, "search_restaurant", lambda *args: {"error": "invalid_request", "details": "missing city"})
+    assert ask(SEED_INSTRUCTION) == {
+        "error": "search_failed",
+        "details": "I couldn't book that table, so nothing is booked. Please try another time, or contact our concierge "
+        "desk at +91 80 4000 1234 or help@dineindia.example.",
+    }
 
 
 def test_a_reminder_in_the_past_asks_for_a_valid_time(ask, clock):
@@ -250,6 +262,15 @@ def test_a_place_written_in_devanagari_is_the_same_place(app, client, catalog):
     assert found["products"] and all(catalog.product(p["id"]).value("city") == "mumbai" for p in found["products"])
 
 
+def test_a_head_count_the_reservation_service_would_refuse_is_refused_at_start_up(tmp_path):
+    folder = tmp_path / "restaurants"
+    shutil.copytree(DATA, folder)
+    pack = folder / "pack.yaml"
+    pack.write_text(pack.read_text().replace("range: [1, 20]", "range: [1, 30]"))
+    with pytest.raises(DataError, match="concierge.flow.guests, flows.booking.guests: a head count needs a range within"):
+        app_for(tmp_path, data_dir=folder)
+
+
 def test_a_place_spelling_for_no_locality_of_the_catalog_is_refused(tmp_path):
     pack = Path(__file__).resolve().parent.parent / "data" / "restaurants"
     catalog = load_catalog(pack)
@@ -275,12 +296,25 @@ def test_a_search_in_devanagari_is_a_search_though_an_article_names_its_city(cli
     assert found["intent"]["filters"] == {"city": "delhi", "cuisine": "italian"}
 
 
-def test_asking_the_chat_to_book_a_listed_place_says_how_booking_works(client):
-    """The chat books nothing here: "for 4" is a party, not a question about the price for two."""
+def test_asking_the_chat_to_book_a_listed_place_books_a_table(client):
+    """ "for 4" is a party, not a question about the price for two; which place is asked."""
     chat = Conversation(client)
     chat.say("south indian places in bangalore")
     asked = chat.say("book a table there for 4 tomorrow at 8pm")
-    assert asked["intent"]["type"] == "faq" and asked["help"]["article"] == "how-to-book"
+    assert asked["intent"] == {"type": "booking", "filters": {}} and asked["agents"] == ["booking", "formatter"]
+    assert asked["state"]["active_goal"]["slots"]["guests"] == 4
+    assert asked["ask_user"] == "Which restaurant would you like the table at?" and len(asked["choices"]) > 1
+
+
+def test_a_party_too_big_is_asked_again_in_the_packs_words_not_the_services(ask):
+    """The reservation service refuses more than 20 guests with a note for developers; the
+    customer hears the pack's sentence and is asked again."""
+    asked = ask("Book a table for 25 people at an Indian restaurant in Bandra, Mumbai on Saturday at 8 pm", "u-big")
+    assert asked == {
+        "ask_user": "We book tables for 1 to 20 guests; for a bigger group, please call our concierge desk "
+        "at +91 80 4000 1234 or help@dineindia.example. For how many people?"
+    }
+    assert ask("we'll be 12", "u-big")["ask_user"].startswith("What name and mobile number")
 
 
 @pytest.mark.parametrize("said, kind", [("text message me the confirmation", "sms"), ("watsapp pe bhejo", "whatsapp"), ("", "sms")])

@@ -1,7 +1,7 @@
 """The one flow engine: seed 004's smart collection, and a flow that is only pack data.
 
-The restaurants pack has no chat booking; adding a flow to a copy of its pack.yaml must make
-"book a table" a booking with a code, with no code change.
+The restaurants pack's chat reserves tables through its concierge; a copy of its pack.yaml whose
+flow books them itself, confirmed by a code, must work with no code change.
 """
 
 from __future__ import annotations
@@ -17,10 +17,11 @@ import pytest
 import yaml
 from conftest import Conversation, app_for
 from flask import Flask
+from pydantic import ValidationError
 from test_domain_packs import DATA
 
 from assistant.dialogue.flows import FlowEngine, collection_mode
-from assistant.pack.flows import Flow, Step
+from assistant.pack.flows import Flow, Slot, Step
 from assistant.pack.model import DataError, load_catalog
 from crew_pipeline import CrewPipeline
 
@@ -162,3 +163,28 @@ def test_an_added_flow_is_interrupted_resumed_corrected_and_cancelled_like_any_g
 
     cancelled = chat.say("never mind")
     assert cancelled["intent"]["type"] == "cancel" and cancelled["state"]["active_goal"] is None
+
+
+@pytest.mark.parametrize(
+    ("slot", "error"),
+    [
+        ({"slot": "guests", "kind": "text", "ask": "?", "range": [1, 20]}, "a range is a number slot's"),
+        ({"slot": "guests", "kind": "number", "ask": "?", "range": [20, 1]}, "lowest first"),
+    ],
+)
+def test_a_range_bounds_a_number_slot(slot, error):
+    with pytest.raises(ValidationError, match=error):
+        Slot.model_validate(slot)
+
+
+def test_a_reserve_flow_needs_a_head_count_and_a_concierge_to_reserve_with(tmp_path):
+    uncounted = [*TABLE_FLOW["steps"][:1], {"collect": TABLE_FLOW["steps"][1]["collect"][:2]}, *TABLE_FLOW["steps"][2:]]
+    with pytest.raises(ValidationError, match=r"a reserve action needs slots of the kinds \['number'\]"):
+        Flow.model_validate({**TABLE_FLOW, "action": "reserve", "steps": uncounted})
+    folder = tmp_path / "restaurants"
+    shutil.copytree(DATA / "restaurants", folder)
+    pack = yaml.safe_load((folder / "pack.yaml").read_text())
+    del pack["concierge"]
+    (folder / "pack.yaml").write_text(yaml.safe_dump(pack, allow_unicode=True))
+    with pytest.raises(DataError, match="flows.booking reserves, which needs .* a pack with a concierge"):
+        app_for(tmp_path, data_dir=folder)

@@ -73,12 +73,13 @@ def test_a_question_about_the_cards_at_hand_is_answered_from_their_own_figures(c
     listed = chat.say("platinum credit cards")
     late = chat.say("and what's the late fee on these?")
     assert late["intent"]["type"] == "feature_query" and late["help"]["article"] is None
+    assert late["reply"].startswith("**Late payment fee**\n")  # one line asked of them all: one list under its label
     for product in listed["products"]:
         card = catalog.product(product["id"])
-        assert f"Late payment fee: ৳{card.value('late_payment_fee'):,}" in late["reply"]
+        assert f"- **{card.name}**: ৳{card.value('late_payment_fee'):,}\n" in late["reply"] + "\n"
     assert "Annual fee" not in late["reply"]  # only the figure asked for
     supplementary = chat.say("supplementary card fee?")
-    assert "Supplementary card:" in supplementary["reply"] and "Late payment fee" not in supplementary["reply"]
+    assert supplementary["reply"].startswith("**Supplementary card**\n") and "Late payment fee" not in supplementary["reply"]
 
 
 def test_cancelling_something_we_do_not_hold_is_a_help_question(chat):

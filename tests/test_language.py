@@ -179,6 +179,11 @@ def test_a_number_in_digits_or_one_word(said, expected):
         ("মোবাইল 20000 টাকার মধ্যে", "20000"),
         ("หูฟัง 2000 ลงมา", "2000"),
         ("โน้ตบุ๊คไม่เกิน 30000", "30000"),
+        # a model's number is no ceiling, and "max" before an amount is the ceiling word before it
+        ("iphone 16 pro max under 50000", "50000"),
+        ("rtx 4060 laptop max 40000", "40000"),
+        ("gaming laptop 40000 max", "40000"),
+        ("galaxy s24 ultra 45000 baht or less", "45000"),
     ],
 )
 def test_an_amount_said_to_be_a_ceiling_is_found_in_every_language(text, amount):
@@ -187,10 +192,50 @@ def test_an_amount_said_to_be_a_ceiling_is_found_in_every_language(text, amount)
 
 
 @pytest.mark.parametrize(
-    "text", ["laptops over 60000", "still under warranty, I paid 20000", "gold card", "under the seat", "5000 reward points"]
+    "text",
+    [
+        "laptops over 60000",
+        "still under warranty, I paid 20000",
+        "gold card",
+        "under the seat",
+        "5000 reward points",
+        "iphone 16 pro max",
+        "the galaxy s23 ultra or the redmi note 13 pro max",
+    ],
 )
 def test_no_ceiling_where_none_is_set(text):
     assert shipped().ceiling(text) is None
+
+
+@pytest.mark.parametrize(
+    "text, left",
+    [
+        ("RTX 4060 laptops", "RTX      laptops"),
+        ("is the iPhone 15 good?", "is the iPhone    good?"),
+        ("Legion 5 price", "Legion   price"),
+        ("PowerCore-10000 price", "PowerCore-      price"),
+        ("iPhone 16 Pro Max under 50k", "iPhone    Pro Max under 50k"),
+        # amounts: after a word of the languages or of the business, or with a scale, unit or "or less" after
+        ("budget is 30000", "budget is 30000"),
+        ("under 45k", "under 45k"),
+        ("maybe 20000", "maybe 20000"),
+        ("price 30000", "price 30000"),
+        ("iphone 30k", "iphone 30k"),
+        ("iphone 30 thousand", "iphone 30 thousand"),
+        ("laptop 40000 max", "laptop 40000 max"),
+        ("phone 15000 baht", "phone 15000 baht"),
+        ("Galaxy S23", "Galaxy S23"),
+        ("งบ 15000", "งบ 15000"),
+        ("30000", "30000"),
+    ],
+)
+def test_a_number_in_a_models_name_is_no_amount(text, left):
+    assert LANGUAGES.unnamed(text, {"price"}.__contains__) == left
+
+
+def test_the_amounts_left_are_read_as_before():
+    """Blanked before `amounts`, so "35k" still becomes 35000 and nothing moves."""
+    assert LANGUAGES.amounts(LANGUAGES.unnamed("RTX 4060 laptop 35k")) == "RTX      laptop 35000"
 
 
 @pytest.mark.parametrize(

@@ -149,6 +149,107 @@ def test_phrases(text, date, time):
 
 
 @pytest.mark.parametrize(
+    "text, time",
+    [
+        # a clock fraction, minutes in words, the British "half eight"
+        ("half past eight in the evening", at(20, 30)),
+        ("Half past eight in the evening please", at(20, 30)),
+        ("half past eight", at(8, 30)),
+        ("half-past 7", at(19, 30)),
+        ("quarter past seven", at(19, 15)),
+        ("quarter to seven in the morning", at(6, 45)),
+        ("a quarter after 9 pm", at(21, 15)),
+        ("half eight", at(8, 30)),
+        ("half eight in the evening", at(20, 30)),
+        ("eight thirty", at(8, 30)),
+        ("eight thirty pm", at(20, 30)),
+        ("at seven forty-five in the evening", at(19, 45)),
+        ("nine fifteen at night", at(21, 15)),
+        ("8.30 pm", at(20, 30)),
+        ("8:30 in the evening", at(20, 30)),
+        # a part of the day before or after the hour decides between morning and afternoon
+        ("at 8 in the evening", at(20)),
+        ("evening 8 o'clock", at(20)),
+        ("8 in the morning", at(8)),
+        ("in the afternoon at 3", at(15)),
+        ("at 9 at night", at(21)),
+        ("1 at night", at(1)),
+        ("12 at night", at(0)),
+        ("not in the morning, in the evening at 8", at(20)),
+        ("at 8 in the morning, not the evening", at(8)),
+        ("twelve noon", at(12)),
+        ("midnight", at(0)),
+        # Hindi and Bengali
+        ("saadhe aath baje shaam", at(20, 30)),
+        ("shaam ko 8 baje", at(20)),
+        ("raat ke 9 baje", at(21)),
+        ("raat 2 baje", at(2)),
+        ("sawa saat baje subah", at(7, 15)),
+        ("aadhi raat", at(0)),
+        ("সন্ধ্যা সাড়ে আটটায়", at(20, 30)),
+        ("shondha 8 tay", at(20)),
+        ("রাত নটায়", at(21)),
+        ("দুপুর দুটোয়", at(14)),
+        ("বিকেল আড়াইটায়", at(14, 30)),
+        ("সকাল ৯টায়", at(9)),
+        # Thai: the evening and the small hours have their own counts
+        ("สองทุ่มครึ่ง", at(20, 30)),
+        ("หนึ่งทุ่ม", at(19)),
+        ("ห้าทุ่ม", at(23)),
+        ("ตีสอง", at(2)),
+        ("หกโมงเช้า", at(6)),
+        ("ห้าโมงเย็น", at(17)),
+        ("บ่ายสามโมงครึ่ง", at(15, 30)),
+        ("สิบเอ็ดโมง", at(11)),
+        ("บ่ายโมง", at(13)),
+        ("เที่ยงครึ่ง", at(12, 30)),
+    ],
+)
+def test_times_said_in_words(text, time):
+    assert parse_when(text, NOW).time == time
+
+
+def test_a_part_of_the_day_that_names_the_day_is_left_for_the_date():
+    """ "tonight at 9" is today at 21:00: a caller that blanks the time out still finds the day."""
+    languages = shipped()
+    for text, time in (("tonight at 9", "21:00"), ("at 9 tonight", "21:00"), ("คืนนี้สองทุ่ม", "20:00")):
+        found = languages.find_time(text)
+        assert found is not None and found.value == time
+        rest = text[: found.start] + " " * (found.end - found.start) + text[found.end :]
+        assert languages.find_date(rest, NOW.date()) == languages.find_date(text, NOW.date())
+        assert parse_when(text, NOW).date == MON
+
+
+def test_a_bare_hour_keeps_the_half_of_the_day_already_said():
+    """ "tomorrow evening" (17:00), then "half past eight": 20:30, not the morning; an hour said with
+    am/pm, a part of the day or as HH:MM reads as said."""
+    evening, morning = at(17), at(10)
+    assert parse_when("half past eight", NOW, evening).time == at(20, 30)
+    assert parse_when("make it 9 o'clock", NOW, evening).time == at(21)
+    assert parse_when("half past eight", NOW, morning).time == at(8, 30)
+    assert parse_when("half past eight", NOW).time == at(8, 30)
+    assert parse_when("8 in the morning", NOW, evening).time == at(8)
+    assert parse_when("9 am", NOW, evening).time == at(9)
+    assert parse_when("10:30", NOW, evening).time == at(10, 30)
+    assert parse_when("12 baje", NOW, evening).time == at(12)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "eight twenty people",
+        "eight thirty minutes",
+        "it weighs two fifteen five",
+        "পাঁচটা বই",
+        "5 টাকা",
+        "half the price",
+    ],
+)
+def test_minutes_and_counters_that_are_no_time(text):
+    assert parse_when(text, NOW).time is None
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "my number is 01712345678",

@@ -1,30 +1,64 @@
-"""The book action: a flow's details, confirmed by a one-time code, become a booking.
+"""The book and reserve actions: a flow's details, confirmed by a one-time code where the flow
+asks for one, become a booking, which a later message may change.
 
 The flow engine collects the details (which item, how and where to meet, when, who, which
 phone). Once all are valid, a 6-digit code goes to the phone through the notifier; the right
 code confirms the booking, sends a confirmation and schedules a reminder. The code itself never
-passes through here after it is sent: not into replies, state, logs or prompts.
+passes through here after it is sent: not into replies, state, logs or prompts. A `reserve`
+flow's booking is made by the pack's own service instead (the concierge's tables), the one its
+POST /assistant books with. A message that says a detail of a booking anew ("make it 7pm
+instead") changes it: the booking, its reminder and a notice of the change, with no new code,
+as what is booked and for whom stay as confirmed.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from assistant.booking.codes import CODE_LIKE, Booking, BookingStore, new_booking_id
 from assistant.booking.notifications import Notifier, mask_phone
 from assistant.booking.reminders import ReminderStore
 from assistant.dialogue.flows import FlowEngine, FlowStep, Said, day_words
-from assistant.pack.flows import Flow
-from assistant.pack.model import Catalog, Product
+from assistant.pack.flows import Flow, SlotKind
+from assistant.pack.model import Catalog, DataError, FilterValue, Product
 from assistant.pack.texts import say
 
-BOOKED_AS = ("item", "person", "phone")  # kinds a booking keeps in fields of its own; the rest go in details
+# Kinds a booking keeps in fields of its own (the rest go in its details): what is booked and
+# for whom, which stay as confirmed when it changes.
+BOOKED_AS = ("item", "person", "phone")
+
+
+@dataclass(frozen=True)
+class Made:
+    """A booking as made or changed, and the reply's sentences about it."""
+
+    booking: Booking
+    said: str
+
+
+@dataclass(frozen=True)
+class Refused:
+    """Why a booking can't be made as asked, in the pack's words, and the kind of slot to ask
+    for again (a closed hour: the time); none: it can't be made at all."""
+
+    why: str
+    again: SlotKind | None = None
+
+
+class Reserver(Protocol):
+    """The `reserve` action: a pack's own booking service (the concierge's tables)."""
+
+    def reserve(self, booking: Booking, count: int, before: dt.timedelta, now: dt.datetime, changing: bool) -> Made | Refused:
+        """Make the booking for `count` (or, `changing`, move the one with its id), confirm it
+        and remind `before` it starts; the booking comes back as made."""
+        ...
 
 
 class BookingDesk:
-    """The pack's flow engine, and the book action's tools: codes, bookings, notices and reminders."""
+    """The pack's flow engine, and the booking actions' tools: codes, bookings, notices and reminders."""
 
     def __init__(
         self,
@@ -33,18 +67,26 @@ class BookingDesk:
         reminders: ReminderStore,
         notifier: Notifier,
         clock: Callable[[], dt.datetime] | None = None,
+        tables: Reserver | None = None,
     ):
+        """`tables`: what a `reserve` flow books with (a pack with a concierge has them)."""
         self.catalog = catalog
         self.engine = FlowEngine(catalog)
         self.bookings = bookings
         self.reminders = reminders
         self.notifier = notifier
         self.clock = clock or (lambda: dt.datetime.now(self.engine.zone))
+        self.tables = tables
+        for name, flow in catalog.pack.flows.items():
+            if flow.action == "reserve" and not (tables and flow.schedule and any(s.kind == "item" for s in flow.slots())):
+                raise DataError(f"flows.{name} reserves, which needs an item slot, a schedule and a pack with a concierge")
 
     def step(self, flow_name: str, goal_id: str, slots: dict[str, Any], said: Said, session_id: str) -> FlowStep:
-        """The booking's next step: a question, the code sent, or the booking made."""
+        """The booking's next step: a question, the code sent, or the booking made or changed."""
         flow = self.engine.flow(flow_name)
         now = self.clock().astimezone(self.engine.zone)
+        if slots.get("booking_id"):
+            return self._change(flow_name, slots, said, now)
         code = CODE_LIKE.search(said.text)
         if slots.get("code_sent") and code:
             return self._confirm(flow, goal_id, slots, code.group(1), now, session_id)
@@ -59,7 +101,7 @@ class BookingDesk:
             return FlowStep(slots=slots, text=" ".join(collected.problems), question=say(self.catalog, "code_type_it"))
         if flow.confirm == "code":
             return self._send_code(flow_name, goal_id, slots, now)
-        return self._book(flow, slots, now, session_id)
+        return self._make(flow, slots, self._booking(flow, slots, new_booking_id(), session_id), now)
 
     def answers(self, flow_name: str, slots: dict[str, Any], text: str) -> bool:
         """Whether a message answers the booking rather than asking something new: the code
@@ -67,6 +109,37 @@ class BookingDesk:
         if slots.get("code_sent") and CODE_LIKE.search(text):
             return True
         return self.engine.fills(flow_name, slots, text, self.clock())
+
+    def changes(
+        self, flow_name: str, slots: dict[str, Any], text: str, filters: dict[str, FilterValue], named: Sequence[str]
+    ) -> bool:
+        """Whether a message changes the booking these slots made: it says one of its details
+        anew (another day, time or head count, or one it can't take), names no other item and
+        searches for none (no filters: "north indian for 2" is a search), and asks for no other
+        booking ("book another one")."""
+        if not slots.get("booking_id") or filters or self.engine.languages.asks_another(text):
+            return False
+        flow = self.engine.flow(flow_name)
+        if any(name != self._item(flow, slots).id for name in named):
+            return False
+        patch, problems = self.engine.read(flow_name, Said(text=text), (), slots, self.clock().astimezone(self.engine.zone))
+        kinds = {s.slot: s.kind for s in flow.slots()}
+        said = {slot for slot, value in patch.items() if slots.get(slot) != value} | set(problems)
+        return any(kinds[slot] not in BOOKED_AS for slot in said)
+
+    def _change(self, flow_name: str, slots: dict[str, Any], said: Said, now: dt.datetime) -> FlowStep:
+        """The booking made, changed as the message says; what is booked and for whom stay."""
+        flow = self.engine.flow(flow_name)
+        collected = self.engine.collect(flow_name, slots, said, now)
+        collected.slots.update({s.slot: slots[s.slot] for s in flow.slots() if s.kind in BOOKED_AS})
+        if collected.missing:  # a day or time it can't have: asked again
+            return collected.asking(" ".join(collected.problems))
+        if collected.problems:  # a detail it can't take (a table for 25): it stays as it was
+            return FlowStep(slots=slots, text=" ".join(collected.problems), done=True)
+        booked = self.bookings.get(slots["booking_id"])
+        assert booked is not None, "a goal holds the id of the booking it made"
+        changed = self._booking(flow, collected.slots, booked.id, booked.session_id)
+        return self._make(flow, collected.slots, changed, now, changing=True)
 
     def _send_code(self, flow_name: str, goal_id: str, slots: dict[str, Any], now: dt.datetime) -> FlowStep:
         code = self.bookings.issue_code(goal_id, now)
@@ -88,15 +161,15 @@ class BookingDesk:
             return FlowStep(slots=slots, text=say(self.catalog, "code_wrong"), question=say(self.catalog, "code_again"))
         if result != "ok":  # expired, locked (third wrong try) or gone: only a new code helps
             return FlowStep(slots=slots, text=say(self.catalog, f"code_{result}"), question=say(self.catalog, "code_resend"))
-        return self._book(flow, slots, now, session_id)
+        return self._make(flow, slots, self._booking(flow, slots, new_booking_id(), session_id), now)
 
-    def _book(self, flow: Flow, slots: dict[str, Any], now: dt.datetime, session_id: str) -> FlowStep:
+    def _booking(self, flow: Flow, slots: dict[str, Any], booking_id: str, session_id: str) -> Booking:
+        """The booking these slots describe."""
+        assert flow.schedule is not None, "a booking flow has a schedule (checked at start-up)"
         kinds = {s.slot: s.kind for s in flow.slots()}
         product = self._item(flow, slots)
-        assert flow.schedule is not None, "a book flow has a schedule (checked at start-up)"
-        plan = flow.schedule
-        booking = Booking(
-            id=new_booking_id(),
+        return Booking(
+            id=booking_id,
             session_id=session_id,
             product_id=product.id,
             product_name=product.name,
@@ -106,42 +179,58 @@ class BookingDesk:
             details={
                 s: slots.get(s) if self.engine.applies(flow.slot(s), slots) else None
                 for s, kind in kinds.items()
-                if kind not in BOOKED_AS and s not in (plan.date, plan.time)
+                if kind not in BOOKED_AS and s not in (flow.schedule.date, flow.schedule.time)
             },
         )
-        self.bookings.save(booking)
-        option = self.engine.option(flow, slots, plan.hours_of)
+
+    def _make(self, flow: Flow, slots: dict[str, Any], booking: Booking, now: dt.datetime, changing: bool = False) -> FlowStep:
+        """The flow's action on the booking (or, `changing`, on its change), kept in the booking
+        store; a refusal asks again for what it names."""
+        before = dt.timedelta(minutes=flow.reminder_minutes_before)
+        if flow.action == "reserve":
+            assert self.tables is not None, "a reserve flow runs only where the pack has tables (checked at start-up)"
+            count = next(slots[s.slot] for s in flow.slots() if s.kind == "number")
+            made = self.tables.reserve(booking, count, before, now, changing)
+        else:
+            made = self._book(flow, slots, booking, before, changing)
+        if isinstance(made, Refused):
+            again = next((s.slot for s in flow.slots() if s.kind == made.again), None)
+            if again is None:
+                return FlowStep(slots=slots, text=made.why, done=True)
+            return self.engine.ask(flow, {**slots, again: None}).asking(made.why)
+        (self.bookings.update if changing else self.bookings.save)(made.booking)
+        assert flow.schedule is not None, "a booking flow has a schedule (checked at start-up)"
+        starts = made.booking.starts_at.astimezone(self.engine.zone)  # the service may have found another time
+        slots = {
+            **slots,
+            flow.schedule.date: f"{starts:%Y-%m-%d}",
+            flow.schedule.time: f"{starts:%H:%M}",
+            "booking_id": made.booking.id,
+        }
+        return FlowStep(slots=slots, booking=public_booking(made.booking), done=True, text=made.said)
+
+    def _book(self, flow: Flow, slots: dict[str, Any], booking: Booking, before: dt.timedelta, changing: bool) -> Made:
+        """The `book` action: the booking (or its change) confirmed to the phone, and its reminder."""
+        assert flow.schedule is not None, "a book flow has a schedule (checked at start-up)"
+        option = self.engine.option(flow, slots, flow.schedule.hours_of)
         where = option.confirm.format(**{k: v for k, v in slots.items() if v}) if option and option.confirm else ""
         when = say(self.catalog, "booked_when", day=day_words(booking.starts_at.date()), time=f"{booking.starts_at:%H:%M}")
         facts = {
             "subject": flow.subject,
             "id": booking.id,
-            "item": product.name,
+            "item": booking.product_name,
             "when": when,
             "where": where,
             "time": f"{booking.starts_at:%H:%M}",
             "phone": mask_phone(booking.phone),
         }
-        self.notifier.send(booking.phone, say(self.catalog, "booked_message", **facts), "confirmation")
-        before = dt.timedelta(minutes=flow.reminder_minutes_before)
+        reply, message = ("booked_changed", "booked_changed_message") if changing else ("booked", "booked_message")
+        self.notifier.send(booking.phone, say(self.catalog, message, **facts), "confirmation")
+        self.reminders.cancel(booking.id)  # a changed booking's reminder moves with it
         self.reminders.schedule(
             booking.id, booking.phone, say(self.catalog, "booked_reminder", **facts), booking.starts_at - before
         )
-        return FlowStep(
-            slots={**slots, "booking_id": booking.id},
-            booking=public_booking(booking),
-            done=True,
-            text=say(self.catalog, "booked", ahead=self._ahead(before), **facts),
-        )
-
-    def _ahead(self, before: dt.timedelta) -> str:
-        """How long before a reminder comes, in the pack's words ("an hour", "2 hours", "30 minutes")."""
-        minutes = int(before.total_seconds() // 60)
-        if minutes == 60:
-            return say(self.catalog, "ahead_hour")
-        if minutes % 60 == 0:
-            return say(self.catalog, "ahead_hours", hours=minutes // 60)
-        return say(self.catalog, "ahead_minutes", minutes=minutes)
+        return Made(booking, say(self.catalog, reply, ahead=ahead_words(self.catalog, before), **facts))
 
     def _item(self, flow: Flow, slots: dict[str, Any]) -> Product:
         product = self.catalog.product(next(slots[s.slot] for s in flow.slots() if s.kind == "item"))
@@ -151,6 +240,16 @@ class BookingDesk:
     @staticmethod
     def _phone(flow: Flow, slots: dict[str, Any]) -> str:
         return str(next(slots[s.slot] for s in flow.slots() if s.kind == "phone"))
+
+
+def ahead_words(catalog: Catalog, before: dt.timedelta) -> str:
+    """How long before a reminder comes, in the pack's words ("an hour", "2 hours", "30 minutes")."""
+    minutes = int(before.total_seconds() // 60)
+    if minutes == 60:
+        return say(catalog, "ahead_hour")
+    if minutes % 60 == 0:
+        return say(catalog, "ahead_hours", hours=minutes // 60)
+    return say(catalog, "ahead_minutes", minutes=minutes)
 
 
 def public_booking(booking: Booking) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import logging
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -21,8 +22,10 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel
 
+from assistant.booking.desk import Refused
 from assistant.booking.notifications import PHONE_LIKE, e164
-from assistant.concierge.services import INDIAN, ConciergeServices, in_locality, is_open, serves
+from assistant.concierge.services import INDIAN, in_locality, is_open, serves
+from assistant.concierge.tables import Notification, NotSent, Reminder, Reservation, Table, Tables, day_of
 from assistant.dialogue.flows import FlowEngine, Said
 from assistant.dialogue.sessions import SessionLocks
 from assistant.infra.sqlite import SharedSQLite
@@ -32,6 +35,7 @@ from assistant.pack.texts import say
 from assistant.understanding.nlu import DONTCARE, SchemaUnderstanding
 from assistant.understanding.reader import normalise
 
+log = logging.getLogger("assistant.concierge")
 WHO = ("person", "phone")  # slot kinds asked for once a table is found
 SEARCH = ("city", "locality", "cuisine", "date", "time", "restaurant_id")
 BOOK = "ReserveRestaurant"  # the schema's intent for booking a table (data/restaurants/schema.json)
@@ -51,24 +55,30 @@ class Plan(BaseModel):
 
     slots: dict[str, Any] = {}
     restaurant: dict[str, Any] | None = None
-    reservation: dict[str, Any] | None = None
-    notification: dict[str, Any] | None = None
-    reminder: dict[str, Any] | None = None
+    reservation: Reservation | None = None
+    notification: Notification | None = None
+    reminder: Reminder | None = None
     notes: list[str] = []
     asking: str | None = None
     done: bool = False
 
-    def booked(self) -> tuple[dict[str, Any], dict[str, Any]]:
-        """The restaurant and the reservation, which every step after reserving needs."""
+    def booked(self) -> tuple[Table, Reservation]:
+        """The table and its reservation, which every step after reserving needs."""
         assert self.restaurant is not None and self.reservation is not None, "a step ran before the table was reserved"
-        return self.restaurant, self.reservation
+        return self.table(), self.reservation
+
+    def table(self) -> Table:
+        """The table asked for, once a restaurant is chosen and the customer is known."""
+        assert self.restaurant is not None, "a table is asked for at the restaurant the search chose"
+        keys = ("date", "time", "guests", "name", "phone")
+        return Table(restaurant_id=self.restaurant["id"], **{key: self.slots[key] for key in keys})
 
 
 class Concierge:
     def __init__(
         self,
         catalog: Catalog,
-        services: ConciergeServices,
+        tables: Tables,
         plans_db: Path,
         locks: SessionLocks,
         members: dict[str, dict[str, str]],
@@ -76,7 +86,8 @@ class Concierge:
         clock: Callable[[], dt.datetime] | None = None,
     ):
         self.catalog = catalog
-        self.services = services
+        self.tables = tables
+        self.services = tables.services
         self.locks = locks
         self.members = members
         self.zone = ZoneInfo(catalog.business.timezone)
@@ -114,6 +125,11 @@ class Concierge:
         known = self.members.get(user_id, {})
         for field in ("name", "phone"):
             plan.slots[field] = plan.slots.get(field) or known.get(field)
+        for slot in self.flow.slots():  # a table for 25: asked again, in the pack's words
+            why = self.engine.refused(slot, plan.slots.get(slot.slot))
+            if why:
+                plan.slots[slot.slot] = None
+                return self._ask(plan, [slot.slot], why)
         searching = [slot for slot in self.engine.missing(self.flow, plan.slots) if self.flow.slot(slot).kind not in WHO]
         if searching:
             return self._ask(plan, searching)
@@ -203,8 +219,9 @@ class Concierge:
         found = self.services.search_restaurant(
             slots["city"], slots["locality"], slots["cuisine"], slots["date"], slots["time"], now.date()
         )
-        if "error" in found:
-            return {"error": "search_failed", "details": found["details"]}
+        if "error" in found:  # the service's words are for the log; the customer's are the pack's
+            log.warning("search failed: %s", found["details"])
+            return {"error": "search_failed", "details": say(self.catalog, "concierge_not_booked")}
         choices = found["restaurants"]
         if slots.get("restaurant_id"):  # the one the customer named, booked out or not
             choices = [r for r in choices if r["id"] == slots["restaurant_id"]] or choices
@@ -216,94 +233,57 @@ class Concierge:
         return {}
 
     def _reserve(self, plan: Plan) -> dict[str, Any] | None:
-        slots, restaurant = plan.slots, plan.restaurant
-        assert restaurant is not None, "the search chooses the restaurant before reserving"
-        booked = self.services.reserve_table(
-            restaurant["id"], slots["date"], slots["time"], slots["guests"], slots["name"], slots["phone"]
-        )
-        if booked.get("status") == "no_availability" and booked.get("alternate_slots"):
-            earliest = min(booked["alternate_slots"])
-            plan.notes.append(say(self.catalog, "concierge_alternate", asked=slots["time"], earliest=earliest))
-            slots["time"] = earliest
-            booked = self.services.reserve_table(
-                restaurant["id"], slots["date"], earliest, slots["guests"], slots["name"], slots["phone"]
-            )
-        if booked.get("status") != "confirmed":
+        held = self.tables.hold(plan.table())
+        if isinstance(held, Refused):
             plan.done = True
-            return {
-                "error": "reservation_failed",
-                "details": booked.get("error_message") or booked.get("details") or "no table could be booked",
-            }
-        plan.reservation = {
-            "reservation_id": booked["reservation_id"],
-            "date": slots["date"],
-            "time": slots["time"],
-            "table_number": booked["table_number"],
-            "status": "confirmed",
-        }
+            return {"error": "reservation_failed", "details": held.why}
+        plan.notes += held.notes
+        plan.slots["time"] = held.reservation.time
+        plan.reservation = held.reservation
         return None
 
     def _notify(self, plan: Plan) -> dict[str, Any] | None:
-        slots, (restaurant, reservation) = plan.slots, plan.booked()
-        channel = slots.get("channel") or self.setup.default_channel
-        text = say(
-            self.catalog,
-            "concierge_confirmation",
-            guests=slots["guests"],
-            place=restaurant["name"],
-            address=restaurant["address"],
-            day=_day(slots["date"]),
-            time=slots["time"],
-            table=reservation["table_number"],
-            reservation=reservation["reservation_id"],
-        )
-        for _ in range(2):  # the gateway may be briefly down: one retry
-            sent = self.services.send_message(slots["phone"], text, channel)
-            if sent.get("status") == "sent":
-                plan.notification = {"message_id": sent["message_id"], "status": "sent"}
-                return None
-        plan.done = True
-        return {
-            "error": "notification_failed",
-            "details": say(
-                self.catalog,
-                "concierge_not_sent",
-                reservation=reservation["reservation_id"],
-                channel=channel,
-                error=sent.get("error_message", "gateway unavailable"),
-            ),
-        }
+        sent = self.tables.confirm(*plan.booked(), plan.slots.get("channel") or self.setup.default_channel)
+        if isinstance(sent, NotSent):
+            plan.done = True
+            return {"error": "notification_failed", "details": sent.why}
+        plan.notification = sent
+        return None
 
     def _remind(self, plan: Plan, user_id: str, now: dt.datetime) -> dict[str, Any] | None:
-        slots, (restaurant, reservation) = plan.slots, plan.booked()
-        starts = dt.datetime.combine(dt.date.fromisoformat(slots["date"]), dt.time.fromisoformat(slots["time"]), tzinfo=self.zone)
+        slots, (table, reservation) = plan.slots, plan.booked()
+        starts = dt.datetime.combine(dt.date.fromisoformat(table.date), dt.time.fromisoformat(table.time), tzinfo=self.zone)
         if slots.get("remind_time"):
-            day = dt.date.fromisoformat(slots.get("remind_date") or slots["date"])
+            day = dt.date.fromisoformat(slots.get("remind_date") or table.date)
             at = dt.datetime.combine(day, dt.time.fromisoformat(slots["remind_time"]), tzinfo=self.zone)
         else:
             at = starts - dt.timedelta(minutes=slots.get("remind_before_min") or 60)
-        text = say(self.catalog, "concierge_reminder_message", place=restaurant["name"], time=slots["time"])
-        scheduled = self.services.schedule_reminder(user_id, at, text, slots["phone"], reservation["reservation_id"], now)
-        if scheduled.get("status") != "scheduled":
+        plan.reminder = self.tables.remind(user_id, table, reservation, at, now)
+        if plan.reminder is None:  # its time has passed
             slots["remind_time"] = slots["remind_date"] = slots["remind_before_min"] = None
             return self._ask_reminder(
-                plan, say(self.catalog, "concierge_reminder_past", time=f"{at:%H:%M}", day=_day(at.date().isoformat()))
+                plan, say(self.catalog, "concierge_reminder_past", time=f"{at:%H:%M}", day=day_of(at.date().isoformat()))
             )
-        plan.reminder = {key: scheduled[key] for key in ("reminder_id", "scheduled_for", "status")}
         return None
 
     def _result(self, plan: Plan) -> dict[str, Any]:
-        restaurant, reservation = plan.booked()
-        result: dict[str, Any] = {"restaurant": restaurant, "reservation": reservation, "notification": plan.notification}
+        """The seed's JSON: the restaurant, the reservation, the message sent, the reminder if asked for."""
+        assert plan.restaurant is not None and plan.reservation is not None and plan.notification is not None, "booked and sent"
+        reservation = plan.reservation
+        result: dict[str, Any] = {
+            "restaurant": plan.restaurant,
+            "reservation": reservation.model_dump(),
+            "notification": plan.notification.model_dump(),
+        }
         if plan.reminder:
-            result["reminder"] = plan.reminder
+            result["reminder"] = plan.reminder.model_dump()
         done = say(
             self.catalog,
             "concierge_booked",
             guests=plan.slots["guests"],
-            place=restaurant["name"],
-            day=_day(reservation["date"]),
-            time=reservation["time"],
+            place=plan.restaurant["name"],
+            day=day_of(reservation.date),
+            time=reservation.time,
         )
         result["message"] = " ".join([*plan.notes, done])
         return result
@@ -411,11 +391,6 @@ class ServiceReader:
 
     def _city_of(self, locality: str) -> str | None:
         return next((r.value("city") for r in self.catalog.products if r.value("locality") == locality), None)
-
-
-def _day(iso: str) -> str:
-    day = dt.date.fromisoformat(iso)
-    return f"{day:%A} {day.day} {day:%B}"
 
 
 def load_members(path: Path) -> dict[str, dict[str, str]]:

@@ -112,7 +112,8 @@ class ConciergeServices:
             return {
                 "status": "no_availability",
                 "alternate_slots": alternates,
-                "error_message": f"No tables available at {time}." + (f" Next available: {', '.join(alternates)}." if alternates else ""),
+                "error_message": f"No tables available at {time}."
+                + (f" Next available: {', '.join(alternates)}." if alternates else ""),
             }
         arrive = (
             dt.datetime.combine(dt.date.fromisoformat(date), dt.time.fromisoformat(time)) - dt.timedelta(minutes=10)

@@ -24,7 +24,7 @@ from flask.testing import FlaskClient
 
 from app import create_app
 from assistant.booking.codes import CODE_LIKE
-from assistant.conversations.schema import CODE, Bound, Conversation, Scalar, Texts, Turn, load
+from assistant.conversations.schema import CODE, Bound, Conversation, Texts, Turn, Wanted, load
 from assistant.web.concierge import CONCIERGE
 from crew_pipeline import PIPELINE
 
@@ -45,6 +45,8 @@ class Check:
 
 @dataclass(frozen=True)
 class TurnResult:
+    """A turn as played: its checks, and what came back, to show beside a failure."""
+
     number: int
     user: str  # as written in the file: a typed code stays <code>
     checks: list[Check]
@@ -60,6 +62,8 @@ class TurnResult:
 
 @dataclass(frozen=True)
 class Result:
+    """A conversation as played, and its report."""
+
     label: str  # e.g. bank/eligibility.yml
     name: str
     turns: list[TurnResult]  # the turns played: playing stops at one that could not be sent
@@ -67,7 +71,7 @@ class Result:
 
     @property
     def passed(self) -> bool:
-        return len(self.turns) == self.total and all(turn.passed for turn in self.turns)
+        return all(turn.passed for turn in self.turns)
 
     def report(self) -> str:
         """One line when it passed; otherwise every failed turn with each expectation, expected vs got."""
@@ -80,14 +84,15 @@ class Result:
             if turn.problem:
                 lines.append(f"    no reply: {turn.problem}")
                 continue
-            lines.append(f"    reply: {excerpt(turn.reply)!r}")
+            lines.append(f"    reply: {_excerpt(turn.reply)!r}")
             lines.append(f"    agents: {list(turn.agents)}  products: {list(turn.products)}")
             for check in turn.checks:
                 mark = "ok  " if check.passed else "FAIL"
                 got = "" if check.passed else f"\n           got {check.actual}"
                 lines.append(f"    {mark} {check.key}: expected {check.expected}{got}")
-        if len(self.turns) < self.total:
-            lines.append(f"  stopped: turns {len(self.turns) + 1} to {self.total} were not played")
+        first = len(self.turns) + 1
+        if first <= self.total:
+            lines.append(f"  not played: turn {first}" + (f" to {self.total}" if first < self.total else ""))
         return "\n".join(lines)
 
 
@@ -117,7 +122,7 @@ def play(conversation: Conversation, pack: str, *, label: str, default_name: str
                 "client_rate_per_min": 0,
                 "session_rate_per_min": 0,
                 "llm_model": None,  # offline whatever the environment says: replies are deterministic
-                "log_level": "WARNING",
+                "log_level": "ERROR",  # a refused manipulation logs a warning: expected here
             }
         )
         if conversation.now:
@@ -142,12 +147,10 @@ def _pin_clock(app: Flask, now: dt.datetime) -> None:
         concierge.clock = lambda: now
 
 
-def _play_turn(
-    client: FlaskClient, session_id: str, employment: str | None, turn: Turn, number: int, outbox: Path
-) -> TurnResult:
+def _play_turn(client: FlaskClient, session_id: str, employment: str | None, turn: Turn, number: int, outbox: Path) -> TurnResult:
     message = turn.user
     if CODE in message:
-        code = last_code(outbox)
+        code = _last_code(outbox)
         if code is None:
             return TurnResult(number, turn.user, [], problem=f"{CODE}: no one-time code has been sent yet")
         message = message.replace(CODE, code)
@@ -161,7 +164,7 @@ def _play_turn(
     return TurnResult(number, turn.user, checks, data["reply"], tuple(data["agents"]), ids)
 
 
-def last_code(outbox: Path) -> str | None:
+def _last_code(outbox: Path) -> str | None:
     """The code in the last one-time-code message of the outbox, as the customer's phone shows it."""
     lines = outbox.read_text(encoding="utf-8").splitlines() if outbox.exists() else []
     sent = [json.loads(line) for line in lines]
@@ -169,10 +172,10 @@ def last_code(outbox: Path) -> str | None:
     return codes[-1] if codes else None
 
 
-def excerpt(text: str, around: int = 0) -> str:
-    """A reply on one line, cut to a readable length, from a little before `around`."""
+def _excerpt(text: str, near: str = "") -> str:
+    """A reply on one line, cut to a readable length, from a little before the text `near`."""
     flat = " ".join(text.split())
-    start = max(0, around - EXCERPT // 4)
+    start = max(0, flat.casefold().find(near.casefold()) - EXCERPT // 4) if near else 0
     return ("…" if start else "") + textwrap.shorten(flat[start:], EXCERPT, placeholder="…")
 
 
@@ -195,7 +198,9 @@ def _agents(expected: list[str], data: dict[str, Any]) -> Check:
 
 def _agents_include(expected: list[str], data: dict[str, Any]) -> Check:
     missing = [a for a in expected if a not in data["agents"]]
-    return Check("agents_include", _shown(expected), f"{_shown(data['agents'])}, without {_shown(missing)}", not missing)
+    return Check(
+        "agents_include", f"including {_shown(expected)}", f"{_shown(data['agents'])}, without {_shown(missing)}", not missing
+    )
 
 
 def _ids(data: dict[str, Any]) -> list[str]:
@@ -208,48 +213,58 @@ def _products(expected: list[str], data: dict[str, Any]) -> Check:
 
 def _products_include(expected: list[str], data: dict[str, Any]) -> Check:
     missing = [i for i in expected if i not in _ids(data)]
-    return Check("products_include", _shown(expected), f"{_shown(_ids(data))}, without {_shown(missing)}", not missing)
+    return Check(
+        "products_include", f"including {_shown(expected)}", f"{_shown(_ids(data))}, without {_shown(missing)}", not missing
+    )
 
 
 def _products_count(expected: int, data: dict[str, Any]) -> Check:
-    return Check("products_count", str(expected), f"{len(data['products'])}: {_shown(_ids(data))}", len(data["products"]) == expected)
+    return Check(
+        "products_count", str(expected), f"{len(data['products'])}: {_shown(_ids(data))}", len(data["products"]) == expected
+    )
 
 
-def _matches(value: Any, wanted: Scalar | Bound) -> bool:
-    """An attribute's value against a wanted one: equal, one of a list's values, or within a bound."""
+def _matches(value: Any, wanted: Wanted) -> bool:
+    """An attribute's value against the wanted one: within a bound, or equal to it (to one of
+    them, for a list wanted), where a list attribute matches when any of its values does."""
     if isinstance(wanted, Bound):
         return (
             isinstance(value, int | float)
             and (wanted.at_least is None or value >= wanted.at_least)
             and (wanted.at_most is None or value <= wanted.at_most)
         )
-    return wanted in value if isinstance(value, list) else value == wanted
+    accepted = wanted if isinstance(wanted, list) else [wanted]
+    return any(v in accepted for v in (value if isinstance(value, list) else [value]))
 
 
-def _products_all(expected: dict[str, Scalar | Bound], data: dict[str, Any]) -> Check:
-    wanted = ", ".join(f"{k}: {v.model_dump(exclude_none=True) if isinstance(v, Bound) else v}" for k, v in expected.items())
+def _products_all(expected: dict[str, Wanted], data: dict[str, Any]) -> Check:
+    wanted = "every product with " + ", ".join(
+        f"{k}: {v.model_dump(exclude_none=True) if isinstance(v, Bound) else v}" for k, v in expected.items()
+    )
     if not data["products"]:
         return Check("products_all", wanted, "no products shown", False)
-    wrong = [
-        f"{p['id']} has {k}: {p.get(k)}" for p in data["products"] for k, v in expected.items() if not _matches(p.get(k), v)
-    ]
+    wrong = [f"{p['id']} has {k}: {p.get(k)}" for p in data["products"] for k, v in expected.items() if not _matches(p.get(k), v)]
     return Check("products_all", wanted, "; ".join(wrong), not wrong)
 
 
 def _reply_contains(expected: Texts, data: dict[str, Any]) -> Check:
     reply = data["reply"].casefold()
     missing = [t for t in _texts(expected) if t.casefold() not in reply]
-    return Check("reply_contains", _shown([repr(t) for t in _texts(expected)]), f"no {_shown(missing)} in the reply", not missing)
+    return Check(
+        "reply_contains",
+        _shown([repr(t) for t in _texts(expected)]),
+        f"no {_shown([repr(t) for t in missing])} in the reply",
+        not missing,
+    )
 
 
 def _reply_not_contains(expected: Texts, data: dict[str, Any]) -> Check:
     reply = data["reply"].casefold()
     found = [t for t in _texts(expected) if t.casefold() in reply]
-    where = reply.find(found[0].casefold()) if found else 0
     return Check(
         "reply_not_contains",
-        _shown([repr(t) for t in _texts(expected)]),
-        f"{_shown(found)} in {excerpt(data['reply'], where)!r}",
+        f"none of {_shown([repr(t) for t in _texts(expected)])}",
+        f"{_shown([repr(t) for t in found])} in {_excerpt(data['reply'], found[0] if found else '')!r}",
         not found,
     )
 
@@ -262,22 +277,18 @@ def _ask_user(expected: bool | str, data: dict[str, Any]) -> Check:
     return Check("ask_user", f"a question with {expected!r}", repr(asked), passed)
 
 
-def booking_status(data: dict[str, Any]) -> str:
-    """`confirmed` (or the made booking's status), else the goal in progress's status, else `none`."""
-    if data.get("booking"):
-        return str(data["booking"]["status"])
-    goal = data["state"].get("active_goal")
-    return str(goal["status"]) if goal else "none"
-
-
 def _booking(expected: str, data: dict[str, Any]) -> Check:
-    actual = booking_status(data)
+    """The booking made this turn (`confirmed`), else the status of the goal in progress, else `none`."""
+    goal = data["state"].get("active_goal")
+    actual = str(data["booking"]["status"] if data.get("booking") else goal["status"] if goal else "none")
     return Check("booking", expected, actual, actual == expected)
 
 
 def _choices_include(expected: list[str], data: dict[str, Any]) -> Check:
     missing = [c for c in expected if c not in data["choices"]]
-    return Check("choices_include", _shown(expected), f"{_shown(data['choices'])}, without {_shown(missing)}", not missing)
+    return Check(
+        "choices_include", f"including {_shown(expected)}", f"{_shown(data['choices'])}, without {_shown(missing)}", not missing
+    )
 
 
 CHECKS: dict[str, Callable[[Any, dict[str, Any]], Check]] = {

@@ -9,15 +9,31 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    Tag,
+    ValidationError,
+    model_validator,
+)
 
 CODE = "<code>"  # in a message: the one-time code last sent to the customer's phone
 
 Scalar = StrictStr | StrictBool | StrictInt | StrictFloat
-Texts = StrictStr | list[StrictStr]
+# One text or a list of them. Tagged, so a mistake is reported once, against the form written.
+Texts = Annotated[
+    Annotated[StrictStr, Tag("text")] | Annotated[list[StrictStr], Tag("list")],
+    Discriminator(lambda v: "list" if isinstance(v, list) else "text"),
+]
 
 
 class Strict(BaseModel):
@@ -37,6 +53,13 @@ class Bound(Strict):
         return self
 
 
+# An attribute's wanted value: a bound when written as a mapping, any of several as a list, else the value itself.
+Wanted = Annotated[
+    Annotated[Bound, Tag("bound")] | Annotated[list[Scalar], Tag("any")] | Annotated[Scalar, Tag("value")],
+    Discriminator(lambda v: "bound" if isinstance(v, dict | Bound) else "any" if isinstance(v, list) else "value"),
+]
+
+
 class Turn(Strict):
     """One customer message and what the reply to it must show; every expectation is optional."""
 
@@ -46,8 +69,8 @@ class Turn(Strict):
     agents_include: list[StrictStr] | None = Field(default=None, min_length=1)
     products: list[StrictStr] | None = None  # the ids shown, in order ([] for none)
     products_include: list[StrictStr] | None = Field(default=None, min_length=1)
-    products_all: dict[str, Scalar | Bound] | None = Field(default=None, min_length=1)
-    products_count: int | None = Field(default=None, ge=0)
+    products_all: dict[str, Wanted] | None = Field(default=None, min_length=1)
+    products_count: StrictInt | None = Field(default=None, ge=0)
     reply_contains: Texts | None = None
     reply_not_contains: Texts | None = None
     ask_user: StrictBool | StrictStr | None = None  # asks something back, or asks something containing this
@@ -65,7 +88,7 @@ class Turn(Strict):
         return self
 
     def expectations(self) -> dict[str, Any]:
-        """The expectations this turn sets, by key, in the file's order of keys."""
+        """The expectations this turn sets, by key (in the order the format lists them)."""
         return {name: value for name, value in self if name != "user" and value is not None}
 
 
@@ -83,5 +106,15 @@ def load(path: Path) -> Conversation:
     """A conversation file, checked; ValueError names the file and what is wrong in it."""
     try:
         return Conversation.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
-    except (yaml.YAMLError, ValueError) as error:  # pydantic's ValidationError is a ValueError
-        raise ValueError(f"{path}: {error}") from error
+    except ValidationError as error:  # one line per mistake, where it is: "turn 4, reply_contains: ..."
+        mistakes = [f"  {_where(e['loc'])}: {e['msg'].removeprefix('Value error, ')}" for e in error.errors()]
+        raise ValueError("\n".join([f"{path} is not a valid conversation:", *mistakes])) from error
+    except yaml.YAMLError as error:
+        raise ValueError(f"{path} is not valid YAML: {error}") from error
+
+
+def _where(loc: tuple[int | str, ...]) -> str:
+    """A mistake's place as the runner counts turns: ("turns", 3, "intent") is "turn 4, intent"."""
+    if len(loc) >= 2 and loc[0] == "turns" and isinstance(loc[1], int):
+        return ", ".join([f"turn {loc[1] + 1}", *map(str, loc[2:3])]) + "".join(f".{part}" for part in loc[3:])
+    return ".".join(map(str, loc)) or "the file"

@@ -112,26 +112,29 @@ class FlowEngine:
         patch, problems = self.read(name, said, said.asked, slots, now)
         slots = {**slots, **patch}
         self._settle_single_options(flow, slots)
-        problems += self._check_schedule(flow, slots, now)
+        late = self._check_schedule(flow, slots, now)  # clears a day or time it can't have
+        return self.ask(flow, slots, said, [*problems.values(), *late])
+
+    def ask(self, flow: Flow, slots: dict[str, Any], said: Said | None = None, problems: Sequence[str] = ()) -> Collected:
+        """What is still missing, and the question for it (with quick replies from what was said)."""
         missing = self.missing(flow, slots)
-        asking = self.asked(flow, missing)
-        question, choices = self.question(flow, asking, said)
-        return Collected(slots=slots, missing=missing, problems=problems, question=question, choices=choices)
+        question, choices = self.question(flow, self.asked(flow, missing), said or Said(text=""))
+        return Collected(slots=slots, missing=missing, problems=list(problems), question=question, choices=choices)
 
     def read(
         self, name: str, said: Said, asked: Sequence[str], slots: dict[str, Any], now: dt.datetime
-    ) -> tuple[dict[str, Any], list[str]]:
-        """The slots this message fills or corrects, and what it got wrong."""
+    ) -> tuple[dict[str, Any], dict[str, str]]:
+        """The slots this message fills or corrects, and what it got wrong about which slot."""
         flow = self.flow(name)
         patch: dict[str, Any] = {}
-        problems: list[str] = []
+        problems: dict[str, str] = {}
         dated = any(s.kind in ("date", "time") for s in flow.slots())  # a fault's words are never read as a date
         when = self.languages.parse_when(said.text, now).slots() if dated else {}
         phone = PHONE_LIKE.search(said.text)
         for slot in flow.slots():
             value, problem = self._read_slot(name, slot, said, asked, when, phone, slots)
-            if problem:
-                problems.append(problem)
+            if problem:  # said, but not a value it can take: asked for again
+                problems[slot.slot], patch[slot.slot] = problem, None
             elif value is not None:
                 patch[slot.slot] = [*slots.get(slot.slot, []), value] if slot.kind == "notes" else value
         people = [s for s in flow.slots() if s.kind == "person"]
@@ -236,9 +239,9 @@ class FlowEngine:
         if slot.kind == "number":  # a head count said as one ("for 4", "4 log"), or a bare number when asked
             count = self.languages.find_count(said.text)
             bare = _NUMBER.fullmatch(self.languages.digits(said.text).strip()) if slot.slot in asked else None
-            number = int(count.value) if count else int(bare.group(1)) if bare else None
-            problem = self.refused(slot, number)
-            return (None, problem) if problem else (number, None)
+            told = int(count.value) if count else int(bare.group(1)) if bare else None
+            refused = self.refused(slot, told)
+            return (None, refused) if refused else (told, None)
         if slot.kind == "text" and asked_alone and said.text.strip():
             return _CLAUSE.split(said.text.strip(), maxsplit=1)[0][:80] or said.text.strip()[:80], None
         if slot.kind == "notes" and (said.opens or asked_alone) and said.text.strip():

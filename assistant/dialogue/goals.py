@@ -2,8 +2,10 @@
 
 A booking takes several turns (slots, then a one-time code); a question asked in between
 ("wait, what's the annual fee?") is a quicker, higher-priority goal that suspends it, is
-answered, and then the booking resumes where it stopped. Every change is recorded with its
-reason so a conversation can be audited.
+answered, and then the booking resumes where it stopped. A goal that made something the
+customer may come back to (a booking: "make it 7pm instead") is kept after it ends, until
+another takes its place, and can be reopened. Every change is recorded with its reason so a
+conversation can be audited.
 """
 
 from __future__ import annotations
@@ -51,11 +53,18 @@ class GoalBoard(BaseModel):
     goals: dict[str, Goal] = {}
     active_id: str | None = None
     stack: list[str] = []  # suspended goal ids, most recent last
+    kept_id: str | None = None  # the last goal that made something the customer may change
     transitions: list[Transition] = []
 
     @property
     def active(self) -> Goal | None:
         return self.goals.get(self.active_id) if self.active_id else None
+
+    @property
+    def kept(self) -> Goal | None:
+        """The finished goal whose result the customer may still change."""
+        goal = self.goals.get(self.kept_id) if self.kept_id else None
+        return goal if goal and goal.status == "done" else None
 
     def start(self, goal_type: str, why: str, priority: int = QUICK_PRIORITY) -> Goal:
         """Make a new goal active; an unfinished goal of lower priority is suspended beneath it."""
@@ -63,15 +72,13 @@ class GoalBoard(BaseModel):
         goal = Goal(type=goal_type, priority=priority)
         self.goals[goal.id] = goal
         self._record(goal, "new", "active", why)
-        current = self.active
-        if current and current.status in ("active", "blocked"):
-            if goal.priority > current.priority:
-                self._set(current, "suspended", f"interrupted by {goal_type}")
-                self.stack.append(current.id)
-            else:
-                self._set(current, "done", f"superseded by {goal_type}")
-        self.active_id = goal.id
+        self._take_over(goal)
         return goal
+
+    def reopen(self, goal: Goal, why: str) -> None:
+        """The kept goal active again, to change what it made, as a new request would be."""
+        self._set(goal, "active", why)
+        self._take_over(goal)
 
     def block(self, goal: Goal, missing: list[str], question: str, choices: list[str], why: str) -> None:
         goal.missing, goal.next_question, goal.choices = missing, question, choices
@@ -82,10 +89,14 @@ class GoalBoard(BaseModel):
         goal.missing, goal.next_question, goal.choices = [], None, []
         self._set(goal, "active", why)
 
-    def finish(self, goal: Goal, why: str, status: GoalStatus = "done") -> Goal | None:
-        """End a goal and resume the most recently suspended one, which is returned."""
+    def finish(self, goal: Goal, why: str, status: GoalStatus = "done", keep: bool = False) -> Goal | None:
+        """End a goal and resume the most recently suspended one, which is returned; `keep`: the
+        customer may come back to change what it made. The kept goal, reopened and then
+        cancelled, is done again: what it made stands."""
         goal.missing, goal.next_question = [], None
-        self._set(goal, status, why)
+        self._set(goal, "done" if goal.id == self.kept_id else status, why)
+        if keep:
+            self.kept_id = goal.id
         self.active_id = None
         while self.stack:
             resumed = self.goals.get(self.stack.pop())
@@ -102,6 +113,17 @@ class GoalBoard(BaseModel):
             "goal_stack": [self.goals[gid].public() for gid in reversed(self.stack) if gid in self.goals],
         }
 
+    def _take_over(self, goal: Goal) -> None:
+        """`goal` becomes the active one: an unfinished goal of lower priority is suspended beneath it."""
+        current = self.active
+        if current and current is not goal and current.status in ("active", "blocked"):
+            if goal.priority > current.priority:
+                self._set(current, "suspended", f"interrupted by {goal.type}")
+                self.stack.append(current.id)
+            else:
+                self._set(current, "done", f"superseded by {goal.type}")
+        self.active_id = goal.id
+
     def _set(self, goal: Goal, status: GoalStatus, why: str) -> None:
         if goal.status != status:
             self._record(goal, goal.status, status, why)
@@ -112,5 +134,5 @@ class GoalBoard(BaseModel):
         self.transitions = [*self.transitions, transition][-TRANSITIONS_KEPT:]
 
     def _drop_finished(self) -> None:
-        """Finished goals leave the board (the transitions keep their story)."""
-        self.goals = {gid: g for gid, g in self.goals.items() if g.status not in ("done", "cancelled")}
+        """Finished goals leave the board, but the kept one (the transitions keep their story)."""
+        self.goals = {gid: g for gid, g in self.goals.items() if g.status not in ("done", "cancelled") or gid == self.kept_id}

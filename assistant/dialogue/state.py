@@ -47,6 +47,7 @@ class SessionState(BaseModel):
     shown: list[str] = []  # the items the last reply that showed any showed, in order: what "the second one" means
     comparison_done: bool = False
     eligibility_done: bool = False
+    across_catalog: bool = False  # the last eligibility answer was about every item: what the customer can get
     profile: dict[str, FactValue] = {}  # the facts the customer told us (pack.yaml's profile); eligibility reads these
     pending: Pending | None = None
     wishes: Wishes = Wishes()  # what the message we answered with a clarifying question asked for

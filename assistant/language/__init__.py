@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,9 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError
 
-from assistant.language.lexicon import LETTER, Language, Table, key
+from assistant.language.ceilings import Ceilings
+from assistant.language.dropping import Dropping
+from assistant.language.lexicon import Language, Table, key
 from assistant.language.names import Names
 from assistant.language.numbers import Numbers
 from assistant.language.pointers import Pointers, Pointing
@@ -60,9 +62,11 @@ class Languages(BaseModel):
     _names: Names = PrivateAttr()
     _reminders: Reminders = PrivateAttr()
     _pointers: Pointers = PrivateAttr()
+    _dropping: Dropping = PrivateAttr()
     _resend: re.Pattern[str] = PrivateAttr()
+    _another: re.Pattern[str] = PrivateAttr()
     _stop_words: frozenset[str] = PrivateAttr()
-    _ceilings: tuple[re.Pattern[str], re.Pattern[str]] = PrivateAttr()
+    _ceilings: Ceilings = PrivateAttr()
 
     def model_post_init(self, context: Any) -> None:
         self._numbers = Numbers(self.languages)
@@ -70,16 +74,11 @@ class Languages(BaseModel):
         self._names = Names(self.languages)
         self._reminders = Reminders(self.languages, self._numbers)
         self._pointers = Pointers(self.languages, self._numbers)
+        self._dropping = Dropping(self.languages)
         self._resend = re.compile(Table.words(self.languages, "resend", lambda lang: lang.resend).pattern, re.IGNORECASE)
+        self._another = re.compile(Table.words(self.languages, "another", lambda lang: lang.another).pattern, re.IGNORECASE)
         self._stop_words = frozenset(key(word) for lang in self.languages for word in lang.stop_words)
-        at_most = Table.words(self.languages, "at_most", lambda lang: lang.at_most).pattern
-        or_less = Table.words(self.languages, "or_less", lambda lang: lang.or_less).pattern
-        amount = r"(?<![\w.,])\d[\d,]*(?:\.\d+)?"
-        currency = rf"(?:[^\w\s]\.?\s*|{LETTER}+\.?\s+)?"  # "under €2,000", "up to usd 5000", "ไม่เกิน 15000"
-        self._ceilings = (
-            re.compile(rf"{at_most}\s*{currency}(?=\d)", re.IGNORECASE),
-            re.compile(rf"({amount})(?:\s*{LETTER}+\.?)?\s*{or_less}", re.IGNORECASE),
-        )  # "60000 euros or less"
+        self._ceilings = Ceilings(self.languages, self._numbers)
 
     @property
     def stop_words(self) -> frozenset[str]:
@@ -102,15 +101,23 @@ class Languages(BaseModel):
 
     def ceiling(self, text: str) -> int | None:
         """Where the amount the text sets as a ceiling starts, in text with its amounts as digits:
-        just after "under", "no more than", ไม่เกิน, or at the amount before "or less", "tak";
-        None when nothing is said to be a ceiling."""
-        before, after = (pattern.search(text) for pattern in self._ceilings)
-        starts = ([before.end()] if before else []) + ([after.start(1)] if after else [])
-        return min(starts, default=None)
+        just after "under", "no more than", ไม่เกิน, or at the amount before "or less", "tak"
+        (not the 16 of "iPhone 16 Pro Max"); None when nothing is said to be a ceiling."""
+        return self._ceilings.start(text)
 
-    def parse_when(self, text: str, now: dt.datetime) -> WhenParts:
-        """The date and/or time a message mentions, relative to `now` (in the business's zone)."""
-        return self._when.parse(text, now)
+    def unnamed(self, text: str, known: Callable[[str], bool] = lambda word: False) -> str:
+        """The text with the numbers that are part of a name ("iPhone 15", "RTX 4060", "Legion 5")
+        blanked out, its length kept, so that none is read as an amount: a number in digits right
+        after a word in Latin letters that no language lists and `known(word)` does not claim (the
+        business's words a number after is an amount: "price 30000"), with no scale, unit or "or
+        less" after it ("iphone 30k" is an amount). Read it before `amounts`."""
+        return self._ceilings.unnamed(text, known)
+
+    def parse_when(self, text: str, now: dt.datetime, earlier: dt.time | None = None) -> WhenParts:
+        """The date and/or time a message mentions, relative to `now` (in the business's zone);
+        `earlier`, a time the conversation already holds, keeps its half of the day for an hour
+        said bare ("tomorrow evening", then "half past eight": 20:30)."""
+        return self._when.parse(text, now, earlier)
 
     def find_time(self, text: str) -> Found | None:
         """The last time of day the text names, as HH:MM, and where."""
@@ -140,10 +147,25 @@ class Languages(BaseModel):
         """Whether the text asks for a code to be sent again ("resend", "code nahi aaya")."""
         return bool(self._resend.search(text))
 
+    def asks_another(self, text: str) -> bool:
+        """Whether the text asks for one more of something ("another one", "ek aur") rather than
+        a change to the one had."""
+        return bool(self._another.search(text))
+
     def pointing(self, text: str, nouns: Iterable[str] = ()) -> Pointing:
         """What the text points at among the items on screen ("the first two", "it", "that
         card"); `nouns` are the business's words for its items."""
         return self._pointers.read(text, nouns)
+
+    @property
+    def articles(self) -> frozenset[str]:
+        """Words before an item asked for by its name ("a Corolla"), lower-cased."""
+        return frozenset(key(word) for lang in self.languages for word in lang.pointers.articles)
+
+    def dropped(self, text: str, nouns: Mapping[str, Iterable[str]]) -> list[str]:
+        """The filters the text takes back ("forget the fee limit", "any brand"), of those whose
+        names `nouns` gives."""
+        return self._dropping.read(text, nouns)
 
     def find_count(self, text: str) -> Found | None:
         """How many people (or seats, tickets) the text asks for, as digits, and where."""

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_vali
 
 from assistant.pack.flows import Weekday
 
-Part = Literal["morning", "noon", "midday", "afternoon", "evening"]
+Part = Literal["morning", "noon", "midday", "afternoon", "evening", "night"]
 Word = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 Words = list[Word]
 V = TypeVar("V", bound=Hashable)
@@ -47,11 +47,20 @@ class PointerWords(_Strict):
     every: Words = []  # every item shown: "both", "all of them"
     among: Words = []  # a ranking among the items shown: "of these", "of the two"
     beyond: Words = []  # items besides those shown: "anything cheaper?", "any other"
+    articles: Words = []  # before an item asked for by its name: "a Corolla", "any Xbox"
 
 
 class Halves(_Strict):
     am: Words = []
     pm: Words = []
+
+
+class CountedHours(_Strict):
+    """Hour words that count from a fixed hour of the day rather than from midnight or noon:
+    Thai สองทุ่ม is 18 + 2 (20:00) and ตีสอง 0 + 2 (02:00)."""
+
+    after: dict[Annotated[int, Field(ge=0, le=23)], Words] = {}  # said after the number: ทุ่ม
+    before: dict[Annotated[int, Field(ge=0, le=23)], Words] = {}  # said before it: ตี
 
 
 class Language(_Strict):
@@ -84,6 +93,7 @@ class Language(_Strict):
     lengths: dict[Annotated[int, Field(gt=0)], Words] = {}  # lengths of time, in minutes: 60 is "hour", "ghanta"
     before: Words = []  # after a length of time, how long ahead: "an hour before", "do ghante pehle"
     resend: Words = []  # asking for a code again: "resend", "send it again", "code nahi aaya"
+    another: Words = []  # asking for one more of something, not to change the one had: "book another one", "ek aur"
 
     names: Words = []  # before a person's name, whatever follows: "my name is", "amar nam", "मेरा नाम"
     self_names: Words = []  # before a name only when what follows looks like one: "I am", "this is"
@@ -103,12 +113,16 @@ class Language(_Strict):
     parts: dict[Part, Words] = {}  # parts of the day (the hours they stand for are the engine's)
     halves: Halves = Halves()  # am and pm
     hours: Words = []  # after an hour: "5 baje", "5 o'clock"
+    counted_hours: CountedHours = CountedHours()
+    bound: Words = []  # hour or counter words written onto a number word, no space between: আটটায়, পাঁচটা
     counters: Words = []  # after an hour or a count of things: "5 ta" is an hour, "2 ta card" two cards,
     postpositions: Words = []  # so a counter is an hour only where no word follows but one of these ("5 ta te")
     links: Words = []  # between an hour and a part of the day: "6 in the evening", "evening at 6"
     times: dict[Annotated[str, Field(pattern=r"^(?:[01]\d|2[0-3]):[0-5]\d$")], Words] = {}  # noon, midnight
 
     pointers: PointerWords = PointerWords()
+    drop: Words = []  # before a filter's name, taking it back: "forget the", "any", "no"
+    dropped: Words = []  # after a filter's name, taking it back: "doesn't matter", "koi bhi chalega"
 
     @field_validator("digits")
     @classmethod

@@ -49,7 +49,7 @@ class Pointers:
         self._these = Table.words(languages, "pointers.these", lambda lang: lang.pointers.these).pattern
         self._among = re.compile(Table.words(languages, "pointers.among", lambda lang: lang.pointers.among).pattern, re.I)
         self._beyond = re.compile(Table.words(languages, "pointers.beyond", lambda lang: lang.pointers.beyond).pattern, re.I)
-        self._compiled: dict[str, tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]] = {}
+        self._compiled: dict[tuple[str, ...], tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]] = {}
 
     def read(self, text: str, nouns: Iterable[str] = ()) -> Pointing:
         """`nouns`: the business's words for its items ("card", "cars"), which a position or a

@@ -8,36 +8,40 @@ is no party size). When a message says several, the last wins, so a correction (
 6 pm") reads as meant.
 
 A bare number is never a time (phone numbers, codes and amounts are full of them): an hour
-needs am/pm, a colon, an hour word (o'clock, baje, tay), a clock fraction ("half past") or a part
-of the day next to it ("evening 6"). Without am/pm, a part of the day anywhere in the message
-decides between morning and afternoon; with none, an hour word means the afternoon for 1-7
-("5 baje" is 17:00) and the morning for 8-11.
+needs am/pm, a colon, an hour word (o'clock, baje, tay), a clock fraction ("half past", "half
+eight"), minutes in words ("eight thirty") or a part of the day next to it ("evening 6", "9 at
+night"). Without am/pm, a part of the day said next to the hour, or else anywhere in the message,
+decides between morning and afternoon ("1 at night" is 01:00, "8 at night" 20:00); with none, an
+hour word means the afternoon for 1-7 ("5 baje" is 17:00) and the morning for 8-11. Hour words
+that count from another hour (Thai สองทุ่ม, 20:00) say the hour by themselves.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from operator import attrgetter
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
-from assistant.language.lexicon import END, LETTER, Language, Part, Table
+from assistant.language.lexicon import END, LETTER, Language, Part, Table, key
 from assistant.language.numbers import Numbers
 from assistant.pack.flows import WEEKDAYS
 
 DateOrder = Literal["day_first", "month_first"]  # how a date in digits reads: 3/4 is 3 April, or March 4
 
-# The hour a part of the day stands for alone, and whether it makes 1-11 afternoon hours.
-PART_HOURS: dict[Part, tuple[int, bool]] = {
-    "morning": (10, False),
-    "noon": (12, True),
-    "midday": (13, True),
-    "afternoon": (15, True),
-    "evening": (17, True),
+# The hour a part of the day stands for alone, and the hours 1-11 said beside it that are after noon.
+PART_HOURS: dict[Part, tuple[int, range]] = {
+    "morning": (10, range(0)),
+    "noon": (12, range(1, 12)),
+    "midday": (13, range(1, 12)),
+    "afternoon": (15, range(1, 12)),
+    "evening": (17, range(1, 12)),
+    "night": (20, range(5, 12)),  # "raat 2 baje", "1 at night" are after midnight
 }
+LATE: tuple[Part, ...] = ("evening", "night")  # where 12 is midnight: "raat 12 baje"
 _HOUR = r"(?<![\d:.,])\d{1,2}(?!\d)"
 
 
@@ -91,6 +95,11 @@ class When:
         self.months = Table.of(languages, "months", lambda lang: lang.months)
         self.next = Table.words(languages, "next", lambda lang: lang.next)
         self.counts = Table.of(languages, "counts", lambda lang: lang.counts)
+        self.counted_after = Table.of(languages, "counted_hours.after", lambda lang: lang.counted_hours.after)
+        self.counted_before = Table.of(languages, "counted_hours.before", lambda lang: lang.counted_hours.before)
+        # minutes said in words after the hour: "eight thirty", "seven forty-five"
+        self.tens = Table.of(languages, "numbers", lambda lang: {n: said for n, said in lang.numbers.items() if 10 <= n < 60})
+        self.units = Table.of(languages, "numbers", lambda lang: {n: said for n, said in lang.numbers.items() if 0 < n < 10})
         self.words = {
             name: Table.words(languages, name, attrgetter(name)).pattern
             for name in (
@@ -122,22 +131,32 @@ class When:
         self._quantity = re.compile(rf"\s*(?:{quantity})", re.IGNORECASE)  # "evening 2 people" has no hour
         self._part = re.compile(self.parts.pattern, re.IGNORECASE)
         self._named_time = re.compile(self.times.pattern, re.IGNORECASE)
-        self._clock = self._clock_pattern()
+        self._clock = self._clock_pattern(languages, quantity)
         self._dates = self._date_patterns(quantity)
         self._counts, self._alone = self._count_patterns(), re.compile(self.words["alone"], re.IGNORECASE)
 
-    def _clock_pattern(self) -> re.Pattern[str]:
-        """An hour said with whatever makes it one: "sade 5 baje", "evening 6:15", "half past 7 in the evening"."""
+    def _clock_pattern(self, languages: Sequence[Language], quantity: str) -> re.Pattern[str]:
+        """An hour said with whatever makes it one: "sade 5 baje", "evening 6:15", "half past 7 in the
+        evening", "eight thirty", "সাড়ে আটটায়", "สองทุ่มครึ่ง"."""
         words, numbers, parts = self.words, self.numbers, self.parts.pattern
-        counter = rf"{words['counters']}(?!\s+(?!{words['postpositions']}{END}){LETTER})"
-        said_hour = (
-            rf"(?:(?P<frac>{numbers.before.pattern}|{numbers.clock.pattern})\s*)?"
-            rf"(?:(?P<hour>{_HOUR}|{numbers.words.pattern})(?:(?P<sep>[:.])(?P<minute>\d{{2}})(?!\d))?"
-            rf"|(?P<whole>{numbers.whole.pattern}))"
+        bound_hours, bound_counters = (_bound(languages, of) for of in (attrgetter("hours"), attrgetter("counters")))
+        counter = rf"(?:{words['counters']}|{bound_counters})(?!\s+(?!{words['postpositions']}{END}){LETTER})"
+        # a number word with an hour or counter word written onto it: আট of আটটায়, আড়াই of আড়াইটায়
+        numbers_onto, wholes_onto = (
+            rf"(?<!{LETTER})(?:{_unspaced(languages, kind, of)})(?={bound_hours}|{bound_counters})"
+            for kind, of in (("numbers", attrgetter("numbers")), ("fractions.whole", lambda lang: lang.fractions.whole))
         )
+        minutes = rf"[\s-]+(?P<tens>{self.tens.pattern})(?:[\s-]+(?P<units>{self.units.pattern}))?(?!\s*(?:{quantity}))"
+        said_hour = (
+            rf"(?:(?P<frac>{numbers.before.pattern}|{numbers.clock.pattern})\s*|(?P<since>{self.counted_before.pattern})\s*)?"
+            rf"(?:(?P<hour>{_HOUR}|{numbers.words.pattern}|{numbers_onto})"
+            rf"(?:(?P<sep>[:.])(?P<minute>\d{{2}})(?!\d)|{minutes})?"
+            rf"|(?P<whole>{numbers.whole.pattern}|{wholes_onto}))"
+        )
+        marks = (self.am.pattern, self.pm.pattern, words["hours"], bound_hours, self.counted_after.pattern, counter)
         return re.compile(
             rf"(?:(?P<p1>{parts})\s*(?:{words['links']}\s*)?)?(?P<core>{said_hour}"
-            rf"(?:\s*(?P<mark>{self.am.pattern}|{self.pm.pattern}|{words['hours']}|{counter}))?)"
+            rf"(?:\s*(?P<mark>{'|'.join(marks)}))?(?:\s*(?P<half>{numbers.after.pattern}))?)"
             rf"(?:\s*(?:{words['links']}\s*)?(?P<p2>{parts}))?",
             re.IGNORECASE,
         )
@@ -202,19 +221,24 @@ class When:
 
     # ------------------------------------------------------------ times
 
-    def time(self, text: str) -> Found | None:
-        """The last time of day the text names, as HH:MM; a part of the day alone is no time."""
-        clocks = self._clocks(self.numbers.digits(text))
+    def time(self, text: str, earlier: dt.time | None = None) -> Found | None:
+        """The last time of day the text names, as HH:MM; a part of the day alone is no time.
+        `earlier`, a time the conversation already holds, says the half of the day of an hour
+        said with no am/pm or part of the day ("tomorrow evening", then "half past eight")."""
+        clocks = self._clocks(self.numbers.digits(text), earlier)
         return clocks[-1].found if clocks else None
 
-    def _clocks(self, text: str) -> list[_Clock]:
+    def _clocks(self, text: str, earlier: dt.time | None = None) -> list[_Clock]:
         """Every time of day the text names, in order."""
-        latest = [m.group() for m in self._part.finditer(text)]
+        latest = [self.parts.get(m.group()) for m in self._part.finditer(text)]
         clocks: list[_Clock] = []
         for m in self._clock.finditer(text):
-            value = self._clock_time(m, text, latest[-1] if latest else None)
+            value = self._clock_time(m, text, latest[-1] if latest else None, earlier is not None and earlier.hour >= 12)
             if value:
-                clocks.append(_Clock(Found(value, m.start(), m.end()), Found(value, m.start("core"), m.end("core"))))
+                # "tonight" in "tonight at 9" also names the day: it is left for the date
+                start = m.start("core") if m["p1"] and m["p1"] in self.days else m.start()
+                end = m.end("core") if m["p2"] and m["p2"] in self.days else m.end()
+                clocks.append(_Clock(Found(value, start, end), Found(value, m.start("core"), m.end("core"))))
         taken = [(c.found.start, c.found.end) for c in clocks]
         for m in self._named_time.finditer(text):
             named = self.times.get(m.group())
@@ -224,47 +248,65 @@ class When:
 
     def _is_clock(self, m: re.Match[str], text: str) -> bool:
         """Whether a number read as an hour was said as one: with am/pm or an hour word, after a
-        clock fraction, as HH:MM, or next to a part of the day (but not "evening 2 people")."""
+        clock fraction, as HH:MM or with its minutes in words, or next to a part of the day (but
+        not "evening 2 people")."""
         hour_word, frac = m["hour"], m["frac"]
         by_digits = hour_word is not None and hour_word.isdecimal()
         clash = hour_word is not None and not by_digits and hour_word.casefold() in self.numbers.clashes
         beside_part = (m["p1"] or m["p2"]) and not clash
         return bool(
             m["mark"]
+            or m["since"]
+            or (m["tens"] and not clash)
             or (frac and frac in self.numbers.clock)
             or (m["sep"] == ":" and by_digits)
             or (beside_part and (m["p2"] or not self._quantity.match(text, m.end())))
         )
 
-    def _clock_time(self, m: re.Match[str], text: str, latest_part: str | None) -> str | None:
-        """HH:MM for one clock reading, or None where it is no time after all."""
+    def _minutes(self, m: re.Match[str]) -> int | None:
+        """The minutes said after the hour (0 where none), or None where they are no minutes ("eight fifteen five")."""
+        if m["minute"]:
+            return int(m["minute"])
+        tens, units = (self.tens.get(m["tens"]) if m["tens"] else 0), (self.units.get(m["units"]) if m["units"] else 0)
+        if tens is None or units is None or (units and (tens < 20 or tens % 10)):
+            return None
+        return tens + units
+
+    def _clock_time(self, m: re.Match[str], text: str, latest: Part | None, after_noon: bool) -> str | None:
+        """HH:MM for one clock reading, or None where it is no time after all; `after_noon`: the
+        time already said is after noon, so a bare hour 1-11 is too."""
         if not self._is_clock(m, text):
             return None
         hour_word, mark, frac = m["hour"], m["mark"], m["frac"]
         by_digits = hour_word is not None and hour_word.isdecimal()
         beside_part = m["p1"] or m["p2"]
         said = self.numbers.value(hour_word) if hour_word else self.numbers.whole.get(m["whole"])
-        if said is None:
+        minutes = self._minutes(m)
+        if said is None or minutes is None:
             return None
         shift = (self.numbers.before.get(frac) or self.numbers.clock.get(frac) or 0) if frac else 0
+        shift += (self.numbers.after.get(m["half"]) or 0) if m["half"] else 0  # สองทุ่มครึ่ง
         value = Decimal(said) + Decimal(shift)
         hour = int(value)
-        minute = int((value - hour) * 60) + int(m["minute"] or 0)
+        minute = int((value - hour) * 60) + minutes
         if hour == 0 and shift < 0:  # "quarter to 1" is 12:45
             hour = 12
-        part_word = beside_part or latest_part
-        part = self.parts.get(part_word) if part_word else None
-        if mark and (mark in self.am or mark in self.pm):
+        part = self.parts.get(beside_part) if beside_part else latest
+        since = self.counted_before.get(m["since"]) if m["since"] else self.counted_after.get(mark) if mark else None
+        if since is not None:
+            if not 1 <= int(said) <= 12:
+                return None
+            hour = (since + hour) % 24  # หกทุ่ม, 18 + 6, is midnight
+        elif mark and (mark in self.am or mark in self.pm):
             if not 1 <= int(said) <= 12:
                 return None
             hour = hour % 12 + (12 if mark in self.pm else 0)
         elif part:
-            afternoon = PART_HOURS[part][1]
-            if afternoon and 1 <= hour <= 11:
+            if hour in PART_HOURS[part][1]:
                 hour += 12
-            elif part == "evening" and hour == 12:
+            elif part in LATE and hour == 12:
                 hour = 0  # "raat 12 baje" is midnight
-        elif not (m["sep"] == ":" and by_digits and not mark) and 1 <= hour <= 7:
+        elif not (m["sep"] == ":" and by_digits and not mark) and 1 <= hour <= (11 if after_noon else 7):
             hour += 12  # "5 baje", "5 o'clock": a visit or a meal, not five in the morning
         if hour > 23 or minute > 59:
             return None
@@ -348,17 +390,29 @@ class When:
 
     # ------------------------------------------------------------ both
 
-    def parse(self, text: str, now: dt.datetime) -> WhenParts:
+    def parse(self, text: str, now: dt.datetime, earlier: dt.time | None = None) -> WhenParts:
         """The date and/or time a message mentions, relative to `now` (in the business's zone);
-        a part of the day alone stands for its usual hour ("tomorrow evening" is 17:00)."""
+        a part of the day alone stands for its usual hour ("tomorrow evening" is 17:00). `earlier`
+        is a time already said, whose half of the day a bare "half past eight" keeps."""
         text = self.numbers.digits(text)
-        day, clock = self.date(text, now.date()), self.time(text)
+        day, clock = self.date(text, now.date()), self.time(text, earlier)
         if clock:
             time: dt.time | None = dt.time.fromisoformat(clock.value)
         else:
             parts = [self.parts.get(m.group()) for m in self._part.finditer(text)]
             time = dt.time(PART_HOURS[parts[-1]][0]) if parts and parts[-1] else None
         return WhenParts(date=dt.date.fromisoformat(day.value) if day else None, time=time)
+
+
+def _bound(languages: Sequence[Language], of: Callable[[Language], list[str]]) -> str:
+    """The words of a kind (hours, counters) that are written onto a number word, found right after it."""
+    words = {key(word) for lang in languages for word in of(lang)}
+    return Table(((key(w), key(w), False) for lang in languages for w in lang.bound if key(w) in words), "bound").pattern + END
+
+
+def _unspaced(languages: Sequence[Language], kind: str, words: Callable[[Language], Mapping[Any, list[str]]]) -> str:
+    """Words of the languages that write words onto them (`bound`), matched wherever they stand."""
+    return Table(((w, v, False) for lang in languages if lang.bound for v, said in words(lang).items() for w in said), kind).pattern
 
 
 def _valid(year: int, month: int, day: int) -> dt.date | None:

@@ -54,6 +54,7 @@ class ValueWords(Strict):
 
     one: str
     many: str | None = None
+    includes: list[str] = []  # narrower values a customer asking for this one also means: an SUV may be a compact SUV
 
 
 class Filter(Strict):
@@ -100,6 +101,20 @@ class Attribute(Strict):
         """The filter of an attribute from Pack.filter_attributes, which holds only filtered ones."""
         assert self.filter is not None, f"the attribute '{self.label}' is not a filter"
         return self.filter
+
+    def meant(self, value: str) -> list[str]:
+        """The value and every narrower value it includes, however deep."""
+        said = self.values.get(value)
+        narrower = said.includes if isinstance(said, ValueWords) else []
+        return [value, *(v for inner in narrower for v in self.meant(inner) if v != value)]
+
+    @model_validator(mode="after")
+    def _includes_known(self) -> Attribute:
+        for value, said in self.values.items():
+            unknown = [v for v in (said.includes if isinstance(said, ValueWords) else []) if v not in self.values]
+            if unknown:
+                raise ValueError(f"value '{value}' includes {unknown}, which are not values of '{self.label}'")
+        return self
 
     def words(self, value: str, many: bool = False) -> str:
         said = self.values.get(value)
@@ -734,8 +749,8 @@ def _check_vocabulary(vocabulary: Vocabulary, pack: Pack) -> None:
         if topic not in pack.display.topics:
             raise ValueError(f"features.{topic} has no display.topics.{topic} in pack.yaml")
     for name in vocabulary.ranks:
-        attribute = pack.attributes.get(name)
-        if attribute is None or attribute.type != "number":
+        ranked = pack.attributes.get(name)
+        if ranked is None or ranked.type != "number":
             raise ValueError(f"ranks.{name} is not a number attribute in pack.yaml")
     for name, section in vocabulary.facts.items():
         fact = pack.profile.get(name)

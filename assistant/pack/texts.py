@@ -78,20 +78,24 @@ def product_line(p: Product, catalog: Catalog) -> str:
     return f"{line} {tail}" if tail else line
 
 
-def product_list(products: list[Product], filters: Filters, from_cache: bool, catalog: Catalog, rank: Rank | None = None) -> str:
-    lines = [list_intro(products, filters, from_cache, catalog, rank), ""]
+def product_list(
+    products: list[Product], filters: Filters, from_cache: bool, catalog: Catalog, rank: Rank | None = None, closest: bool = False
+) -> str:
+    lines = [list_intro(products, filters, from_cache, catalog, rank, closest), ""]
     lines += [f"{i}. {product_line(p, catalog)}" for i, p in enumerate(products, 1)]
     lines += ["", say(catalog, "list_hint_one" if len(products) == 1 else "list_hint_many")]
     return "\n".join(lines)
 
 
-def list_intro(products: list[Product], filters: Filters, from_cache: bool, catalog: Catalog, rank: Rank | None = None) -> str:
+def list_intro(
+    products: list[Product], filters: Filters, from_cache: bool, catalog: Catalog, rank: Rank | None = None, closest: bool = False
+) -> str:
     """ "Here are 5 platinum credit cards that match:", before the list, or before the one fact
-    asked of them all."""
+    asked of them all; `closest` when what was asked for isn't in the catalog: no "match" then."""
     one = len(products) == 1
     what = describe_filters(filters, catalog, len(products))
     cheapest = rank is not None and rank.attribute == catalog.pack.search.rank_by and rank.best == "low"
-    kind = "cheapest" if cheapest else "ranked" if rank else "list_cached" if from_cache else "list"
+    kind = "closest" if closest else "cheapest" if cheapest else "ranked" if rank else "list_cached" if from_cache else "list"
     order = catalog.pack.search.cheapest if cheapest or rank is None else _order(rank, catalog)
     return say(catalog, f"{kind}_{'one' if one else 'many'}", count=len(products), what=what, order=order)
 
@@ -115,6 +119,19 @@ def ranking(products: list[Product], rank: Rank, catalog: Catalog) -> str:
     return "\n".join(lines)
 
 
+def qualifying(products: list[Product], catalog: Catalog, intro: str) -> str:
+    """The items the customer qualifies for, as a numbered list under `intro`."""
+    lines = [say(catalog, intro, count=len(products)), ""] + [f"{i}. {product_line(p, catalog)}" for i, p in enumerate(products, 1)]
+    return "\n".join(lines)
+
+
+def noted(facts: dict[str, FactValue], catalog: Catalog) -> str:
+    """ "Noted: monthly income ৳60,000." The facts a message told, said back before they are used."""
+    profile = catalog.pack.profile
+    said = [f"{profile[name].label or name.replace('_', ' ')} {fact_words(catalog, name, value)}" for name, value in facts.items()]
+    return say(catalog, "noted", facts="; ".join(said))
+
+
 def no_match(filters: Filters, relax: str | None, catalog: Catalog) -> str:
     text = say(catalog, "no_match", what=describe_filters(filters, catalog))
     if relax:
@@ -122,9 +139,7 @@ def no_match(filters: Filters, relax: str | None, catalog: Catalog) -> str:
     return text
 
 
-def comparison_table(comparison: Comparison, products: list[Product], catalog: Catalog, asked: list[TopicLine]) -> str:
-    """The side-by-side table; of the lines a question `asked` for ("compare their fees"), only those."""
-    comparison = _on_lines(comparison, products, asked, catalog) if asked else comparison
+def comparison_table(comparison: Comparison, products: list[Product], catalog: Catalog) -> str:
     by_id = {p.id: p for p in products}
     header = "| | " + " | ".join(by_id[pid].name for pid in comparison.products) + " |"
     lines = [header, "|---" * (len(comparison.products) + 1) + "|"]
@@ -146,9 +161,10 @@ def comparison_table(comparison: Comparison, products: list[Product], catalog: C
     return text
 
 
-def _on_lines(comparison: Comparison, products: list[Product], lines: list[TopicLine], catalog: Catalog) -> Comparison:
-    """The comparison with a row per line asked instead, best where the pack compares the figure
-    the line is about; no overall winner is named from part of the table."""
+def on_lines(comparison: Comparison, products: list[Product], lines: list[TopicLine], catalog: Catalog) -> Comparison:
+    """The comparison of the lines a question asked for ("compare their fees"), a row each, best
+    where the pack compares the figure the line is about; no overall winner is named from part
+    of the table. Asked for no line in particular (or none the items have), the whole table."""
     best = {row.key: row.best for row in comparison.rows}
     rows = []
     for line in lines:
@@ -201,8 +217,8 @@ def features_report(products: list[Product], lines: list[TopicLine], catalog: Ca
         blocks = [f"**{labels.pop()}**\n" + "\n".join(f"- **{p.name}**: {found[p.id][0][1]}" for p in listed)]
     else:
         blocks = [f"**{p.name}**\n" + "\n".join(f"- {label}: {value}" for label, value in found[p.id]) for p in listed]
-    blocks += [say(catalog, "not_listed", name=p.name) for p in products if not found[p.id]]
-    return "\n\n".join(blocks)
+    blocks.append(" ".join(say(catalog, "not_listed", name=p.name) for p in products if not found[p.id]))
+    return "\n\n".join(block for block in blocks if block)
 
 
 def faq_answer(entry: FaqEntry) -> str:

@@ -79,7 +79,8 @@ def ranked(products: list[Product], rank: Rank, catalog: Catalog) -> list[Produc
 
     def key(product: Product) -> tuple[float, tuple[float, str]]:
         value = product.value(rank.attribute)
-        known = isinstance(value, (int, float))
-        return (value if rank.best == "low" else -value) if known else float("inf"), rank_key(product, catalog)  # type: ignore[operator]
+        if not isinstance(value, (int, float)):
+            return float("inf"), rank_key(product, catalog)
+        return (value if rank.best == "low" else -value), rank_key(product, catalog)
 
     return sorted(products, key=key)

@@ -28,6 +28,13 @@ class FilterRules:
             name: (attribute, spec.as_filter.match) for name, (attribute, spec) in catalog.pack.filter_attributes().items()
         }
         self.lists = {attribute for attribute, spec in catalog.pack.attributes.items() if spec.type == "list"}
+        self.attributes = catalog.pack.attributes
+
+    def _meant(self, attribute: str, wanted: FilterValue) -> list[LiteralValue]:
+        """The values a filter stands for, the narrower ones a value includes with it."""
+        spec = self.attributes[attribute]
+        meant = (v for value in _as_list(wanted) for v in (spec.meant(value) if isinstance(value, str) else [value]))
+        return list(dict.fromkeys(meant))
 
     def matches(self, product: Product, filters: Filters) -> bool:
         for name, wanted in filters.items():
@@ -40,9 +47,9 @@ class FilterRules:
             elif match == "min":
                 ok = have >= wanted
             elif isinstance(have, list):
-                ok = any(v in have for v in _as_list(wanted))
+                ok = any(v in have for v in self._meant(attribute, wanted))
             else:
-                ok = have in _as_list(wanted)
+                ok = have in self._meant(attribute, wanted)
             if not ok:
                 return False
         return True
@@ -51,7 +58,7 @@ class FilterRules:
         clauses: list[Where] = []
         for name, wanted in filters.items():
             attribute, match = self.fields[name]
-            values = _as_list(wanted)
+            values = self._meant(attribute, wanted)
             if match in ("max", "min"):
                 assert not isinstance(wanted, list), "a max or min filter holds one amount"
                 bound: dict[WhereOperator | LogicalOperator, LiteralValue] = {"$lte" if match == "max" else "$gte": wanted}

@@ -29,6 +29,7 @@ from assistant.tools.comparison import Rank, rank_key
 from assistant.tools.filters import FilterRules
 from assistant.tools.help_search import HelpCentre
 from assistant.understanding.router import Routed, Router
+from assistant.understanding.unfamiliar import Unfamiliar
 
 NEEDS_PRODUCTS: tuple[IntentType, ...] = ("product_info", "comparison", "eligibility_check", "feature_query")
 
@@ -64,6 +65,9 @@ class Intent(BaseModel):
     filters: dict[str, FilterValue] = {}
     named: list[str] = []  # ids of the items the message names, or points at on screen (the pipeline resolves those)
     pointing: Pointing = Pointing()  # "the second one", "both", "it"
+    name: str | None = None  # the customer's name, as they gave it ("my name is Rafiqul Islam")
+    dropped: list[str] = []  # filters the customer takes back: "any brand", "forget the fee limit"
+    absent: list[str] = []  # names asked for that the business doesn't have: "a Corolla"
     expression: str | None = None  # arithmetic to work out ("1299 x 2")
     wants_comparison: bool = False
     wants_eligibility: bool = False
@@ -239,12 +243,22 @@ class Understanding:
         self.features = PhraseMatcher(vocabulary.features)
         self.names = _name_matcher(catalog)
         self.rules = FilterRules(catalog)
+        self.unfamiliar = Unfamiliar(catalog, catalog.languages)
         self.calculates = any("calculate" in tools for tools in catalog.pack.tools.values())
 
     @cached_property
     def _item_words(self) -> tuple[str, ...]:
         """The business's words for its items ("card", "cars"), which "that" or "the second" may stand before."""
         return tuple(dict.fromkeys(normalise(self.catalog.text[key]) for key in ("item", "items")))
+
+    @cached_property
+    def _filter_nouns(self) -> dict[str, list[str]]:
+        """What customers call each filter ("brand", "budget", "fee"): its attribute's label and its cues."""
+        return {
+            name: [normalise(attribute.label), *(normalise(cue) for cue in spec.as_filter.cues)]
+            for name, (_, spec) in self.catalog.pack.filter_attributes().items()
+            for attribute in [spec]
+        }
 
     @cached_property
     def _known_words(self) -> set[str]:
@@ -262,8 +276,11 @@ class Understanding:
         said = self.languages.digits(text)
         text = self.languages.amounts(said)
         clean = normalise(text)
+        name = self.languages.person(text, self._known_word)  # "my name is Rafiqul Islam": no Islamic card asked for
+        name = name if name and name in text else None  # as written, capitalised: "i'm interested" gives none
+        clean = re.sub(rf"(?<!\w){re.escape(name.lower())}(?!\w)", " ", clean) if name else clean
         words = [w for w in re.findall(r"[a-z]+", clean) if w not in self._known_words]
-        filters = self._filters(clean, normalise(said), words, awaiting)
+        filters = self._filters(self._without_facts(clean), normalise(said), words, awaiting)  # "my own shop" is no shopping
         if self.details:  # "in Bandra" names Mumbai: the service reader knows each area's city
             known = self.vocabulary.filters
             read = self.details.read(text, dt.date.today())
@@ -277,6 +294,8 @@ class Understanding:
         topics = list(dict.fromkeys([*self.features.exact(clean), *lines]))
         named = self._named(clean, filters)
         pointing = self.languages.pointing(clean, self._item_words)
+        dropped = [name for name in self.languages.dropped(clean, self._filter_nouns) if name not in filters]
+        absent = [] if named else self.unfamiliar.find(text)
         wants_comparison = "comparison" in cues
         wants_eligibility = "eligibility" in cues and bool(self.catalog.pack.eligibility)
 
@@ -313,6 +332,13 @@ class Understanding:
             )
         ):
             kind = "product_info"  # "which is the cheapest?", "anything cheaper?": a ranking, where the pipeline decides of what
+        if name and kind in ("unknown", "out_of_scope", "faq") and not (filters or named or profile):
+            kind = "greeting"  # "my name is Rafiqul Islam": an introduction, not a question
+        if absent and not named and kind in ("feature_query", "comparison"):
+            kind = "product_info"  # "any PlayStation 5 in stock?", "is the Galaxy S23 good?": not about the items at hand
+        naming = bool(dropped or named) and kind in ("unknown", "greeting", "out_of_scope")
+        if naming or (absent and kind == "unknown" and "want" in cues):
+            kind = "product_info"  # "any brand is fine", "got a Corolla?", "the XUV700?": about items after all
         kind = self._served(kind)  # after the above: "book a table for 4" where the pack books nothing is no price question
         if kind in ("comparison", "eligibility_check"):  # "compare them and check if I'm eligible"
             wants_comparison |= kind == "comparison"
@@ -327,6 +353,9 @@ class Understanding:
             filters=filters,
             named=named,
             pointing=pointing,
+            name=name,
+            dropped=dropped if kind == "product_info" else [],
+            absent=absent if kind in NEEDS_PRODUCTS else [],
             expression=expression,
             wants_comparison=wants_comparison,
             wants_eligibility=wants_eligibility and bool(self.catalog.pack.eligibility),
@@ -409,7 +438,7 @@ class Understanding:
         found = self.ranks.exact(clean)
         if found:
             attribute, best = found[0].split()
-            return Rank(attribute=attribute, best=best)  # type: ignore[arg-type]  (the vocabulary's own ends)
+            return Rank.model_validate({"attribute": attribute, "best": best})  # the vocabulary's own ends
         return Rank(attribute=self.catalog.pack.search.rank_by, best="low") if "cheapest" in cues else None
 
     def _article_for(self, text: str) -> bool:
@@ -438,6 +467,24 @@ class Understanding:
         for name, matcher in self.filters.items():
             text = text if name == keep else matcher.without(text)
         return text
+
+    def _without_facts(self, clean: str) -> str:
+        """The message without the phrases of several words that tell a fact about the customer
+        ("my own shop", "I run a business"): their words are theirs, not a filter's."""
+        for matcher in self._fact_phrases:
+            clean = matcher.without(clean)
+        return clean
+
+    @cached_property
+    def _fact_phrases(self) -> list[PhraseMatcher]:
+        return [
+            PhraseMatcher({value: [p for p in phrases if " " in p.strip()] for value, phrases in section.items()})
+            for section in self.vocabulary.facts.values()
+        ]
+
+    def _known_word(self, word: str) -> bool:
+        """A word of the business's own (no part of a name): "Islamic" is one, "Islam" is not."""
+        return word.lower() in self.vocabulary.words
 
     def _only_catalog_words(self, text: str) -> bool:
         """Whether the message says nothing but filter values, item words and little words, in

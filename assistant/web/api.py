@@ -120,7 +120,7 @@ def about() -> Response:
     choices (the values a chat request's page fact takes) and the time zone its bookings are in."""
     catalog = PIPELINE.get().catalog
     page = catalog.pack.profile[catalog.pack.page_fact] if catalog.pack.page_fact else None
-    booking = next((flow for flow in catalog.pack.flows.values() if flow.action == "book"), None)
+    booking = next((flow for flow in catalog.pack.flows.values() if flow.books), None)
     choices = [{"value": v, "label": choice} for v, choice in zip(page.values, page.choices, strict=True)] if page else []
     return jsonify(
         business=catalog.name,

@@ -14,6 +14,7 @@ from assistant.booking.notifications import NOTIFIER
 from assistant.booking.reminders import REMINDERS
 from assistant.concierge.planner import Concierge, ServiceReader, load_members
 from assistant.concierge.services import ConciergeServices
+from assistant.concierge.tables import Tables
 from assistant.dialogue.sessions import LOCKS
 from assistant.infra.config import SETTINGS, bookings_file
 from assistant.infra.extensions import Slot
@@ -25,6 +26,7 @@ bp = Blueprint("concierge", __name__)
 log = logging.getLogger("assistant.concierge")
 CONCIERGE: Slot[Concierge] = Slot("concierge")
 SERVICE_READER: Slot[ServiceReader] = Slot("service_reader")
+TABLES: Slot[Tables] = Slot("tables")
 
 
 class AssistantRequest(BaseModel):
@@ -54,8 +56,8 @@ def assistant() -> Response:
 
 
 def init_app(app: Flask) -> None:
-    """POST /assistant, and for a pack with a concierge (the restaurants') the concierge behind it
-    and the reader of its service schema, which the chat reads messages with too."""
+    """POST /assistant, and for a pack with a concierge (the restaurants') the concierge behind it,
+    the reader of its service schema and its tables, which the chat reads messages and books with too."""
     app.register_blueprint(bp)
     catalog = CATALOG.get(app)
     setup = catalog.pack.concierge
@@ -64,7 +66,8 @@ def init_app(app: Flask) -> None:
     pack = SETTINGS.get(app).pack_dir
     reader = SERVICE_READER.put(app, ServiceReader(catalog, _json(pack / setup.service_schema)))
     services = ConciergeServices(catalog, _json(pack / setup.calendar), bookings_file(app), NOTIFIER.get(app), REMINDERS.get(app))
-    CONCIERGE.put(app, Concierge(catalog, services, bookings_file(app), LOCKS.get(app), load_members(pack / setup.members), reader))
+    tables = TABLES.put(app, Tables(catalog, services))
+    CONCIERGE.put(app, Concierge(catalog, tables, bookings_file(app), LOCKS.get(app), load_members(pack / setup.members), reader))
 
 
 def _json(path: Path) -> Any:

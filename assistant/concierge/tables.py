@@ -1,0 +1,219 @@
+"""A table reserved, confirmed by message and reminded: the one way both POST /assistant and the
+chat book a table (a flow's `reserve` action).
+
+The concierge's plan runs the steps one at a time, since each can fail apart (the message
+gateway down, a reminder already past) and the plan goes on from there; the chat's booking desk
+runs them together (`reserve`), and moves a table it booked the same way. Either way a fully
+booked time takes the earliest free one near it and says so, a closed hour is asked again, the
+confirmation goes out with one retry, the reservation's reminder replaces any earlier one, and
+every sentence is the pack's. What the reservation service says about a refusal is for the log.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Literal
+from zoneinfo import ZoneInfo
+
+from pydantic import BaseModel
+
+from assistant.booking.codes import Booking
+from assistant.booking.desk import Made, Refused, ahead_words
+from assistant.booking.notifications import mask_phone
+from assistant.concierge.services import MAX_GUESTS, ConciergeServices, is_open
+from assistant.pack.model import Catalog, DataError
+from assistant.pack.texts import say
+
+log = logging.getLogger("assistant.concierge")
+Channel = Literal["sms", "whatsapp"]
+
+
+class Table(BaseModel):
+    """A table as asked for."""
+
+    restaurant_id: str
+    date: str  # YYYY-MM-DD
+    time: str  # HH:MM
+    guests: int
+    name: str
+    phone: str  # E.164
+
+
+class Reservation(BaseModel):
+    """A table the reservation service holds (the seed's `reservation`)."""
+
+    reservation_id: str
+    date: str
+    time: str
+    table_number: str
+    status: Literal["confirmed"] = "confirmed"
+
+
+class Notification(BaseModel):
+    message_id: str
+    status: Literal["sent"] = "sent"
+
+
+class Reminder(BaseModel):
+    reminder_id: str
+    scheduled_for: str  # local time, YYYY-MM-DDTHH:MM
+    status: Literal["scheduled"] = "scheduled"
+
+
+@dataclass(frozen=True)
+class Held:
+    """A reserved table, and what the customer should know of how it was got (another time)."""
+
+    reservation: Reservation
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class NotSent:
+    """The table is booked, but its confirmation could not be sent: said so, in the pack's words."""
+
+    why: str
+
+
+class Tables:
+    """Reserve, confirm and remind over the concierge's services."""
+
+    def __init__(self, catalog: Catalog, services: ConciergeServices):
+        assert catalog.pack.concierge is not None, "tables are booked only in a pack with a concierge"
+        self.catalog = catalog
+        self.services = services
+        self.channel: Channel = catalog.pack.concierge.default_channel
+        self.zone = ZoneInfo(catalog.business.timezone)
+        flows = {"concierge.flow": catalog.pack.concierge.flow}
+        flows |= {f"flows.{name}": flow for name, flow in catalog.pack.flows.items() if flow.action == "reserve"}
+        wider = [
+            f"{where}.{s.slot}" for where, f in flows.items() for s in f.slots() if s.kind == "number" and not _within(s.range)
+        ]
+        if wider:  # the flow would take a head count the service refuses
+            raise DataError(f"{', '.join(wider)}: a head count needs a range within the reservation service's 1-{MAX_GUESTS}")
+
+    def hold(self, table: Table, moving: str | None = None) -> Held | Refused:
+        """The table as asked for, or at the earliest free time near it (noted); `moving`: the
+        reservation to move there rather than make a new one (if nothing is free, it stays)."""
+        restaurant = self.catalog.product(table.restaurant_id)
+        assert restaurant is not None, "a table is asked for at a restaurant of the catalog"
+        if not is_open(restaurant, table.time):
+            why = say(
+                self.catalog,
+                "concierge_closed",
+                place=restaurant.name,
+                opens=restaurant.value("opens"),
+                closes=restaurant.value("closes"),
+            )
+            return Refused(why, again="time")
+
+        def at(time: str) -> dict[str, Any]:
+            if moving:
+                return self.services.move_table(moving, table.date, time, table.guests)
+            return self.services.reserve_table(table.restaurant_id, table.date, time, table.guests, table.name, table.phone)
+
+        time, answer, notes = table.time, at(table.time), []
+        if answer.get("status") == "no_availability" and answer.get("alternate_slots"):
+            time = min(answer["alternate_slots"])
+            notes.append(say(self.catalog, "concierge_alternate", asked=table.time, earliest=time))
+            answer = at(time)
+        if answer.get("status") == "confirmed":
+            reservation = Reservation(
+                reservation_id=answer["reservation_id"], date=table.date, time=time, table_number=answer["table_number"]
+            )
+            return Held(reservation, notes)
+        log.warning("no table: %s", answer.get("error_message") or answer.get("details"))
+        if answer.get("status") == "no_availability":
+            return Refused(
+                say(self.catalog, "concierge_full", place=restaurant.name, day=day_of(table.date), time=time), again="time"
+            )
+        return Refused(say(self.catalog, "concierge_not_booked"))
+
+    def confirm(self, table: Table, reservation: Reservation, channel: Channel, moved: bool = False) -> Notification | NotSent:
+        """The confirmation (of a move, when `moved`) on the customer's channel, retried once."""
+        restaurant = self.catalog.product(table.restaurant_id)
+        assert restaurant is not None, "a reservation is at a restaurant of the catalog"
+        text = say(
+            self.catalog,
+            "concierge_changed" if moved else "concierge_confirmation",
+            guests=table.guests,
+            place=restaurant.name,
+            address=restaurant.value("address"),
+            day=day_of(reservation.date),
+            time=reservation.time,
+            table=reservation.table_number,
+            reservation=reservation.reservation_id,
+        )
+        for _ in range(2):  # the gateway may be briefly down: one retry
+            sent = self.services.send_message(table.phone, text, channel)
+            if sent.get("status") == "sent":
+                return Notification(message_id=sent["message_id"])
+        log.warning("confirmation not sent: %s", sent.get("error_message"))
+        return NotSent(say(self.catalog, "concierge_not_sent", reservation=reservation.reservation_id, channel=channel))
+
+    def remind(self, user_id: str, table: Table, reservation: Reservation, at: dt.datetime, now: dt.datetime) -> Reminder | None:
+        """The reservation's reminder at `at`, in place of any earlier one; None when `at` has passed."""
+        restaurant = self.catalog.product(table.restaurant_id)
+        assert restaurant is not None, "a reservation is at a restaurant of the catalog"
+        self.services.reminders.cancel(reservation.reservation_id)
+        text = say(self.catalog, "concierge_reminder_message", place=restaurant.name, time=reservation.time)
+        scheduled = self.services.schedule_reminder(user_id, at, text, table.phone, reservation.reservation_id, now)
+        if scheduled.get("status") != "scheduled":
+            return None
+        return Reminder(reminder_id=scheduled["reminder_id"], scheduled_for=scheduled["scheduled_for"])
+
+    def reserve(self, booking: Booking, guests: int, before: dt.timedelta, now: dt.datetime, changing: bool) -> Made | Refused:
+        """The booking desk's `reserve` action: the chat's booking (or a change to it) as a table,
+        confirmed and reminded `before` it starts; the booking comes back as reserved."""
+        starts = booking.starts_at.astimezone(self.zone)
+        table = Table(
+            restaurant_id=booking.product_id,
+            date=f"{starts:%Y-%m-%d}",
+            time=f"{starts:%H:%M}",
+            guests=guests,
+            name=booking.name,
+            phone=booking.phone,
+        )
+        held = self.hold(table, moving=booking.id if changing else None)
+        if isinstance(held, Refused):
+            return held
+        reservation = held.reservation
+        starts = dt.datetime.combine(
+            dt.date.fromisoformat(reservation.date), dt.time.fromisoformat(reservation.time), tzinfo=self.zone
+        )
+        sent = self.confirm(table, reservation, self.channel, moved=changing)
+        reminded = self.remind(booking.session_id, table, reservation, starts - before, now)
+        facts = {
+            "guests": guests,
+            "place": booking.product_name,
+            "day": day_of(reservation.date),
+            "time": reservation.time,
+            "reservation": reservation.reservation_id,
+            "table": reservation.table_number,
+        }
+        said = [
+            *held.notes,
+            say(self.catalog, "concierge_chat_changed" if changing else "concierge_chat_booked", **facts),
+            sent.why if isinstance(sent, NotSent) else say(self.catalog, "concierge_sent", phone=mask_phone(table.phone)),
+            say(self.catalog, "concierge_reminding", ahead=ahead_words(self.catalog, before)) if reminded else "",
+        ]
+        made = booking.model_copy(
+            update={
+                "id": reservation.reservation_id,
+                "starts_at": starts,
+                "details": {**booking.details, "table": reservation.table_number},
+            }
+        )
+        return Made(made, " ".join(s for s in said if s))
+
+
+def _within(limits: tuple[int, int] | None) -> bool:
+    return limits is not None and 1 <= limits[0] and limits[1] <= MAX_GUESTS
+
+
+def day_of(iso: str) -> str:
+    """A reservation's day as the concierge says it: "Saturday 28 November"."""
+    day = dt.date.fromisoformat(iso)
+    return f"{day:%A} {day.day} {day:%B}"
