@@ -137,13 +137,15 @@ class CrewPipeline:
         in_context = state.has_products() or bool(state.last_discussed()) or state.pending == "clarify_product"
         active = state.goals.active
         awaiting = active.missing[0] if active and active.missing and state.pending == "clarify_product" else None
-        intent = self.understanding.detect(request.query, in_context, state.pending, awaiting)
+        intent = self.understanding.detect(request.query, in_context, state.pending, awaiting, state.shown)
         if crew and not intent.sure and not self._collecting(active):  # slot answers go to Booking or Support
             intent = crew.understand(request.query, intent)
         if intent.type == "cancel" and active is None and len(request.query.split()) > CANCEL_WORDS:
             intent.type = "faq"  # nothing of ours to cancel: "cancel my transfer" is a question for the help centre
         if state.pending == "clarify_product":
             intent.resume(state.wishes)
+        if intent.follow_up and state.last_asked() == "eligibility_check" and self.catalog.pack.eligibility:
+            intent.type, intent.wants_eligibility = "eligibility_check", True  # "what about the Amex Platinum?"
         unsure = self._refer(intent, state)  # "the second one", "it": the items on screen it means
         state.profile = _merge_profile(self.catalog, state.profile, intent.profile, request.page_fact)
 
@@ -298,12 +300,12 @@ class CrewPipeline:
         and "make it 5pm" is about the booking."""
         if intent.named or not (intent.type in NEEDS_PRODUCTS or self.catalog.pack.flow_for(intent.type)):
             return []
-        discussed = self.catalog.products_by_id(state.last_discussed())
+        discussed = self.catalog.products_by_id(next((t.products for t in reversed(state.history) if t.products), []))
         shown = self.catalog.products_by_id(state.shown)
         referred = refer(intent.pointing, shown, discussed, intent.filters, self.rules)
         if referred is None:
             return []
-        if referred.unsure and intent.type == "feature_query":  # "is it in stock?" of several: a line for each answers it
+        if referred.unsure and intent.type == "feature_query" and intent.feature_topics:  # "is it in stock?": a line each
             intent.named = [p.id for p in referred.unsure]
             return []
         intent.named = [p.id for p in referred.items]
@@ -344,14 +346,15 @@ class CrewPipeline:
             if selection:
                 return state.filters, selection
         kept = {name: value for name, value in state.filters.items() if name not in intent.dropped}  # "any brand"
-        return {**self.catalog.pack.search.always, **kept, **self._narrowing(intent)}, cached
+        merged = {**self.catalog.pack.search.always, **kept, **self._narrowing(intent)}
+        return merged, cached if merged == state.filters else []  # other filters: a new search
 
     def _across_catalog(self, intent: Intent, state: SessionState) -> bool:
-        """Whether an eligibility question is about every item ("which cards can I get?", a fact
-        told with nothing on screen, or the answer to the question such a turn asked)."""
+        """Whether an eligibility question is about every item ("which cards can I get?" or a fact
+        told with nothing on screen, and what follows such an answer)."""
         if intent.type != "eligibility_check" or intent.named:
             return False
-        return not state.has_products() or (state.across_catalog and state.pending in self.catalog.pack.profile)
+        return not state.has_products() or state.across_catalog
 
     @staticmethod
     def _narrowing(intent: Intent) -> Filters:

@@ -252,12 +252,11 @@ class Concierge:
 
     def _remind(self, plan: Plan, user_id: str, now: dt.datetime) -> dict[str, Any] | None:
         slots, (table, reservation) = plan.slots, plan.booked()
-        starts = dt.datetime.combine(dt.date.fromisoformat(table.date), dt.time.fromisoformat(table.time), tzinfo=self.zone)
         if slots.get("remind_time"):
             day = dt.date.fromisoformat(slots.get("remind_date") or table.date)
             at = dt.datetime.combine(day, dt.time.fromisoformat(slots["remind_time"]), tzinfo=self.zone)
         else:
-            at = starts - dt.timedelta(minutes=slots.get("remind_before_min") or 60)
+            at = reservation.starts(self.zone) - dt.timedelta(minutes=slots.get("remind_before_min") or 60)
         plan.reminder = self.tables.remind(user_id, table, reservation, at, now)
         if plan.reminder is None:  # its time has passed
             slots["remind_time"] = slots["remind_date"] = slots["remind_before_min"] = None

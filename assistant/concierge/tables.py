@@ -23,7 +23,7 @@ from assistant.booking.codes import Booking
 from assistant.booking.desk import Made, Refused, ahead_words
 from assistant.booking.notifications import mask_phone
 from assistant.concierge.services import MAX_GUESTS, ConciergeServices, is_open
-from assistant.pack.model import Catalog, DataError
+from assistant.pack.model import Catalog, DataError, Product
 from assistant.pack.texts import say
 
 log = logging.getLogger("assistant.concierge")
@@ -49,6 +49,9 @@ class Reservation(BaseModel):
     time: str
     table_number: str
     status: Literal["confirmed"] = "confirmed"
+
+    def starts(self, zone: ZoneInfo) -> dt.datetime:
+        return dt.datetime.combine(dt.date.fromisoformat(self.date), dt.time.fromisoformat(self.time), tzinfo=zone)
 
 
 class Notification(BaseModel):
@@ -97,8 +100,7 @@ class Tables:
     def hold(self, table: Table, moving: str | None = None) -> Held | Refused:
         """The table as asked for, or at the earliest free time near it (noted); `moving`: the
         reservation to move there rather than make a new one (if nothing is free, it stays)."""
-        restaurant = self.catalog.product(table.restaurant_id)
-        assert restaurant is not None, "a table is asked for at a restaurant of the catalog"
+        restaurant = self._restaurant(table)
         if not is_open(restaurant, table.time):
             why = say(
                 self.catalog,
@@ -133,8 +135,7 @@ class Tables:
 
     def confirm(self, table: Table, reservation: Reservation, channel: Channel, moved: bool = False) -> Notification | NotSent:
         """The confirmation (of a move, when `moved`) on the customer's channel, retried once."""
-        restaurant = self.catalog.product(table.restaurant_id)
-        assert restaurant is not None, "a reservation is at a restaurant of the catalog"
+        restaurant = self._restaurant(table)
         text = say(
             self.catalog,
             "concierge_changed" if moved else "concierge_confirmation",
@@ -155,8 +156,7 @@ class Tables:
 
     def remind(self, user_id: str, table: Table, reservation: Reservation, at: dt.datetime, now: dt.datetime) -> Reminder | None:
         """The reservation's reminder at `at`, in place of any earlier one; None when `at` has passed."""
-        restaurant = self.catalog.product(table.restaurant_id)
-        assert restaurant is not None, "a reservation is at a restaurant of the catalog"
+        restaurant = self._restaurant(table)
         self.services.reminders.cancel(reservation.reservation_id)
         text = say(self.catalog, "concierge_reminder_message", place=restaurant.name, time=reservation.time)
         scheduled = self.services.schedule_reminder(user_id, at, text, table.phone, reservation.reservation_id, now)
@@ -167,11 +167,11 @@ class Tables:
     def reserve(self, booking: Booking, guests: int, before: dt.timedelta, now: dt.datetime, changing: bool) -> Made | Refused:
         """The booking desk's `reserve` action: the chat's booking (or a change to it) as a table,
         confirmed and reminded `before` it starts; the booking comes back as reserved."""
-        starts = booking.starts_at.astimezone(self.zone)
+        asked = booking.starts_at.astimezone(self.zone)
         table = Table(
             restaurant_id=booking.product_id,
-            date=f"{starts:%Y-%m-%d}",
-            time=f"{starts:%H:%M}",
+            date=f"{asked:%Y-%m-%d}",
+            time=f"{asked:%H:%M}",
             guests=guests,
             name=booking.name,
             phone=booking.phone,
@@ -179,10 +179,7 @@ class Tables:
         held = self.hold(table, moving=booking.id if changing else None)
         if isinstance(held, Refused):
             return held
-        reservation = held.reservation
-        starts = dt.datetime.combine(
-            dt.date.fromisoformat(reservation.date), dt.time.fromisoformat(reservation.time), tzinfo=self.zone
-        )
+        reservation, starts = held.reservation, held.reservation.starts(self.zone)  # perhaps another time than asked
         sent = self.confirm(table, reservation, self.channel, moved=changing)
         reminded = self.remind(booking.session_id, table, reservation, starts - before, now)
         facts = {
@@ -207,6 +204,11 @@ class Tables:
             }
         )
         return Made(made, " ".join(s for s in said if s))
+
+    def _restaurant(self, table: Table) -> Product:
+        restaurant = self.catalog.product(table.restaurant_id)
+        assert restaurant is not None, "a table is at a restaurant of the catalog"
+        return restaurant
 
 
 def _within(limits: tuple[int, int] | None) -> bool:

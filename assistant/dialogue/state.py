@@ -79,6 +79,10 @@ class SessionState(BaseModel):
         """Ids of the products the assistant's previous reply was about."""
         return next((t.products for t in reversed(self.history) if t.role == "assistant"), [])
 
+    def last_asked(self) -> str | None:
+        """The intent of the customer's previous message."""
+        return next((t.intent for t in reversed(self.history) if t.role == "user"), None)
+
     def recent_user_texts(self, count: int = 2) -> list[str]:
         return [t.text for t in self.history if t.role == "user"][-count:]
 

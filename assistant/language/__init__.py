@@ -162,10 +162,10 @@ class Languages(BaseModel):
         """Words before an item asked for by its name ("a Corolla"), lower-cased."""
         return frozenset(key(word) for lang in self.languages for word in lang.pointers.articles)
 
-    def dropped(self, text: str, nouns: Mapping[str, Iterable[str]]) -> list[str]:
+    def dropped(self, text: str, nouns: Mapping[str, Iterable[str]], leading: bool = False) -> list[str]:
         """The filters the text takes back ("forget the fee limit", "any brand"), of those whose
-        names `nouns` gives."""
-        return self._dropping.read(text, nouns)
+        names `nouns` gives; `leading`: only if the text starts by taking one back."""
+        return self._dropping.read(text, nouns, leading)
 
     def find_count(self, text: str) -> Found | None:
         """How many people (or seats, tickets) the text asks for, as digits, and where."""

@@ -18,13 +18,14 @@ class Dropping:
         self._determiners = Table.words(languages, "pointers.determiners", lambda lang: lang.pointers.determiners).pattern
         self._compiled: dict[tuple[tuple[str, tuple[str, ...]], ...], list[tuple[str, re.Pattern[str]]]] = {}
 
-    def read(self, text: str, nouns: Mapping[str, Iterable[str]]) -> list[str]:
+    def read(self, text: str, nouns: Mapping[str, Iterable[str]], leading: bool = False) -> list[str]:
         """The filters, by name, that the text takes back; `nouns` are each filter's names
-        ("brand", "budget", "fee")."""
+        ("brand", "budget", "fee"). `leading`: only where the text starts by taking it back
+        ("forget the fee limit", not "is there any fee?")."""
         key = tuple((name, tuple(sorted(words))) for name, words in sorted(nouns.items()))
         if key not in self._compiled:
             self._compiled[key] = [(name, self._pattern(words)) for name, words in key if words]
-        return [name for name, pattern in self._compiled[key] if pattern.search(text)]
+        return [name for name, pattern in self._compiled[key] if (pattern.match if leading else pattern.search)(text)]
 
     def _pattern(self, words: Iterable[str]) -> re.Pattern[str]:
         noun = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))

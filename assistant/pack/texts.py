@@ -121,7 +121,9 @@ def ranking(products: list[Product], rank: Rank, catalog: Catalog) -> str:
 
 def qualifying(products: list[Product], catalog: Catalog, intro: str) -> str:
     """The items the customer qualifies for, as a numbered list under `intro`."""
-    lines = [say(catalog, intro, count=len(products)), ""] + [f"{i}. {product_line(p, catalog)}" for i, p in enumerate(products, 1)]
+    lines = [say(catalog, intro, count=len(products), order=catalog.pack.search.cheapest), ""] + [
+        f"{i}. {product_line(p, catalog)}" for i, p in enumerate(products, 1)
+    ]
     return "\n".join(lines)
 
 

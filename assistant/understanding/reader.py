@@ -13,7 +13,7 @@ import datetime as dt
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from difflib import get_close_matches
 from functools import cached_property, lru_cache
 from typing import Any, Protocol
@@ -66,6 +66,7 @@ class Intent(BaseModel):
     named: list[str] = []  # ids of the items the message names, or points at on screen (the pipeline resolves those)
     pointing: Pointing = Pointing()  # "the second one", "both", "it"
     name: str | None = None  # the customer's name, as they gave it ("my name is Rafiqul Islam")
+    follow_up: bool = False  # names items or values and asks nothing of its own: "what about the Amex Platinum?"
     dropped: list[str] = []  # filters the customer takes back: "any brand", "forget the fee limit"
     absent: list[str] = []  # names asked for that the business doesn't have: "a Corolla"
     expression: str | None = None  # arithmetic to work out ("1299 x 2")
@@ -271,8 +272,16 @@ class Understanding:
         ]
         return {w for s in sections for phrases in s.values() for p in phrases for w in p.split()}
 
-    def detect(self, text: str, has_products: bool, pending: Pending | None = None, awaiting: str | None = None) -> Intent:
-        """`awaiting` is the filter a clarifying question just asked for: a bare number answers it."""
+    def detect(
+        self,
+        text: str,
+        has_products: bool,
+        pending: Pending | None = None,
+        awaiting: str | None = None,
+        shown: Sequence[str] = (),
+    ) -> Intent:
+        """`awaiting` is the filter a clarifying question just asked for: a bare number answers it.
+        `shown`: the items on screen, which a name that fits several means first ("the asus tuf")."""
         said = self.languages.digits(text)
         text = self.languages.amounts(said)
         clean = normalise(text)
@@ -292,7 +301,7 @@ class Understanding:
         rank = self._rank(clean, cues)
         lines = self.catalog.pack.display.lines_named(set(re.findall(r"\w+", clean)))
         topics = list(dict.fromkeys([*self.features.exact(clean), *lines]))
-        named = self._named(clean, filters)
+        named = self._named(clean, filters, shown)
         pointing = self.languages.pointing(clean, self._item_words)
         dropped = [name for name in self.languages.dropped(clean, self._filter_nouns) if name not in filters]
         absent = [] if named else self.unfamiliar.find(text)
@@ -328,7 +337,7 @@ class Understanding:
             and not named
             and (
                 kind in ("comparison", "feature_query")
-                or (has_products and (kind == "unknown" or (kind == "faq" and confidence < CONFIDENT)))
+                or (has_products and (kind == "unknown" or (kind == "faq" and confidence < SURE)))
             )
         ):
             kind = "product_info"  # "which is the cheapest?", "anything cheaper?": a ranking, where the pipeline decides of what
@@ -336,9 +345,18 @@ class Understanding:
             kind = "greeting"  # "my name is Rafiqul Islam": an introduction, not a question
         if absent and not named and kind in ("feature_query", "comparison"):
             kind = "product_info"  # "any PlayStation 5 in stock?", "is the Galaxy S23 good?": not about the items at hand
-        naming = bool(dropped or named) and kind in ("unknown", "greeting", "out_of_scope")
-        if naming or (absent and kind == "unknown" and "want" in cues):
-            kind = "product_info"  # "any brand is fine", "got a Corolla?", "the XUV700?": about items after all
+        pointing_only = bool(pointing) and has_products and kind in ("unknown", "greeting") and not thanks  # "and the last one?"
+        naming = (bool(dropped or named) and kind in ("unknown", "greeting", "out_of_scope") and not thanks) or pointing_only
+        if kind in ("feature_query", "faq") and not named and self.languages.dropped(clean, self._filter_nouns, leading=True):
+            naming = True  # "forget the fee limit": no question about fees
+        refining = bool(filters) and has_products and (kind == "unknown" or (kind == "faq" and confidence < SURE))
+        refining |= (
+            kind in ("feature_query", "unknown") and not has_products and not named and any(n in self.numbers for n in filters)
+        )
+        if naming or refining or (absent and kind == "unknown" and "want" in cues):
+            kind = "product_info"  # "any brand", "got a Corolla?", "the XUV700?", "aur 20 lakh tak?": about items after all
+        if profile and kind in ("unknown", "out_of_scope"):
+            kind = "eligibility_check"  # a fact told is never "didn't get that": it is used at once
         kind = self._served(kind)  # after the above: "book a table for 4" where the pack books nothing is no price question
         if kind in ("comparison", "eligibility_check"):  # "compare them and check if I'm eligible"
             wants_comparison |= kind == "comparison"
@@ -354,6 +372,7 @@ class Understanding:
             named=named,
             pointing=pointing,
             name=name,
+            follow_up=(naming and bool(named)) or (kind == "product_info" and confidence < CONFIDENT and not cues),
             dropped=dropped if kind == "product_info" else [],
             absent=absent if kind in NEEDS_PRODUCTS else [],
             expression=expression,
@@ -519,13 +538,14 @@ class Understanding:
                 filters[name] = amount
         return filters
 
-    def _named(self, clean: str, filters: dict[str, FilterValue]) -> list[str]:
+    def _named(self, clean: str, filters: dict[str, FilterValue], shown: Sequence[str]) -> list[str]:
         """Items the message names, one per mention ("compare Thar and Scorpio"): of the items a
-        name fits, the first by rank_by among those that fit the message's filters too."""
+        name fits, those on screen, else those that fit the message's filters too, the first by rank_by."""
         named: list[str] = []
         for ids in self.names(clean):
             items = self.catalog.products_by_id(ids)
-            fitting = [p for p in items if self.rules.matches(p, filters)] or items
+            on_screen = [p for p in items if p.id in shown]
+            fitting = on_screen or [p for p in items if self.rules.matches(p, filters)] or items
             best = min(fitting, key=lambda p: rank_key(p, self.catalog)).id
             if best not in named:
                 named.append(best)
