@@ -433,8 +433,8 @@ class CrewPipeline:
         state.eligibility_done |= "eligibility" in agents
         state.pending = work.out.pending
         shown = [p.id for p in work.out.products]
-        if not set(shown) <= set(state.shown):  # a new list; a reply about some of those keeps their order
-            state.shown = shown
+        if work.out.retrieved or work.out.ranking or not set(shown) <= set(state.shown):
+            state.shown = shown  # a new list, or the list in a new order; a reply about some of those keeps it
         state.wishes = work.request.intent.wishes() if work.out.pending == "clarify_product" else Wishes()
         limit = self.settings.history_limit
         said = redact_codes(query) if work.out.flow_step else query  # a typed code is not kept

@@ -113,8 +113,9 @@ def ranking(products: list[Product], rank: Rank, catalog: Catalog) -> str:
     label = attribute.label.lower()
     if len(products) == 1:
         return say(catalog, "ranked_only", name=products[0].name, label=label, value=shown[0][1])
-    best = [p.name for p, value in shown if value == shown[0][1]]
-    lines = [say(catalog, f"ranked_{rank.best}", name=one_of(best, catalog, "and"), label=label, value=shown[0][1])]
+    best = [f"**{p.name}**" for p, value in shown if value == shown[0][1]]
+    key = f"ranked_{rank.best}" + ("_tie" if len(best) > 1 else "")
+    lines = [say(catalog, key, name=one_of(best, catalog, "and"), label=label, value=shown[0][1])]
     lines += [f"- {p.name}: {value}" for p, value in shown[len(best) :]]
     return "\n".join(lines)
 

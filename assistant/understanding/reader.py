@@ -353,7 +353,7 @@ class Understanding:
         refining |= (
             kind in ("feature_query", "unknown") and not has_products and not named and any(n in self.numbers for n in filters)
         )
-        if naming or refining or (absent and kind == "unknown" and "want" in cues):
+        if naming or refining or (absent and kind == "unknown" and ("want" in cues or bool(filters))):
             kind = "product_info"  # "any brand", "got a Corolla?", "the XUV700?", "aur 20 lakh tak?": about items after all
         if profile and kind in ("unknown", "out_of_scope"):
             kind = "eligibility_check"  # a fact told is never "didn't get that": it is used at once
