@@ -147,6 +147,7 @@ class CrewPipeline:
         if intent.follow_up and state.last_asked() == "eligibility_check" and self.catalog.pack.eligibility:
             intent.type, intent.wants_eligibility = "eligibility_check", True  # "what about the Amex Platinum?"
         unsure = self._refer(intent, state)  # "the second one", "it": the items on screen it means
+        self._set_aside_unavailable(intent)  # "is the Nitro V 15 any good?" when none is in stock
         state.profile = _merge_profile(self.catalog, state.profile, intent.profile, request.page_fact)
 
         # 2. Continue the active goal or start one; a higher-priority request suspends it.
@@ -310,6 +311,31 @@ class CrewPipeline:
             return []
         intent.named = [p.id for p in referred.items]
         return referred.unsure if self._collecting(state.goals.active) is None else []
+
+    def _set_aside_unavailable(self, intent: Intent) -> None:
+        """An item named that the pack's always-on filters exclude (out of stock) is said to be so,
+        never shown; when it was all the message named, the alternatives keep the rest of the
+        request: the kind of item and the budget, not the brand."""
+        always = self.catalog.pack.search.always
+        named = self.catalog.products_by_id(intent.named)
+        gone = [p for p in named if not self.rules.matches(p, always)]
+        if not gone:
+            return
+        intent.named = [p.id for p in named if p not in gone]
+        intent.unavailable = [p.name for p in gone]
+        if intent.named:
+            return
+        filters = self.catalog.pack.filter_attributes()
+        kinds = {name: gone[0].value(attribute) for name, (attribute, spec) in filters.items() if spec.as_filter.place == "noun"}
+        by_name = self.understanding.detect(gone[0].name, False).filters  # "Acer": the brand is in its name
+        kept = {name: value for name, value in intent.filters.items() if name not in by_name}
+        for name in self.catalog.pack.search.require:  # no budget said: the item's own price is one
+            attribute, spec = filters[name]
+            if name not in kept and spec.type == "number" and isinstance(price := gone[0].value(attribute), (int, float)):
+                kept[name] = price
+        intent.filters = {**{k: v for k, v in kinds.items() if v is not None}, **kept}
+        if intent.type in NEEDS_PRODUCTS:
+            intent.type = "product_info"
 
     def _which_one(self, candidates: list[Product]) -> tuple[str, list[str], str]:
         names = [p.name for p in candidates]

@@ -52,8 +52,10 @@ def formatter(work: TurnWork) -> None:
         else:
             if intent.absent:  # "a Corolla": named back, and what we have is the closest, not a match
                 sections.append(formatting.say(catalog, "absent", names=formatting.one_of(intent.absent, catalog)))
+            if intent.unavailable:
+                sections.append(formatting.say(catalog, "unavailable", names=formatting.one_of(intent.unavailable, catalog)))
             if kind == "product_info":  # found now: list them
-                closest = bool(intent.absent)
+                closest = bool(intent.absent or intent.unavailable)
                 sections.append(formatting.product_list(out.selection, filters, not out.retrieved, catalog, intent.rank, closest))
             elif kind == "feature_query" and out.retrieved:  # found now to answer a fact: what they are, then only that
                 sections.append(formatting.list_intro(out.selection, filters, False, catalog, intent.rank))

@@ -284,20 +284,19 @@ def test_thanks_gets_a_closing_reply_not_the_welcome(conversation):
     assert "welcome" in closing["reply"].lower() and "What are you looking for?" not in closing["reply"]
 
 
-def test_what_was_asked_survives_the_clarifying_question(conversation, catalog, searches):
+def test_a_student_asking_which_card_they_can_get_is_shown_those_open_to_them(conversation, catalog, searches):
     chat = conversation()
     asked = chat.say("I am a student, which card can I get?")
-    assert asked["ask_user"] and asked["agents"] == ["formatter"] and not searches
+    assert asked["intent"]["type"] == "eligibility_check" and asked["agents"] == ["eligibility", "formatter"]
+    assert not searches, "every card is checked against the rules; nothing is searched by similarity"
+    profile = {"employment": "student"}
+    open_to_them = sorted((p for p in catalog.products if check(p, profile, catalog).eligible), key=lambda p: rank_key(p, catalog))
+    assert [p["id"] for p in asked["products"]] == [p.id for p in open_to_them[:5]]
+    assert "Noted: employment students" in asked["reply"] and "are open to you" in asked["reply"]
 
     answered = chat.say("prepaid")
-    assert answered["agents"] == ["retriever", "eligibility", "formatter"]
     assert answered["state"]["filters"] == {"product_type": "prepaid_card"}
-    profile = {"employment": "student"}
-    assert [(v["product_id"], v["eligible"]) for v in answered["eligibility"]] == [
-        (pid, check(catalog.product(pid), profile, catalog).eligible) for pid in answered["state"]["products"]
-    ]
-    assert answered["eligibility"] and all(v["eligible"] is True for v in answered["eligibility"])
-    assert answered["ask_user"] is None, "prepaid cards need no income, so there is nothing to ask"
+    assert answered["products"] and all(catalog.product(p["id"]).product_type == "prepaid_card" for p in answered["products"])
 
 
 def test_which_is_cheapest_ranks_the_cards_on_screen_and_anything_cheaper_the_catalog(conversation, catalog, searches):

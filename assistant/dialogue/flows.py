@@ -129,7 +129,9 @@ class FlowEngine:
         patch: dict[str, Any] = {}
         problems: dict[str, str] = {}
         dated = any(s.kind in ("date", "time") for s in flow.slots())  # a fault's words are never read as a date
-        when = self.languages.parse_when(said.text, now).slots() if dated else {}
+        held = next((slots[s.slot] for s in flow.slots() if s.kind == "time" and slots.get(s.slot)), None)
+        earlier = dt.time.fromisoformat(held) if held else None  # "tomorrow evening", then "half past eight": 20:30
+        when = self.languages.parse_when(said.text, now, earlier).slots() if dated else {}
         phone = PHONE_LIKE.search(said.text)
         for slot in flow.slots():
             value, problem = self._read_slot(name, slot, said, asked, when, phone, slots)

@@ -69,6 +69,7 @@ class Intent(BaseModel):
     follow_up: bool = False  # names items or values and asks nothing of its own: "what about the Amex Platinum?"
     dropped: list[str] = []  # filters the customer takes back: "any brand", "forget the fee limit"
     absent: list[str] = []  # names asked for that the business doesn't have: "a Corolla"
+    unavailable: list[str] = []  # items named that aren't offered now (out of stock); the pipeline sets it
     expression: str | None = None  # arithmetic to work out ("1299 x 2")
     wants_comparison: bool = False
     wants_eligibility: bool = False
@@ -289,7 +290,7 @@ class Understanding:
         name = name if name and name in text else None  # as written, capitalised: "i'm interested" gives none
         clean = re.sub(rf"(?<!\w){re.escape(name.lower())}(?!\w)", " ", clean) if name else clean
         words = [w for w in re.findall(r"[a-z]+", clean) if w not in self._known_words]
-        filters = self._filters(self._without_facts(clean), normalise(said), words, awaiting)  # "my own shop" is no shopping
+        filters = self._filters(self._without_facts(clean), said, words, awaiting)  # "my own shop" is no shopping
         if self.details:  # "in Bandra" names Mumbai: the service reader knows each area's city
             known = self.vocabulary.filters
             read = self.details.read(text, dt.date.today())
@@ -346,9 +347,9 @@ class Understanding:
         if absent and not named and kind in ("feature_query", "comparison"):
             kind = "product_info"  # "any PlayStation 5 in stock?", "is the Galaxy S23 good?": not about the items at hand
         pointing_only = bool(pointing) and has_products and kind in ("unknown", "greeting") and not thanks  # "and the last one?"
-        naming = (bool(dropped or named) and kind in ("unknown", "greeting", "out_of_scope") and not thanks) or pointing_only
-        if kind in ("feature_query", "faq") and not named and self.languages.dropped(clean, self._filter_nouns, leading=True):
-            naming = True  # "forget the fee limit": no question about fees
+        leading = bool(self.languages.dropped(clean, self._filter_nouns, leading=True))  # "forget the fee limit"
+        naming = (bool(leading or named) and kind in ("unknown", "greeting", "out_of_scope") and not thanks) or pointing_only
+        naming |= leading and kind in ("feature_query", "faq") and not named  # no question about fees
         refining = bool(filters) and has_products and (kind == "unknown" or (kind == "faq" and confidence < SURE))
         refining |= (
             kind in ("feature_query", "unknown") and not has_products and not named and any(n in self.numbers for n in filters)
@@ -411,6 +412,13 @@ class Understanding:
             return "greeting", 1.0
         if pending in self.catalog.pack.profile and profile:
             return "eligibility_check", 1.0
+        if answers and not self._only_catalog_words(spelled):  # "some keys on my keyboard stopped working" answers nothing
+            if self.router.embedder.blind(spelled):
+                device = self.catalog.pack.device_filter
+                answers = "support" not in cues and not self._article_for(self._without_filters(spelled, keep=device))
+            else:
+                routed = self.router.route(spelled)
+                answers = routed.intent in NEEDS_PRODUCTS or routed.confidence < CONFIDENT
         if answers:
             return "product_info", 1.0
         if searching and self._only_catalog_words(spelled):  # "amex gold", "credit or debit"
@@ -487,6 +495,12 @@ class Understanding:
             text = text if name == keep else matcher.without(text)
         return text
 
+    @cached_property
+    def _amount_words(self) -> frozenset[str]:
+        """Words a number after is an amount ("price 30000", "budget 35k"): the number filters' cues and the currency's words."""
+        cues = {w for spec in self.numbers.values() for cue in spec.spec.cues for w in normalise(cue).split()}
+        return frozenset(cues | {normalise(w) for w in self.catalog.business.currency_words})
+
     def _without_facts(self, clean: str) -> str:
         """The message without the phrases of several words that tell a fact about the customer
         ("my own shop", "I run a business"): their words are theirs, not a filter's."""
@@ -521,6 +535,10 @@ class Understanding:
         return re.sub(r"[a-z]{4,}", lambda m: self._speller.correct(m.group(0)), clean)
 
     def _filters(self, clean: str, said: str, words: list[str], awaiting: str | None) -> dict[str, FilterValue]:
+        """`said`: the message with native digits as ASCII, before amounts are read; a number in a
+        model's name ("RTX 4060", "iPhone 15") is blanked from it before any amount is."""
+        priced = normalise(self.languages.amounts(self.languages.unnamed(said, self._amount_words.__contains__)))
+        said = normalise(said)
         filters: dict[str, FilterValue] = {}
         for name, matcher in self.filters.items():
             values = matcher.find(clean, words) if name not in self.numbers else matcher.exact(clean)
@@ -528,12 +546,12 @@ class Understanding:
                 filters[name] = _number(values[0])
             elif values:
                 filters[name] = values[0] if len(values) == 1 else values
-        ceiling = self.languages.ceiling(clean)
+        ceiling = self.languages.ceiling(priced)
         for name, spec in self.numbers.items():
             if name in filters:
                 continue
             answering = awaiting == name
-            amount = spec.read(self.names.without(clean) if answering else clean, said, self.money, answering, ceiling)
+            amount = spec.read(clean, self.names.without(priced) if answering else priced, said, self.money, answering, ceiling)
             if amount is not None:
                 filters[name] = amount
         return filters
@@ -620,10 +638,11 @@ class _NumberFilter:
         self.units = re.compile(rf"(\d+(?:\.\d+)?)\s*-?\s*(?:{units})\b") if spec.units else None
         self.cues = _phrases(spec.cues) if spec.cues else None
 
-    def read(self, clean: str, said: str, money: Money, answering: bool, ceiling: int | None) -> int | float | None:
-        """`clean` has amounts as digits; `said` the words as typed, for cues that are scale words;
-        `ceiling` is where an amount said to be a ceiling starts ("under 800", "60k or less"),
-        which an upper bound takes as its value with or without one of its own cues."""
+    def read(self, clean: str, priced: str, said: str, money: Money, answering: bool, ceiling: int | None) -> int | float | None:
+        """`clean` has amounts as digits; `priced` too, without the numbers of models' names, for
+        amounts; `said` the words as typed, for cues that are scale words; `ceiling` is where an
+        amount said to be a ceiling starts in `priced` ("under 800", "60k or less"), which an
+        upper bound takes as its value with or without one of its own cues."""
         if self.units and (found := self.units.search(clean)):
             return _number(found[1])
         cued = bool(self.cues and (self.cues.search(clean) or self.cues.search(said)))
@@ -635,8 +654,8 @@ class _NumberFilter:
             if self.units:
                 return _first_number(clean)
             if ceiling is not None:  # "under 800 for two": the number after a ceiling is the amount
-                return money.first(clean[ceiling:], bare=True)
-            return money.first(clean, bare=answering)
+                return money.first(priced[ceiling:], bare=True)
+            return money.first(priced, bare=answering)
         return None
 
 

@@ -65,8 +65,15 @@ class Unfamiliar:
         nouns = _either({*self._labels, text["item"].lower(), text["items"].lower()})
         says = [a.as_filter.says for _, a in pack.filter_attributes().values() if a.as_filter.says]
         leads = _either({lead for said in says if (lead := said.split("{value}")[0].strip()) and lead[:1].isalpha()})
-        patterns = [(rf"(?i:\b(?:{articles}))\s+({_CAPITALISED})", False), (rf"(?i:\b({_WORDS})\s+({nouns})\b)", True)]
-        patterns += [(rf"(?i:\b(?:{leads}))\s+({_CAPITALISED})", False)] if leads else []
+        labels = _either(self._labels)
+        items = _either({text["item"].lower(), text["items"].lower()})
+        ends = rf"(?=\s*(?:[?.!,;]|$|(?i:{nouns})\b))"  # a name is the thing asked for: "a Corolla?", not "a UK account"
+        patterns = [
+            (rf"(?i:\b(?:{articles}))\s+({_CAPITALISED}){ends}", False),
+            (rf"(?i:\b({_WORDS})\s+({labels})\b)", True),  # "black tier": any words before a filter's name
+            (rf"(?<=\s)({_CAPITALISED})\s+((?i:{items}))\b", True),  # "a Diners Club card"; not "Virtual card" opening a sentence
+        ]
+        patterns += [(rf"(?i:\b(?:{leads}))\s+({_CAPITALISED}){ends}", False)] if leads else []
         return [(re.compile(p), every) for p, every in patterns]
 
     def find(self, text: str) -> list[str]:
