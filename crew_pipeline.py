@@ -391,10 +391,13 @@ class CrewPipeline:
     @staticmethod
     def _ranks_at_hand(intent: Intent, state: SessionState) -> bool:
         """Whether a ranking is of the items on screen ("which is cheaper?", "the better rated of
-        the two") rather than of the catalog ("the cheapest SUV", "anything cheaper?"): it points
-        at them, or asks for nothing new and nothing beyond them."""
+        the two") rather than of the catalog ("the cheapest SUV", "anything cheaper?", "the card
+        with the lowest fee"): it points at them, or asks for nothing new, nothing beyond them,
+        and is no superlative that says what kind of item it ranks."""
         if intent.rank is None or not state.shown or intent.pointing.beyond:
             return False
+        if intent.rank_all and not (intent.named or intent.pointing.among or intent.pointing.every):
+            return False  # "the lowest-fee card I can get": a superlative that says what it ranks
         asks_new = any(state.filters.get(name) != value for name, value in intent.filters.items())
         return bool(intent.named or intent.pointing or intent.pointing.among) or not asks_new
 

@@ -47,6 +47,7 @@ class PointerWords(_Strict):
     every: Words = []  # every item shown: "both", "all of them"
     among: Words = []  # a ranking among the items shown: "of these", "of the two"
     beyond: Words = []  # items besides those shown: "anything cheaper?", "any other"
+    superlatives: Words = []  # the best of all, not of two: "most", "cheapest", "sabse", "ที่สุด"
     articles: Words = []  # before an item asked for by its name: "a Corolla", "any Xbox"
 
 

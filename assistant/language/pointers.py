@@ -27,6 +27,7 @@ class Pointing:
     single: bool = False  # "it", "that one", "that card": the one item at hand
     among: bool = False  # "of these", "of the two": a ranking among the items shown, not the catalog
     beyond: bool = False  # "anything", "any other": items besides those shown
+    superlative: bool = False  # "the most RAM", "cheapest": the best of all that match
 
     def __bool__(self) -> bool:
         return bool(self.positions or self.first or self.every or self.single)
@@ -48,6 +49,9 @@ class Pointers:
         self._single = Table.words(languages, "pointers.single", lambda lang: lang.pointers.single).pattern
         self._these = Table.words(languages, "pointers.these", lambda lang: lang.pointers.these).pattern
         self._among = re.compile(Table.words(languages, "pointers.among", lambda lang: lang.pointers.among).pattern, re.I)
+        self._superlatives = re.compile(
+            Table.words(languages, "pointers.superlatives", lambda lang: lang.pointers.superlatives).pattern, re.I
+        )
         self._beyond = re.compile(Table.words(languages, "pointers.beyond", lambda lang: lang.pointers.beyond).pattern, re.I)
         self._compiled: dict[tuple[str, ...], tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]] = {}
 
@@ -75,6 +79,7 @@ class Pointers:
             single=bool(single.search(text)),
             among=bool(self._among.search(text)),
             beyond=bool(self._beyond.search(text)),
+            superlative=bool(self._superlatives.search(text)),
         )
 
     def _patterns(self, nouns: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:

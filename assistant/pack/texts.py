@@ -37,6 +37,11 @@ def filter_words(catalog: Catalog, name: str, value: FilterValue, many: bool = T
     return either.join(attribute.words(str(v), many) for v in values)
 
 
+def in_sentence(label: str) -> str:
+    """A label inside a sentence: "Annual fee" is "annual fee", "RAM" and "(NCAP)" stay as they are."""
+    return " ".join(word if sum(c.isupper() for c in word) > 1 else word.lower() for word in label.split())
+
+
 def one_of(words: list[str], catalog: Catalog, joiner: str = "or") -> str:
     """ "A, B or C": the candidates a question asks the customer to choose among (or, with
     "and", the items that share a place)."""
@@ -102,7 +107,7 @@ def list_intro(
 
 def _order(rank: Rank, catalog: Catalog) -> str:
     """ "highest power first": how a ranking is ordered, in the attribute's own label."""
-    return say(catalog, f"order_{rank.best}", label=catalog.pack.attributes[rank.attribute].label.lower())
+    return say(catalog, f"order_{rank.best}", label=in_sentence(catalog.pack.attributes[rank.attribute].label))
 
 
 def ranking(products: list[Product], rank: Rank, catalog: Catalog) -> str:
@@ -110,7 +115,7 @@ def ranking(products: list[Product], rank: Rank, catalog: Catalog) -> str:
     answer is the attribute asked about and shows the numbers behind it."""
     attribute = catalog.pack.attributes[rank.attribute]
     shown = [(p, show_value(p.value(rank.attribute), attribute, catalog)) for p in products]
-    label = attribute.label.lower()
+    label = in_sentence(attribute.label)
     if len(products) == 1:
         return say(catalog, "ranked_only", name=products[0].name, label=label, value=shown[0][1])
     best = [f"**{p.name}**" for p, value in shown if value == shown[0][1]]

@@ -76,6 +76,7 @@ class Intent(BaseModel):
     feature_topics: list[str] = []
     feature_lines: list[str] = []  # labels of the topics' lines the message names ("late fee"): only those are shown
     rank: Rank | None = None  # "cheapest", "more powerful": what the items are ranked by, best first
+    rank_all: bool = False  # "the laptop with the most RAM under 40k": of the whole catalog, not the items at hand
     thanks: bool = False  # a "greeting" that closes rather than opens
     profile: dict[str, FactValue] = {}  # what the message tells of the customer's facts (pack.yaml's profile)
     confidence: float = 1.0  # the router's probability for `type`
@@ -382,6 +383,7 @@ class Understanding:
             feature_topics=topics,
             feature_lines=[label for labels in lines.values() for label in labels],
             rank=rank if kind in NEEDS_PRODUCTS else None,
+            rank_all=pointing.superlative and bool(filters or set(self._item_words) & set(clean.split())),
             thanks=thanks,
             profile=profile,
             confidence=confidence,
