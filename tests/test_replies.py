@@ -122,7 +122,10 @@ def test_which_is_best_on_one_thing_is_answered_by_that_ranking_alone(pack):
     chat, catalog = pack("cars")
     assert chat.say("SUVs under 15 lakh")["products"]
     data = chat.say("which is the safest?")
-    best = catalog.product(data["products"][0]["id"])
+    ranked = [catalog.product(p["id"]) for p in data["products"]]
+    top = [p for p in ranked if p.safety_rating == ranked[0].safety_rating]
     first = data["reply"].split("\n")[0]
-    assert best.name in first and "has the highest safety rating" in first
+    assert ranked[0].safety_rating == max(p.safety_rating or 0 for p in ranked)
+    assert all(f"**{p.name}**" in first for p in top)
+    assert ("share the highest safety rating" if len(top) > 1 else "has the highest safety rating") in first
     assert not _TABLE.search(data["reply"]) and data["comparison"] is None
