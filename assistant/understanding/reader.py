@@ -716,6 +716,9 @@ def _name_matcher(catalog: Catalog) -> _Names:
         # Customers shorten a name from its end, and often drop the brand in front: "galaxy a55",
         # "legion 5", or just the model code ("g502").
         starts = (0, 1) if words and words[0] in filter_words else (0,)
+        for word in words if catalog.pack.short_names else ():  # a variant's code: "the AX7", "the 15ARH7"
+            if len(word) >= 3 and re.search(r"\d", word) and re.search(r"[a-z]", word) and word not in filter_words:
+                aliases.setdefault(word, set()).add(item.id)
         for start in starts if catalog.pack.short_names else ():
             code = words[start] if start < len(words) else ""
             if len(code) >= 4 and re.search(r"\d", code) and re.search(r"[a-z]", code):
