@@ -394,8 +394,8 @@ class CrewPipeline:
         the two") rather than of the catalog ("the cheapest SUV", "anything cheaper?", "the card
         with the lowest fee"): it points at them, or asks for nothing new, nothing beyond them,
         and is no superlative that says what kind of item it ranks."""
-        if intent.rank is None or not state.shown or intent.pointing.beyond:
-            return False
+        if intent.rank is None or len(intent.named or state.shown) < 2 or intent.pointing.beyond:
+            return False  # one item is no ranking: "any cheaper ones?" after one is a search
         if intent.rank_all and not (intent.named or intent.pointing.among or intent.pointing.every):
             return False  # "the lowest-fee card I can get": a superlative that says what it ranks
         asks_new = any(state.filters.get(name) != value for name, value in intent.filters.items())
