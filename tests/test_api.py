@@ -124,3 +124,24 @@ def test_cors_allows_configured_origin_only(client):
     assert allowed.headers.get("Access-Control-Allow-Origin") == "http://localhost:5000"
     other = client.post("/chat", json={"query": "hi"}, headers={"Origin": "http://evil.example"})
     assert "Access-Control-Allow-Origin" not in other.headers
+
+
+@pytest.mark.parametrize("path", ["/chat", "/assistant"])
+def test_json_nested_beyond_the_parser_is_a_400(tmp_path, path):
+    from conftest import app_for
+
+    client = app_for(tmp_path, "restaurants").test_client()
+    deep = '{"query": ' + "[" * 5000 + "]" * 5000 + "}"
+    response = client.post(path, data=deep, content_type="application/json")
+    assert response.status_code == 400 and response.get_json()["error"] == "invalid_json"
+
+
+@pytest.mark.parametrize("domain", ["bank", "cars", "store", "restaurants"])
+@pytest.mark.parametrize("query", ["cards under " + "9" * 309, "9" * 40 + " seater", "budget " + "9" * 20])
+def test_a_number_too_large_to_mean_anything_is_no_amount(tmp_path, domain, query):
+    from conftest import app_for
+
+    client = app_for(tmp_path, domain).test_client()
+    response = client.post("/chat", json={"query": query})
+    assert response.status_code == 200, response.get_json()
+    assert all(value != float("inf") for value in response.get_json()["state"]["filters"].values())

@@ -48,6 +48,7 @@ _CUE_INTENTS = {
     "want": "product_info",
     "cheapest": "product_info",
 }
+LARGEST = 1e15  # no amount, count or size anyone means is this large: a longer number is read as none
 _FUZZY_MIN_LENGTH = 5
 _FUZZY_CUTOFF = 0.84
 
@@ -211,7 +212,10 @@ class Money:
         for match in self._amount.finditer(clean):
             number, currency_after = match.groups()
             has_currency = bool(currency_after or self._currency.match(match.group(0)))
-            amount = int(round(float(number.replace(",", ""))))
+            value = float(number.replace(",", ""))
+            if not value < LARGEST:  # "cards under 999…9" (300 digits): no amount anyone means
+                continue
+            amount = int(round(value))
             if has_currency or amount >= 1000 or (bare and amount > 0):
                 return amount
         return None
@@ -645,7 +649,7 @@ class _NumberFilter:
         amounts; `said` the words as typed, for cues that are scale words; `ceiling` is where an
         amount said to be a ceiling starts in `priced` ("under 800", "60k or less"), which an
         upper bound takes as its value with or without one of its own cues."""
-        if self.units and (found := self.units.search(clean)):
+        if self.units and (found := self.units.search(clean)) and float(found[1]) < LARGEST:
             return _number(found[1])
         cued = bool(self.cues and (self.cues.search(clean) or self.cues.search(said)))
         if self.spec.needs_bound:  # "fee" alone is no amount: "fee under 5k" is
@@ -735,5 +739,6 @@ def _number(text: str) -> int | float:
 
 
 def _first_number(clean: str) -> int | float | None:
+    """The first number in the text, if it is one anyone could mean."""
     found = re.search(r"\d+(?:\.\d+)?", clean)
-    return _number(found[0]) if found else None
+    return _number(found[0]) if found and float(found[0]) < LARGEST else None

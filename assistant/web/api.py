@@ -20,7 +20,7 @@ from assistant.dialogue.preferences import PreferenceStore
 from assistant.dialogue.sessions import STORE, SessionBusy, VersionConflict
 from assistant.pack.display import public_product
 from assistant.web import openapi, telemetry
-from assistant.web.errors import BUSY_MESSAGE, ApiError
+from assistant.web.errors import BUSY_MESSAGE, ApiError, json_object
 from assistant.web.ratelimit import LIMITER
 from assistant.web.schemas import CUSTOMER_ID, ChatRequest, ChatResponse
 from crew_pipeline import PIPELINE, EventSink
@@ -31,10 +31,7 @@ _CHUNK = re.compile(r"\S+\s*|\s+")  # words with their trailing space: the reply
 
 
 def _chat_request() -> ChatRequest:
-    # force=True: the seed's fetch client posts JSON without a Content-Type header.
-    body = request.get_json(force=True, silent=True)
-    if not isinstance(body, dict):
-        raise ApiError(400, "invalid_json", 'The body must be a JSON object such as {"query": "hi"}.')
+    body = json_object('{"query": "hi"}')
     pack = PIPELINE.get().catalog.pack
     page = pack.profile[pack.page_fact].values if pack.page_fact else {}
     chat_request = ChatRequest.model_validate(body, context={"page_fact": set(page)})

@@ -19,7 +19,7 @@ from assistant.dialogue.sessions import LOCKS
 from assistant.infra.config import SETTINGS, bookings_file
 from assistant.infra.extensions import Slot
 from assistant.tools.retrieval import CATALOG
-from assistant.web.errors import ApiError
+from assistant.web.errors import ApiError, json_object
 from assistant.web.ratelimit import LIMITER
 
 bp = Blueprint("concierge", __name__)
@@ -45,9 +45,7 @@ def assistant() -> Response:
             "no_concierge",
             "This assistant's pack has no concierge: a pack declares one in pack.yaml (DOMAIN=restaurants has one).",
         )
-    body = request.get_json(force=True, silent=True)
-    if not isinstance(body, dict):
-        raise ApiError(400, "invalid_json", 'The body must be a JSON object such as {"user_id": "u1", "instruction": "..."}.')
+    body = json_object('{"user_id": "u1", "instruction": "..."}')
     asked = AssistantRequest.model_validate(body)
     LIMITER.get().check(request.remote_addr or "unknown", f"user:{asked.user_id}")
     answer = concierge.handle(asked.user_id, asked.instruction)
