@@ -102,7 +102,7 @@ class CrewPipeline:
                     self.store.save(state)
                 except VersionConflict:
                     continue
-                response.state = state.summary()
+                response.state = state.summary(self.catalog.pack.private_slots)
                 return response
         raise VersionConflict(session_id)
 
@@ -120,7 +120,7 @@ class CrewPipeline:
             ask_user=None,
             choices=[],
             mode="offline",
-            state=state.summary(),
+            state=state.summary(self.catalog.pack.private_slots),
         )
 
     def _turn(self, state: SessionState, request: ChatRequest, emit: EventSink) -> ChatResponse:
@@ -209,7 +209,7 @@ class CrewPipeline:
                 suggested=[e.id for e in work.out.suggestions],
                 handover=work.out.handover,
             ),
-            state=state.summary(),
+            state=state.summary(self.catalog.pack.private_slots),
         )
 
     def _plan_goal(self, intent: Intent, state: SessionState, text: str) -> Goal | None:

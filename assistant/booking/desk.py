@@ -19,9 +19,10 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from assistant.booking.codes import CODE_LIKE, Booking, BookingStore, new_booking_id
-from assistant.booking.notifications import Notifier, mask_phone
+from assistant.booking.notifications import Notifier
 from assistant.booking.reminders import ReminderStore
 from assistant.dialogue.flows import FlowEngine, FlowStep, Said, day_words
+from assistant.dialogue.goals import masked
 from assistant.pack.flows import Flow, SlotKind
 from assistant.pack.model import Catalog, DataError, FilterValue, Product
 from assistant.pack.texts import say
@@ -151,7 +152,7 @@ class BookingDesk:
         summary = self.engine.summary(flow_name, slots)
         return FlowStep(
             slots=slots,
-            text=say(self.catalog, "code_sent", summary=summary, phone=mask_phone(phone)),
+            text=say(self.catalog, "code_sent", summary=summary, phone=masked(phone)),
             question=say(self.catalog, "code_ask"),
         )
 
@@ -222,7 +223,7 @@ class BookingDesk:
             "when": when,
             "where": where,
             "time": f"{booking.starts_at:%H:%M}",
-            "phone": mask_phone(booking.phone),
+            "phone": masked(booking.phone),
         }
         reply, message = ("booked_changed", "booked_changed_message") if changing else ("booked", "booked_message")
         self.notifier.send(booking.phone, say(self.catalog, message, **facts), "confirmation")
@@ -255,4 +256,4 @@ def ahead_words(catalog: Catalog, before: dt.timedelta) -> str:
 def public_booking(booking: Booking) -> dict[str, Any]:
     """A booking as the response shows it: its details beside its fields, the phone masked."""
     shown = booking.model_dump(mode="json", exclude={"session_id", "phone", "details"})
-    return {**shown, **booking.details, "phone": mask_phone(booking.phone)}
+    return {**shown, **booking.details, "phone": masked(booking.phone)}

@@ -20,6 +20,7 @@ from typing import Protocol
 
 from flask import Flask
 
+from assistant.dialogue.goals import masked
 from assistant.infra.config import SETTINGS
 from assistant.infra.extensions import Slot
 from assistant.pack.model import Business
@@ -59,15 +60,9 @@ def e164(raw: str, business: Business) -> str | None:
     return digits if 8 <= len(digits) - 1 <= 15 else None
 
 
-def mask_phone(phone: str) -> str:
-    """Country code and last three digits only, enough for a customer to recognise their number."""
-    head = phone[:4] if len(phone) > 7 else ""
-    return head + "*" * (len(phone) - len(head) - 3) + phone[-3:]
-
-
 class ConsoleNotifier:
     def send(self, to: str, text: str, kind: str) -> None:
-        log.info("%s to %s: %s", kind, mask_phone(to), mask(text))
+        log.info("%s to %s: %s", kind, masked(to), mask(text))
 
 
 class OutboxNotifier:

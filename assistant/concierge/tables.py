@@ -21,8 +21,8 @@ from pydantic import BaseModel
 
 from assistant.booking.codes import Booking
 from assistant.booking.desk import Made, Refused, ahead_words
-from assistant.booking.notifications import mask_phone
 from assistant.concierge.services import MAX_GUESTS, ConciergeServices, is_open
+from assistant.dialogue.goals import masked
 from assistant.pack.model import Catalog, DataError, Product
 from assistant.pack.texts import say
 
@@ -193,7 +193,7 @@ class Tables:
         said = [
             *held.notes,
             say(self.catalog, "concierge_chat_changed" if changing else "concierge_chat_booked", **facts),
-            sent.why if isinstance(sent, NotSent) else say(self.catalog, "concierge_sent", phone=mask_phone(table.phone)),
+            sent.why if isinstance(sent, NotSent) else say(self.catalog, "concierge_sent", phone=masked(table.phone)),
             say(self.catalog, "concierge_reminding", ahead=ahead_words(self.catalog, before)) if reminded else "",
         ]
         made = booking.model_copy(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Collection
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -34,8 +35,20 @@ class Goal(BaseModel):
     choices: list[str] = []
     updated_at: float = Field(default_factory=time.time)
 
-    def public(self) -> dict[str, Any]:
-        return self.model_dump(include={"id", "type", "status", "slots", "missing", "next_question", "choices"})
+    def public(self, private: Collection[str] = ()) -> dict[str, Any]:
+        """The goal as clients see it, with the `private` slots (a name, a phone) masked."""
+        shown = self.model_dump(include={"id", "type", "status", "slots", "missing", "next_question", "choices"})
+        shown["slots"] = {name: masked(value) if name in private and value else value for name, value in self.slots.items()}
+        return shown
+
+
+def masked(value: Any) -> str:
+    """Enough of a name or a number to recognise it, not to read it: "+880*******678", "R**** V****"."""
+    text = str(value)
+    if any(c.isdigit() for c in text):
+        head = text[:4] if len(text) > 7 else ""
+        return head + "*" * max(len(text) - len(head) - 3, 0) + text[-3:]
+    return " ".join(word[:1] + "*" * (len(word) - 1) for word in text.split())
 
 
 class Transition(BaseModel):
@@ -106,11 +119,11 @@ class GoalBoard(BaseModel):
                 return resumed
         return None
 
-    def public(self) -> dict[str, Any]:
+    def public(self, private: Collection[str] = ()) -> dict[str, Any]:
         active = self.active
         return {
-            "active_goal": active.public() if active else None,
-            "goal_stack": [self.goals[gid].public() for gid in reversed(self.stack) if gid in self.goals],
+            "active_goal": active.public(private) if active else None,
+            "goal_stack": [self.goals[gid].public(private) for gid in reversed(self.stack) if gid in self.goals],
         }
 
     def _take_over(self, goal: Goal) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Collection
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
@@ -89,13 +90,14 @@ class SessionState(BaseModel):
     def remember(self, turn: Turn, limit: int) -> None:
         self.history = [*self.history, turn][-limit:]
 
-    def summary(self) -> dict[str, Any]:
-        """The part of the state clients see in every response."""
+    def summary(self, private: Collection[str] = ()) -> dict[str, Any]:
+        """The part of the state clients see in every response; the `private` slots of its goals
+        (who the customer is) masked."""
         return {
             "products": list(self.product_ids),
             "comparison_done": self.comparison_done,
             "eligibility_done": self.eligibility_done,
             "filters": dict(self.filters),
             "version": self.version,
-            **self.goals.public(),
+            **self.goals.public(private),
         }

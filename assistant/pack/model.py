@@ -511,6 +511,11 @@ class Pack(Strict):
         flows = {name: GoalKind(priority=f.priority, intents=[f.intent], resumed=f.resumed) for name, f in self.flows.items()}
         return {**self.goals, **flows}
 
+    @cached_property
+    def private_slots(self) -> frozenset[str]:
+        """The flows' slots that say who the customer is (a name, a phone): masked wherever state is shown."""
+        return frozenset(s.slot for flow in self.flows.values() for s in flow.slots() if s.kind in ("person", "phone"))
+
     def flow_for(self, intent: str) -> str | None:
         """The flow an intent starts, if the pack has one."""
         return next((name for name, flow in self.flows.items() if flow.intent == intent), None)

@@ -102,7 +102,7 @@ def session_history(session_id: str) -> Response:
         }
         for turn in state.history
     ]
-    return jsonify(session_id=session_id, history=turns, state=state.summary())
+    return jsonify(session_id=session_id, history=turns, state=state.summary(pipeline.catalog.pack.private_slots))
 
 
 def _preferences(customer_id: str) -> PreferenceStore:
