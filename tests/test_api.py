@@ -145,3 +145,13 @@ def test_a_number_too_large_to_mean_anything_is_no_amount(tmp_path, domain, quer
     response = client.post("/chat", json={"query": query})
     assert response.status_code == 200, response.get_json()
     assert all(value != float("inf") for value in response.get_json()["state"]["filters"].values())
+
+
+@pytest.mark.parametrize(
+    "session_id",
+    [str(uuid.UUID(int=0)), str(uuid.uuid1()), "12345678-1234-1234-1234-123456789abc", str(uuid.uuid5(uuid.NAMESPACE_DNS, "a"))],
+)
+def test_a_session_id_that_is_not_random_is_refused(client, pipeline, session_id):
+    response = client.post("/chat", json={"query": "hello", "session_id": session_id})
+    assert response.status_code == 400 and "session_id" in response.get_json()["message"]
+    assert pipeline.store.load(session_id) is None

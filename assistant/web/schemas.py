@@ -12,13 +12,17 @@ MAX_QUERY_CHARS = 1000
 CUSTOMER_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
+RANDOM_UUID = 4  # the UUID version made of random bits: the only kind a session id may be
+
+
 class ChatRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
     # The schema states what the validators enforce, so /openapi.json tells clients the truth.
     query: StrictStr = Field(min_length=1, max_length=MAX_QUERY_CHARS, json_schema_extra={"pattern": r"\S"})
     session_id: StrictStr | None = Field(
-        default=None, json_schema_extra={"pattern": "^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$"}
+        default=None,
+        json_schema_extra={"pattern": "^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-4[0-9A-Fa-f]{3}-[89ABab][0-9A-Fa-f]{3}-[0-9A-Fa-f]{12}$"},
     )
     # The value of the pack's page fact (its profile fact with `on_page`), whatever the pack calls
     # it: clients have sent it under this name since the bank, the first pack, asked employment.
@@ -43,13 +47,18 @@ class ChatRequest(BaseModel):
     @field_validator("session_id")
     @classmethod
     def _canonical_uuid(cls, value: str | None) -> str | None:
-        """Any UUID spelling is accepted and stored in its canonical lowercase form."""
+        """Any spelling of a random (version 4) UUID, stored in its canonical lowercase form. A
+        session id is a bearer secret: the nil UUID, or one made up by hand or from a clock,
+        would let clients share, or guess, each other's conversations."""
         if value is None:
             return None
         try:
-            return str(uuid.UUID(value))
+            parsed = uuid.UUID(value)
         except ValueError:
             raise ValueError("must be a UUID such as 123e4567-e89b-42d3-a456-426614174000") from None
+        if parsed.version != RANDOM_UUID:
+            raise ValueError("must be a random (version 4) UUID, such as crypto.randomUUID() makes")
+        return str(parsed)
 
 
 class HelpResult(BaseModel):
