@@ -106,6 +106,7 @@ def test_it_means_the_one_discussed_and_asks_which_when_several_are_shown(bank):
         ("store", "the Legion 5", []),
         ("restaurants", "biryani in Electronic City", ["Electronic City"]),
         ("restaurants", "north indian in Bandra", []),
+        ("restaurants", "Is there a Nobu in Mumbai?", ["Nobu"]),
     ],
 )
 def test_names_the_business_does_not_have(domain, text, names):

@@ -327,7 +327,7 @@ class Understanding:
             answers,
             searching=bool(filters or named),
             naming=bool(named),
-            priced=any(name in self.numbers for name in filters),
+            priced=any(name in self.numbers for name in filters) or rank is not None,
         )
         if kind == "thanks":
             kind, thanks = "greeting", True
@@ -342,7 +342,7 @@ class Understanding:
             rank is not None
             and not named
             and (
-                kind in ("comparison", "feature_query")
+                kind in ("comparison", "feature_query", "unknown")
                 or (has_products and (kind == "unknown" or (kind == "faq" and confidence < SURE)))
             )
         ):
@@ -435,7 +435,7 @@ class Understanding:
             cue = next((cue for cue in _CUE_INTENTS if cue in cues), None)
             if cue:
                 return _CUE_INTENTS[cue], PLAUSIBLE
-            if priced:  # "มีโน้ตบุ๊ค...ไม่เกิน 20000 ไหม": a budget is for buying, whatever words it shares with a fix
+            if priced:  # "มีโน้ตบุ๊ค...ไม่เกิน 20000 ไหม", "…แรมเยอะที่สุด": a budget or a ranking is for buying
                 return "product_info", PLAUSIBLE
             device = self.catalog.pack.device_filter
             if self._article_for(self._without_filters(spelled, keep=device)):  # "จอมอนิเตอร์กระพริบ": a fix, not a sale

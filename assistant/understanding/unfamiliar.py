@@ -62,12 +62,14 @@ class Unfamiliar:
         articles = _either(self.languages.articles)
         enums = [a for _, a in pack.filter_attributes().values() if a.type == "enum" and a.as_filter.place != "noun"]
         self._labels = {a.label.lower() for a in enums}
-        nouns = _either({*self._labels, text["item"].lower(), text["items"].lower()})
         says = [a.as_filter.says for _, a in pack.filter_attributes().values() if a.as_filter.says]
-        leads = _either({lead for said in says if (lead := said.split("{value}")[0].strip()) and lead[:1].isalpha()})
+        lead_words = {lead for said in says if (lead := said.split("{value}")[0].strip()) and lead[:1].isalpha()}
+        leads = _either(lead_words)
         labels = _either(self._labels)
         items = _either({text["item"].lower(), text["items"].lower()})
-        ends = rf"(?=\s*(?:[?.!,;]|$|(?i:{nouns})\b))"  # a name is the thing asked for: "a Corolla?", not "a UK account"
+        # A name is the thing asked for: "a Corolla?", "a Nobu in Mumbai", not "a UK account".
+        after = _either({*self._labels, text["item"].lower(), text["items"].lower(), *lead_words})
+        ends = rf"(?=\s*(?:[?.!,;]|$|(?i:{after})\b))"
         patterns = [
             (rf"(?i:\b(?:{articles}))\s+({_CAPITALISED}){ends}", False),
             (rf"(?i:\b({_WORDS})\s+({labels})\b)", True),  # "black tier": any words before a filter's name
