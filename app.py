@@ -15,7 +15,7 @@ from assistant.booking import notifications, reminders
 from assistant.dialogue import sessions
 from assistant.infra import config  # sets the crewai telemetry switches first
 from assistant.tools import retrieval
-from assistant.web import api, concierge, edge, errors, logs, ratelimit, telemetry
+from assistant.web import api, concierge, edge, errors, identity, logs, ratelimit, telemetry
 
 
 def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
@@ -26,6 +26,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     logs.init_app(app)
     edge.init_app(app)
     errors.init_app(app)
+    identity.init_app(app)
     telemetry.init_app(app)
     sessions.init_app(app)
     ratelimit.init_app(app)

@@ -84,25 +84,36 @@ class CrewPipeline:
             desk,
         )
 
-    def run(self, request: ChatRequest, on_event: EventSink | None = None) -> ChatResponse:
+    def run(self, request: ChatRequest, on_event: EventSink | None = None, replay_key: str | None = None) -> ChatResponse:
         """Answer one message; retried on a fresh copy if another worker committed first.
 
         `on_event(kind, data)` hears each agent start and finish, for clients that stream.
+        `replay_key`: the client's id for this message. Its answer is saved with the turn, and a
+        message sent again with it gets that answer back instead of a second turn.
         """
         emit = on_event or (lambda kind, data: None)
         session_id = request.session_id or str(uuid.uuid4())
         for _ in range(COMMIT_ATTEMPTS):
             with self.locks.lock(session_id):
                 state = self.store.load(session_id) or SessionState(session_id=session_id)
-                attack = guard.check(request.query, state.recent_user_texts(), self.catalog.business.currency_mark)
+                state.claim(request.customer_id)
+                if replay_key and (answer := self.store.recall(session_id, replay_key)) is not None:
+                    return ChatResponse.model_validate_json(answer)
+                attack = guard.check(
+                    request.query,
+                    state.recent_user_texts(guard.EARLIER),
+                    self.catalog.business.currency_mark,
+                    self.catalog.languages,
+                )
                 if attack:  # refused before any agent or model sees it, and nothing is saved
                     return self._refusal(state, attack, emit)
                 response = self._turn(state, request, emit)
+                saved = state.model_copy(update={"version": state.version + 1})  # the state as the save below writes it
+                response.state = saved.summary(self.catalog.pack.private_slots)
                 try:
-                    self.store.save(state)
+                    self.store.save(state, (replay_key, response.model_dump_json()) if replay_key else None)
                 except VersionConflict:
                     continue
-                response.state = state.summary(self.catalog.pack.private_slots)
                 return response
         raise VersionConflict(session_id)
 

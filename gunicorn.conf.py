@@ -2,11 +2,14 @@
 
 Workers share sessions through the store (SQLite on one machine, Redis across machines),
 never process memory, so any worker can answer any turn. Settings come from the same place
-as the app's (assistant/infra/config.py): HOST, PORT, WORKERS, THREADS.
+as the app's (assistant/infra/config.py): HOST, PORT, WORKERS, THREADS, FORWARDED_ALLOW_IPS.
 """
 
+import json
 import os
 import tempfile
+
+from gunicorn import util
 
 from assistant.infra.config import Settings
 
@@ -22,6 +25,24 @@ graceful_timeout = 20
 keepalive = 5
 accesslog = None  # the app logs every request itself, as JSON
 preload_app = False  # each worker opens its own SQLite connections; they must not cross a fork
+# gunicorn's defaults, stated because the OpenAPI document and the README tell clients of them:
+# past them gunicorn answers 414 (request line) or 431 (headers) before the app sees the request.
+limit_request_line = 4094
+limit_request_fields = 100
+limit_request_field_size = 8190
+if _settings.forwarded_allow_ips:  # unset: gunicorn's own default (this machine)
+    forwarded_allow_ips = _settings.forwarded_allow_ips
+
+
+def _json_error(sock, status_int, reason, mesg):
+    """gunicorn's own answers (a malformed request, 414, 431) in the app's JSON error shape.
+    gunicorn has no setting for their format, so its one writer of them is replaced."""
+    body = json.dumps({"error": reason.lower().replace(" ", "_"), "message": mesg or reason})
+    head = f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\nContent-Type: application/json\r\n"
+    util.write_nonblock(sock, f"{head}Content-Length: {len(body)}\r\n\r\n{body}".encode("latin-1"))
+
+
+util.write_error = _json_error
 
 
 def child_exit(server, worker):

@@ -9,16 +9,22 @@ os.environ["CREWAI_TRACING_ENABLED"] = "false"
 os.environ["CREWAI_TESTING"] = "true"
 
 import datetime as dt  # noqa: E402
+import time  # noqa: E402
 import uuid  # noqa: E402
 
+import jwt  # noqa: E402
 import pytest  # noqa: E402
 
 from app import create_app  # noqa: E402
 from assistant.tools.filters import FilterRules  # noqa: E402
 
+TOKEN_SECRET = "the-login-service-signs-customers-tokens-with-this"
+OPERATOR_KEY = "operator-key-for-tests"
+
 
 def app_for(tmp_path, domain: str = "bank", **settings):
-    """A real app for one domain pack, with its own SQLite files and outbox."""
+    """A real app for one domain pack, with its own SQLite files and outbox, trusting the tests'
+    login (TOKEN_SECRET) and operator key."""
     return create_app(
         {
             "domain": domain,
@@ -26,9 +32,17 @@ def app_for(tmp_path, domain: str = "bank", **settings):
             "bookings_db": tmp_path / "bookings.sqlite3",
             "notify_outbox": tmp_path / "outbox.jsonl",
             "reminder_poll_s": 0,
+            "auth_jwt_secret": TOKEN_SECRET,
+            "operator_api_keys": [OPERATOR_KEY],
             **settings,
         }
     )
+
+
+def signed_in(customer_id: str, secret: str = TOKEN_SECRET, **claims) -> dict[str, str]:
+    """The header a client signed in as `customer_id` sends: a token as the business's login mints it."""
+    token = jwt.encode({"sub": customer_id, "exp": int(time.time()) + 600, **claims}, secret, algorithm="HS256")
+    return {"Authorization": f"Bearer {token}"}
 
 
 @pytest.fixture

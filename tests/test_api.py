@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 
 import pytest
@@ -17,14 +18,44 @@ def test_missing_session_id_starts_a_new_session(client):
     assert other["session_id"] != data["session_id"]
 
 
-def test_seed_client_posts_without_content_type(client):
-    """The seed's fetch() sends JSON.stringify(...) with no Content-Type header."""
-    body = '{"query": "I want platinum credit card", "session_id": "%s", "user_employment": "business_owner", "mode": "crew"}'
+@pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data", None])
+def test_a_json_body_not_declared_json_is_415_and_changes_nothing(client, pipeline, content_type):
+    """The seed's fetch() posted JSON as text/plain: a CORS "simple request", which any page can
+    make a visitor's browser send, so it is refused before anything is read (issue 16, point 6)."""
     sid = str(uuid.uuid4())
-    response = client.post("/chat", data=body % sid, content_type="text/plain")
-    assert response.status_code == 200
-    data = response.get_json()
-    assert data["session_id"] == sid and data["mode"] == "offline"
+    body = json.dumps({"query": "I want platinum credit card", "session_id": sid})
+    response = client.post("/chat", data=body, content_type=content_type)
+    assert response.status_code == 415
+    assert response.get_json() == {
+        "error": "unsupported_media_type",
+        "message": "Send the body as JSON with Content-Type: application/json.",
+    }
+    assert pipeline.store.load(sid) is None
+
+
+@pytest.mark.parametrize("path", ["/chat", "/chat/stream", "/assistant"])
+def test_every_json_endpoint_wants_application_json(tmp_path, path):
+    from conftest import app_for
+
+    client = app_for(tmp_path, "restaurants").test_client()
+    plain = client.post(path, data='{"query": "hi", "user_id": "u1", "instruction": "hi"}', content_type="text/plain")
+    assert plain.status_code == 415 and plain.get_json()["error"] == "unsupported_media_type"
+    declared = client.post(path, data='{"query": "hi"}', content_type="application/json; charset=utf-8")
+    assert declared.status_code != 415
+
+
+def test_a_browser_may_still_ask_to_send_json_from_an_allowed_origin(client):
+    preflight = client.options(
+        "/chat",
+        headers={
+            "Origin": "http://localhost:5000",
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "content-type",
+        },
+    )
+    assert preflight.status_code == 200
+    assert preflight.headers["Access-Control-Allow-Origin"] == "http://localhost:5000"
+    assert "content-type" in preflight.headers["Access-Control-Allow-Headers"].lower()
 
 
 def test_uppercase_session_id_is_the_same_session(client):

@@ -1,5 +1,6 @@
-"""Booking an appointment: slots, validation, the one-time code from the outbox, reminders,
-interruptions that suspend and resume the booking, and cancelling."""
+"""Booking an appointment: slots, validation, the one-time code from the outbox (and a number
+changed after it was sent), reminders, interruptions that suspend and resume the booking,
+cancelling, and an hour's capacity."""
 
 from __future__ import annotations
 
@@ -9,12 +10,14 @@ import logging
 import re
 import sqlite3
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from zoneinfo import ZoneInfo
 
 import pytest
 from conftest import Clock, Conversation
 
 from app import create_app
+from assistant.booking.codes import BookingStore
 from assistant.booking.notifications import OutboxNotifier
 
 DHAKA = ZoneInfo("Asia/Dhaka")
@@ -324,3 +327,46 @@ def test_book_another_one_is_a_new_booking(chat, outbox, pipeline):
     assert another["agents"] == ["booking", "formatter"] and another["booking"] is None
     assert goal["type"] == "booking" and "booking_id" not in goal["slots"]
     assert pipeline.desk.bookings.get(booked["id"]).starts_at == dt.datetime(2026, 11, 24, 17, 0, tzinfo=DHAKA)
+
+
+def test_a_number_changed_after_its_code_was_sent_gets_its_own_code_and_the_old_number_is_told(chat, outbox):
+    fill_until_code(chat)
+    old_code = last_code(outbox)
+    changed = chat.say("sorry, my number is 01812345699")
+    assert "We've sent a 6-digit code to +880*******699" in changed["reply"]
+    assert [m["to"] for m in outbox("otp")] == ["+8801712345678", "+8801812345699"]
+    (notice,) = outbox("notice")
+    assert notice["to"] == "+8801712345678" and "changed to +880*******699" in notice["text"]
+    assert "no longer works" in notice["text"] and "01812345699" not in notice["text"]
+    if last_code(outbox) != old_code:
+        assert "isn't right" in chat.say(old_code)["reply"], "the old number's code no longer works"
+    done = chat.say(last_code(outbox))
+    assert done["booking"]["status"] == "confirmed" and done["booking"]["phone"] == "+880*******699"
+    assert outbox("confirmation")[0]["to"] == "+8801812345699"
+
+
+def test_an_hour_at_its_capacity_is_refused_with_the_next_free_one(client, clock, outbox, catalog, pipeline):
+    capacity = catalog.pack.flows["booking"].slot("channel").options["call"].capacity
+    ask = "book me a call tomorrow at 5 pm about the Visa Platinum Business Credit Card, my name is Rahim Uddin, 0171234{:04d}"
+    for n in range(capacity):
+        chat = Conversation(client)
+        chat.say(ask.format(n))
+        assert chat.say(last_code(outbox))["booking"]["starts_at"] == "2026-11-24T17:00:00+06:00"
+    late = Conversation(client)
+    full = late.say(ask.format(capacity))
+    assert "Call-back: Tuesday 24 November 2026 at 17:00 is fully booked." in full["reply"]
+    assert "The next free time is Tuesday 24 November 2026 at 18:00." in full["reply"]
+    assert full["ask_user"] == "What time? (for example 11am or 5 pm)" and full["booking"] is None
+    assert len(outbox("otp")) == capacity, "no code is spent on a full hour"
+    late.say("6 pm then")
+    assert late.say(last_code(outbox))["booking"]["starts_at"] == "2026-11-24T18:00:00+06:00"
+
+
+def test_an_hours_capacity_holds_for_workers_booking_at_once(tmp_path):
+    """Two workers' stores over one file, twelve bookings of one hour at once: only its capacity get it."""
+    stores = [BookingStore(tmp_path / "bookings.sqlite3") for _ in range(2)]
+    with ThreadPoolExecutor(max_workers=12) as pool:
+        got = list(pool.map(lambda n: stores[n % 2].claim(f"BK-{n}", "channel=call", "2026-11-24T17", 3), range(12)))
+    assert sum(got) == 3 and stores[0].taken("channel=call", "2026-11-24T17") == {"2026-11-24T17": 3}
+    winner = f"BK-{got.index(True)}"
+    assert stores[1].claim(winner, "channel=call", "2026-11-24T17", 3), "a booking that has the hour keeps it"

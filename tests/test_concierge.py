@@ -14,7 +14,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-from conftest import Clock, Conversation, app_for
+from conftest import Clock, Conversation, app_for, signed_in
 
 from assistant.booking.notifications import NotifyError
 from assistant.concierge.planner import Plan, ServiceReader
@@ -40,7 +40,8 @@ def clock(app):
 @pytest.fixture
 def ask(client, clock):
     def post(instruction: str, user_id: str = "user_ind001") -> dict:
-        response = client.post("/assistant", json={"user_id": user_id, "instruction": instruction})
+        """An instruction from `user_id`, signed in (a registered member's name and phone are then known)."""
+        response = client.post("/assistant", json={"user_id": user_id, "instruction": instruction}, headers=signed_in(user_id))
         assert response.status_code == 200, response.get_json()
         return response.get_json()
 
@@ -139,8 +140,9 @@ def test_every_table_taken_is_a_conflict_too(ask, app):
     services = app.extensions["concierge"].services
     restaurant = app.extensions["pipeline"].catalog.product("res_10002")
     for n in range(restaurant.value("tables")):
-        assert services.reserve_table("res_10002", "2026-11-25", "13:00", 2, f"Guest {n}", "+919800000000")["status"] == "confirmed"
-    refused = services.reserve_table("res_10002", "2026-11-25", "13:00", 2, "Late", "+919800000000")
+        reserved = services.reserve_table("res_10002", "2026-11-25", "13:00", 2, f"Guest {n}", "+919800000000", now=MONDAY)
+        assert reserved["status"] == "confirmed"
+    refused = services.reserve_table("res_10002", "2026-11-25", "13:00", 2, "Late", "+919800000000", now=MONDAY)
     assert refused["status"] == "no_availability" and refused["alternate_slots"] == ["12:30", "13:30"]
     result = ask(f"Book {restaurant.name} for 2 on Wednesday at 1 pm")
     assert result["reservation"]["time"] == "12:30" and "13:00 was fully booked" in result["message"]

@@ -56,7 +56,7 @@ SCENARIOS = {
         "change": ("show me Delhi instead", "city", "delhi"),
         "faq": ("How do I cancel my reservation?", "cancel-or-change-booking"),
         "unanswerable": "Can you walk my dog tomorrow?",
-        "booking": ["book a table for 2 at Masala Terrace on Saturday at 8 pm", "Meera Joshi 9820012345"],  # no code
+        "booking": ["book a table for 2 at Masala Terrace on Saturday at 8 pm", "Meera Joshi 9820012345"],  # then the code
     },
 }
 PACKS = sorted(SCENARIOS)

@@ -42,7 +42,7 @@ def test_a_session_over_its_limit_gets_429_while_others_go_on(tmp_path):
 
 
 def test_behind_a_proxy_the_forwarded_address_is_the_client(tmp_path):
-    client = make(tmp_path, client_rate_per_min=1, session_rate_per_min=0, proxy_count=1)
+    client = make(tmp_path, client_rate_per_min=1, session_rate_per_min=0, proxy_count=1, forwarded_allow_ips="127.0.0.1")
     first = client.post("/chat", json={"query": "hi"}, headers={"X-Forwarded-For": "203.0.113.5"})
     second = client.post("/chat", json={"query": "hi"}, headers={"X-Forwarded-For": "203.0.113.9"})
     again = client.post("/chat", json={"query": "hi"}, headers={"X-Forwarded-For": "203.0.113.5"})

@@ -1,15 +1,22 @@
-"""Sessions: isolated under concurrency, no lost updates, and kept across a restart."""
+"""Sessions: isolated under concurrency, no lost updates, kept across a restart; a retried
+message is answered once, and a killed worker's lock does not hold up the next turn."""
 
 from __future__ import annotations
 
+import json
+import sqlite3
+import threading
+import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from app import create_app
-from assistant.dialogue.sessions import SQLiteSessionStore, VersionConflict
+from assistant.dialogue import sessions as store_module
+from assistant.dialogue.sessions import SessionBusy, SQLiteLocks, SQLiteSessionStore, VersionConflict
 from assistant.dialogue.state import SessionState
+from assistant.web.schemas import ChatRequest
 
 REQUESTS = [
     ("I want an islamic gold credit card", {"banking_type": "islami", "tier": "gold"}),
@@ -74,7 +81,7 @@ def test_conversation_continues_after_restart(tmp_path):
 
 
 def test_store_rejects_a_stale_write(tmp_path):
-    store = SQLiteSessionStore(tmp_path / "s.sqlite3", 3600)
+    store = SQLiteSessionStore(tmp_path / "s.sqlite3", 3600, 3600)
     state = SessionState(session_id="s1")
     store.save(state)
     copy_a, copy_b = store.load("s1"), store.load("s1")
@@ -97,3 +104,73 @@ def test_history_is_bounded(tmp_path):
     state = app.extensions["pipeline"].store.load(sid)
     assert len(state.history) == 6
     assert state.history[-2].text == "hi 4"
+
+
+def _user_turns(pipeline, session_id: str) -> list[str]:
+    return [t.text for t in pipeline.store.load(session_id).history if t.role == "user"]
+
+
+def test_a_retry_with_the_same_request_id_gets_the_stored_answer_not_a_second_turn(client, pipeline):
+    sid = str(uuid.uuid4())
+    body, retry = {"query": "I want a platinum credit card", "session_id": sid}, {"X-Request-ID": "msg-1"}
+    first = client.post("/chat", json=body, headers=retry)
+    again = client.post("/chat", json=body, headers=retry)
+    assert first.status_code == again.status_code == 200
+    assert again.get_json() == first.get_json() and first.get_json()["state"]["version"] == 1
+    streamed = client.post("/chat/stream", json=body, headers=retry).get_data(as_text=True)
+    final = json.loads(streamed.rsplit("event: final\ndata: ", 1)[1])
+    assert final == first.get_json()
+    assert _user_turns(pipeline, sid) == ["I want a platinum credit card"]
+
+    client.post("/chat", json=body)  # no id of the client's own: a new message each time
+    client.post("/chat", json=body)
+    assert len(_user_turns(pipeline, sid)) == 3
+
+
+def test_an_answer_lost_on_the_way_is_given_to_the_retry(app, client, pipeline):
+    sid = str(uuid.uuid4())
+    with app.app_context():  # the turn is saved, then its worker dies before answering
+        lost = pipeline.run(ChatRequest(query="hello", session_id=sid), replay_key="msg-1")
+    retried = client.post("/chat", json={"query": "hello", "session_id": sid}, headers={"X-Request-ID": "msg-1"})
+    assert retried.get_json() == lost.model_dump() and retried.get_json()["state"]["version"] == 1
+    assert _user_turns(pipeline, sid) == ["hello"]
+
+
+def test_a_request_id_replays_only_within_its_session(client, pipeline):
+    retry = {"X-Request-ID": "msg-1"}
+    first, second = str(uuid.uuid4()), str(uuid.uuid4())
+    client.post("/chat", json={"query": "hello", "session_id": first}, headers=retry)
+    other = client.post("/chat", json={"query": "I want a gold credit card", "session_id": second}, headers=retry)
+    assert other.get_json()["session_id"] == second and _user_turns(pipeline, second) == ["I want a gold credit card"]
+
+
+def test_a_lock_left_by_a_killed_worker_does_not_hold_up_the_next_turn(client, pipeline):
+    sid = str(uuid.uuid4())
+    killed_at = time.time() - 4  # it renewed its lease, then was killed 4 s ago
+    with sqlite3.connect(pipeline.store.path) as db:
+        db.execute("INSERT INTO session_locks VALUES (?, ?, ?)", (sid, "dead-worker", killed_at + store_module.LOCK_LEASE_S))
+    started = time.monotonic()
+    response = client.post("/chat", json={"query": "hello", "session_id": sid})
+    assert response.status_code == 200 and time.monotonic() - started < 3
+
+
+def test_a_turn_longer_than_the_lease_keeps_its_lock(app, pipeline, monkeypatch):
+    monkeypatch.setattr(store_module, "LOCK_LEASE_S", 0.3)
+    monkeypatch.setattr(store_module, "LOCK_WAIT_S", 0.3)
+    sid, running = str(uuid.uuid4()), threading.Event()
+    answer = pipeline._turn
+
+    def slow_turn(*args, **kwargs):
+        running.set()
+        time.sleep(1.2)  # four leases
+        return answer(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "_turn", slow_turn)
+    with ThreadPoolExecutor(1) as pool:
+        turn = pool.submit(app.test_client().post, "/chat", json={"query": "hello", "session_id": sid})
+        assert running.wait(10)
+        time.sleep(0.6)
+        with pytest.raises(SessionBusy), SQLiteLocks(pipeline.store.path).lock(sid):  # another worker
+            pass
+        assert turn.result().status_code == 200
+    assert pipeline.store.load(sid).version == 1

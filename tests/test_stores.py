@@ -1,16 +1,20 @@
 """Both backends pass the same tests: SQLite (one machine) and Redis (several), the latter
-against a real redis-server started here. Locks hold across instances and processes, stale
-writes are refused, idle sessions expire, rate windows count across workers."""
+against a real redis-server started here. Locks hold across instances and processes and a killed
+worker's lock frees itself within a lease, stale writes are refused, idle sessions expire,
+answers are kept for retries, rate windows count across workers."""
 
 from __future__ import annotations
 
 import multiprocessing
+import os
 import shutil
+import signal
 import socket
 import subprocess
 import threading
 import time
 import uuid
+from pathlib import Path
 
 import pytest
 
@@ -25,52 +29,60 @@ from assistant.dialogue.sessions import (
     VersionConflict,
 )
 from assistant.dialogue.state import SessionState, Turn
-from assistant.web.ratelimit import RedisRateCounters, SQLiteRateCounters
+from assistant.infra.counters import RedisRateCounters, SQLiteRateCounters
 
 
-@pytest.fixture(scope="session")
-def redis_url(tmp_path_factory):
+def start_redis(folder: Path) -> tuple[str, subprocess.Popen[bytes]]:
+    """A real redis-server on a free port, keeping nothing on disk: its URL and its process."""
     server = shutil.which("redis-server")
     assert server, "redis-server is missing: install Debian's redis-server (bash .ci/run does)"
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    folder = tmp_path_factory.mktemp("redis")
     process = subprocess.Popen(
         [server, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", str(folder)],
         stdout=subprocess.DEVNULL,
     )
-    url = f"redis://127.0.0.1:{port}/0"
     deadline = time.monotonic() + 10
     while True:
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                break
+                return f"redis://127.0.0.1:{port}/0", process
         except OSError:
             assert time.monotonic() < deadline, "redis-server did not start"
             time.sleep(0.05)
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory):
+    url, process = start_redis(tmp_path_factory.mktemp("redis"))
     yield url
     process.terminate()
     process.wait()
 
 
 @pytest.fixture(params=["sqlite", "redis"])
-def on_backend(request, tmp_path):
-    """Opens a part (the store, the locks, the rate counters) on one backend; each call is
-    another worker's, over the same data."""
-    prefix = f"t{uuid.uuid4().hex[:8]}"
+def backend(request, tmp_path):
+    """One backend's data: (kind, its SQLite file or Redis URL, the tests' key prefix)."""
+    where = str(tmp_path / "s.sqlite3") if request.param == "sqlite" else request.getfixturevalue("redis_url")
+    return request.param, where, f"t{uuid.uuid4().hex[:8]}"
 
-    def open_part(on_sqlite, on_redis, *args):
-        if request.param == "sqlite":
-            return on_sqlite(tmp_path / "s.sqlite3", *args)
-        return on_redis(request.getfixturevalue("redis_url"), *args, prefix=prefix)
 
-    return open_part
+def open_part(backend, on_sqlite, on_redis, *args):
+    """A part (the store, the locks, the rate counters) on `backend`; each call is another
+    worker's, over the same data."""
+    kind, where, prefix = backend
+    return on_sqlite(Path(where), *args) if kind == "sqlite" else on_redis(where, *args, prefix=prefix)
+
+
+@pytest.fixture
+def on_backend(backend):
+    return lambda on_sqlite, on_redis, *args: open_part(backend, on_sqlite, on_redis, *args)
 
 
 @pytest.fixture
 def make_store(on_backend):
-    return lambda ttl_s=3600: on_backend(SQLiteSessionStore, RedisSessionStore, ttl_s)
+    return lambda ttl_s=3600: on_backend(SQLiteSessionStore, RedisSessionStore, ttl_s, 3600)
 
 
 @pytest.fixture
@@ -115,7 +127,7 @@ def test_idle_sessions_expire(make_store):
 
 
 def test_sqlite_purge_deletes_expired_rows(tmp_path):
-    store = SQLiteSessionStore(tmp_path / "s.sqlite3", ttl_s=0.1)
+    store = SQLiteSessionStore(tmp_path / "s.sqlite3", ttl_s=0.1, replay_ttl_s=3600)
     for n in range(3):
         store.save(SessionState(session_id=f"s{n}"))
     time.sleep(0.2)
@@ -143,14 +155,69 @@ def test_the_lock_holds_across_store_instances(make_locks):
     assert order == ["first done", "second in"]
 
 
-def test_a_lock_left_by_a_crashed_worker_is_taken_over(make_locks, monkeypatch):
-    monkeypatch.setattr(store_module, "LOCK_LEASE_S", 0.2)
-    crashed = make_locks().lock("s1")
-    crashed.__enter__()  # never released: its worker "died"
+def _hold_until_killed(backend, lease_s: float, held) -> None:
+    store_module.LOCK_LEASE_S = lease_s
+    with open_part(backend, SQLiteLocks, RedisLocks).lock("s1"):
+        held.set()
+        time.sleep(60)  # a turn that never ends: the test kills its worker
+
+
+def test_a_live_workers_lock_is_renewed_and_a_killed_workers_frees_itself_within_a_lease(backend, make_locks, monkeypatch):
+    lease = 0.5
+    monkeypatch.setattr(store_module, "LOCK_LEASE_S", lease)
+    monkeypatch.setattr(store_module, "LOCK_WAIT_S", 0.2)
+    context = multiprocessing.get_context("spawn")  # a worker process of its own, as gunicorn's
+    held = context.Event()
+    worker = context.Process(target=_hold_until_killed, args=(backend, lease, held))
+    worker.start()
+    try:
+        assert held.wait(30)
+        time.sleep(3 * lease)
+        with pytest.raises(SessionBusy), make_locks().lock("s1"):  # renewed: still held after three leases
+            pass
+    finally:
+        os.kill(worker.pid, signal.SIGKILL)
+        worker.join()
+    monkeypatch.setattr(store_module, "LOCK_WAIT_S", 10)
     started = time.monotonic()
     with make_locks().lock("s1"):
         pass
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < lease + 0.3
+
+
+def test_a_turn_longer_than_the_lease_keeps_its_lock(make_locks, monkeypatch):
+    monkeypatch.setattr(store_module, "LOCK_LEASE_S", 0.3)
+    monkeypatch.setattr(store_module, "LOCK_WAIT_S", 0.2)
+    first, second = make_locks(), make_locks()
+    with first.lock("s1"):
+        time.sleep(1)
+        with pytest.raises(SessionBusy), second.lock("s1"):
+            pass
+    with second.lock("s1"):  # released at once when the turn ends
+        pass
+
+
+def test_a_turns_answer_is_saved_with_it_and_recalled_in_its_scope_only(make_store):
+    store = make_store()
+    state = SessionState(session_id="s1")
+    store.save(state, ("req-1", '{"reply": "hello"}'))
+    assert store.recall("s1", "req-1") == '{"reply": "hello"}'
+    assert store.recall("s2", "req-1") is None and store.recall("s1", "req-2") is None
+    stale = SessionState(session_id="s1")  # version 0: a writer that lost the race
+    with pytest.raises(VersionConflict):
+        store.save(stale, ("req-2", '{"reply": "lost"}'))
+    assert store.recall("s1", "req-2") is None, "an answer is kept only with the turn it answers"
+    store.remember("concierge:u1", "key-1", '{"reservation": 1}')  # any caller's own scope
+    assert store.recall("concierge:u1", "key-1") == '{"reservation": 1}'
+    assert store.recall("concierge:u", "1:key-1") is None, "scope and key never run into each other"
+
+
+def test_answers_expire_after_the_replay_time(on_backend):
+    store = on_backend(SQLiteSessionStore, RedisSessionStore, 3600, 0.2)
+    store.remember("s1", "req-1", "{}")
+    time.sleep(0.35)
+    store.purge_expired()
+    assert store.recall("s1", "req-1") is None
 
 
 def test_a_busy_session_answers_409_with_retry_after(app, monkeypatch):
@@ -168,7 +235,7 @@ def test_a_busy_session_answers_409_with_retry_after(app, monkeypatch):
 
 
 def _worker(path: str, session_id: str, turns: int) -> None:
-    store, locks = SQLiteSessionStore(path, 3600), SQLiteLocks(path)
+    store, locks = SQLiteSessionStore(path, 3600, 3600), SQLiteLocks(path)
     for n in range(turns):
         with locks.lock(session_id):
             state = store.load(session_id) or SessionState(session_id=session_id)
@@ -178,7 +245,7 @@ def _worker(path: str, session_id: str, turns: int) -> None:
 
 def test_worker_processes_sharing_sqlite_lose_no_update(tmp_path):
     path = str(tmp_path / "s.sqlite3")
-    SQLiteSessionStore(path, 3600)
+    SQLiteSessionStore(path, 3600, 3600)
     # Fresh interpreters, as gunicorn's workers are: forked before any connection is opened.
     context = multiprocessing.get_context("spawn")
     workers = [context.Process(target=_worker, args=(path, "shared", 15), name=f"w{n}") for n in range(3)]
@@ -187,7 +254,7 @@ def test_worker_processes_sharing_sqlite_lose_no_update(tmp_path):
     for worker in workers:
         worker.join(30)
     assert [w.exitcode for w in workers] == [0, 0, 0]
-    state = SQLiteSessionStore(path, 3600).load("shared")
+    state = SQLiteSessionStore(path, 3600, 3600).load("shared")
     assert state.version == 45 and len({t.text for t in state.history}) == 45
 
 

@@ -1,7 +1,10 @@
-"""Confirmed bookings and their one-time codes, in SQLite, apart from session state.
+"""Confirmed bookings, the hours they take, and their one-time codes, in SQLite, apart from
+session state.
 
 A code lives only here, salted and hashed: it is never in session state, replies, logs or
 prompts. It expires after 10 minutes, allows 3 wrong tries, and is compared in constant time.
+An hour's bookings are counted and a new one added in one transaction, so workers booking the
+same hour at once never take more than its capacity.
 """
 
 from __future__ import annotations
@@ -46,6 +49,8 @@ class BookingStore:
             CREATE TABLE IF NOT EXISTS codes (
                 goal_id TEXT PRIMARY KEY, salt BLOB NOT NULL, digest BLOB NOT NULL,
                 expires_at TEXT NOT NULL, wrong INTEGER NOT NULL DEFAULT 0, issued INTEGER NOT NULL);
+            CREATE TABLE IF NOT EXISTS booked_hours (booking_id TEXT PRIMARY KEY, resource TEXT NOT NULL, hour TEXT NOT NULL);
+            CREATE INDEX IF NOT EXISTS booked_hours_by_hour ON booked_hours (resource, hour);
         """,
         )
 
@@ -70,6 +75,8 @@ class BookingStore:
             if row is None:
                 return "none"
             salt, digest, expires_at, wrong = row
+            if not digest:  # withdrawn
+                return "none"
             if wrong >= MAX_WRONG_TRIES:
                 return "locked"
             if now >= dt.datetime.fromisoformat(expires_at):
@@ -79,6 +86,30 @@ class BookingStore:
                 return "ok"
             db.execute("UPDATE codes SET wrong = wrong + 1 WHERE goal_id=?", (goal_id,))
             return "locked" if wrong + 1 >= MAX_WRONG_TRIES else "wrong"
+
+    def withdraw_code(self, goal_id: str) -> None:
+        """The goal's code no longer works (it was never sent, or went to a number since changed);
+        the count of codes sent for the goal stays."""
+        self._db.write("UPDATE codes SET digest=? WHERE goal_id=?", (b"", goal_id))
+
+    def claim(self, booking_id: str, resource: str, hour: str, capacity: int | None) -> bool:
+        """The hour (of a resource: a channel, a branch) for this booking, unless `capacity` other
+        bookings already take it; a booking that claims again gives up the hour it had."""
+        with self._db.transaction() as db:
+            taken = db.execute(
+                "SELECT COUNT(*) FROM booked_hours WHERE resource=? AND hour=? AND booking_id!=?", (resource, hour, booking_id)
+            ).fetchone()[0]
+            if capacity is not None and taken >= capacity:
+                return False
+            db.execute("INSERT OR REPLACE INTO booked_hours VALUES (?, ?, ?)", (booking_id, resource, hour))
+        return True
+
+    def taken(self, resource: str, since: str) -> dict[str, int]:
+        """How many bookings take each hour of a resource from `since` on."""
+        rows = self._db.rows(
+            "SELECT hour, COUNT(*) FROM booked_hours WHERE resource=? AND hour>=? GROUP BY hour", (resource, since)
+        )
+        return {hour: count for hour, count in rows}
 
     def save(self, booking: Booking) -> None:
         self._db.write("INSERT INTO bookings VALUES (?, ?)", (booking.id, booking.model_dump_json()))

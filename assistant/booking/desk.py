@@ -4,7 +4,10 @@ asks for one, become a booking, which a later message may change.
 The flow engine collects the details (which item, how and where to meet, when, who, which
 phone). Once all are valid, a 6-digit code goes to the phone through the notifier; the right
 code confirms the booking, sends a confirmation and schedules a reminder. The code itself never
-passes through here after it is sent: not into replies, state, logs or prompts. A `reserve`
+passes through here after it is sent: not into replies, state, logs or prompts. A number changed
+after its code was sent gets a code of its own, the old code stops working, and the old number
+is told. An hour with as many bookings as the option's capacity is refused before any code is
+sent, and again, atomically, when the booking is made; the next free hour is offered. A `reserve`
 flow's booking is made by the pack's own service instead (the concierge's tables), the one its
 POST /assistant books with. A message that says a detail of a booking anew ("make it 7pm
 instead") changes it: the booking, its reminder and a notice of the change, with no new code,
@@ -14,22 +17,25 @@ as what is booked and for whom stay as confirmed.
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from assistant.booking.codes import CODE_LIKE, Booking, BookingStore, new_booking_id
-from assistant.booking.notifications import Notifier
+from assistant.booking.notifications import MessagesCapped, Notifier, NotifyError
 from assistant.booking.reminders import ReminderStore
 from assistant.dialogue.flows import FlowEngine, FlowStep, Said, day_words
 from assistant.dialogue.goals import masked
-from assistant.pack.flows import Flow, SlotKind
+from assistant.pack.flows import WEEKDAYS, Flow, Option, SlotKind
 from assistant.pack.model import Catalog, DataError, FilterValue, Product
 from assistant.pack.texts import say
 
+log = logging.getLogger(__name__)
 # Kinds a booking keeps in fields of its own (the rest go in its details): what is booked and
 # for whom, which stay as confirmed when it changes.
 BOOKED_AS = ("item", "person", "phone")
+LOOK_AHEAD_DAYS = 14  # how far the next free hour is looked for when the one asked for is full
 
 
 @dataclass(frozen=True)
@@ -94,13 +100,21 @@ class BookingDesk:
         collected = self.engine.collect(flow_name, slots, said, now)
         if any(slots.get(k) != v for k, v in collected.slots.items()):
             collected.slots["code_sent"] = False  # a changed detail needs a fresh code
+        phone = self._phone_slot(flow)
+        if collected.slots.get(phone) != slots.get(phone):
+            collected.slots["confirmed"] = False  # a code confirms one number
+            if slots.get("code_sent"):
+                self._number_changed(flow, goal_id, slots[phone], collected.slots.get(phone))
         slots = collected.slots
         if collected.missing:
             text = " ".join([*collected.problems, self.engine.summary(flow_name, slots)]).strip()
             return collected.asking(text)
         if slots.get("code_sent") and not self.engine.languages.asks_again(said.text):
             return FlowStep(slots=slots, text=" ".join(collected.problems), question=say(self.catalog, "code_type_it"))
-        if flow.confirm == "code":
+        full = self._hour(flow, slots, None) if flow.action == "book" else None
+        if full:  # told before a code is spent on it
+            return self._refused(flow, slots, full)
+        if flow.confirm == "code" and not slots.get("confirmed"):  # a booking refused after its code needs none again
             return self._send_code(flow_name, goal_id, slots, now)
         return self._make(flow, slots, self._booking(flow, slots, new_booking_id(), session_id), now)
 
@@ -142,12 +156,29 @@ class BookingDesk:
         changed = self._booking(flow, collected.slots, booked.id, booked.session_id)
         return self._make(flow, collected.slots, changed, now, changing=True)
 
+    def _number_changed(self, flow: Flow, goal_id: str, old: str, new: str | None) -> None:
+        """The code sent to the old number stops working, and the old number hears of the change
+        (a new number then gets a code of its own)."""
+        self.bookings.withdraw_code(goal_id)
+        if new:
+            notice = say(self.catalog, "code_number_changed", subject=flow.subject, phone=masked(new))
+            try:
+                self.notifier.send(old, notice, "notice")
+            except NotifyError as error:  # the change stands: the old number simply isn't told
+                log.warning("number change notice not sent: %s", error)
+
     def _send_code(self, flow_name: str, goal_id: str, slots: dict[str, Any], now: dt.datetime) -> FlowStep:
         code = self.bookings.issue_code(goal_id, now)
         if code is None:
             return FlowStep(slots=slots, text=say(self.catalog, "code_too_many"), done=True)
         phone = self._phone(self.engine.flow(flow_name), slots)
-        self.notifier.send(phone, say(self.catalog, "code_message", code=code), "otp")
+        try:
+            self.notifier.send(phone, say(self.catalog, "code_message", code=code), "otp")
+        except MessagesCapped:
+            self.bookings.withdraw_code(goal_id)  # never sent: it must not work
+            return FlowStep(
+                slots=slots, text=say(self.catalog, "code_capped", phone=masked(phone)), question=say(self.catalog, "code_retry")
+            )
         slots = {**slots, "code_sent": True}
         summary = self.engine.summary(flow_name, slots)
         return FlowStep(
@@ -162,6 +193,7 @@ class BookingDesk:
             return FlowStep(slots=slots, text=say(self.catalog, "code_wrong"), question=say(self.catalog, "code_again"))
         if result != "ok":  # expired, locked (third wrong try) or gone: only a new code helps
             return FlowStep(slots=slots, text=say(self.catalog, f"code_{result}"), question=say(self.catalog, "code_resend"))
+        slots = {**slots, "confirmed": True}
         return self._make(flow, slots, self._booking(flow, slots, new_booking_id(), session_id), now)
 
     def _booking(self, flow: Flow, slots: dict[str, Any], booking_id: str, session_id: str) -> Booking:
@@ -195,10 +227,7 @@ class BookingDesk:
         else:
             made = self._book(flow, slots, booking, before, changing)
         if isinstance(made, Refused):
-            again = next((s.slot for s in flow.slots() if s.kind == made.again), None)
-            if again is None:
-                return FlowStep(slots=slots, text=made.why, done=True)
-            return self.engine.ask(flow, {**slots, again: None}).asking(made.why)
+            return self._refused(flow, slots, made)
         (self.bookings.update if changing else self.bookings.save)(made.booking)
         assert flow.schedule is not None, "a booking flow has a schedule (checked at start-up)"
         starts = made.booking.starts_at.astimezone(self.engine.zone)  # the service may have found another time
@@ -210,9 +239,52 @@ class BookingDesk:
         }
         return FlowStep(slots=slots, booking=public_booking(made.booking), done=True, text=made.said)
 
-    def _book(self, flow: Flow, slots: dict[str, Any], booking: Booking, before: dt.timedelta, changing: bool) -> Made:
-        """The `book` action: the booking (or its change) confirmed to the phone, and its reminder."""
+    def _refused(self, flow: Flow, slots: dict[str, Any], refused: Refused) -> FlowStep:
+        """Why it can't be booked, and the question for the slot it names again (none: the end)."""
+        again = next((s.slot for s in flow.slots() if s.kind == refused.again), None)
+        if again is None:
+            return FlowStep(slots=slots, text=refused.why, done=True)
+        return self.engine.ask(flow, {**slots, again: None}).asking(refused.why)
+
+    def _hour(self, flow: Flow, slots: dict[str, Any], booking_id: str | None) -> Refused | None:
+        """Whether the hour the slots ask for has room for one more booking of the chosen option
+        (per value of the slots asked only for it: per branch), or for `booking_id`, which then
+        takes it atomically (giving up the hour it had); full: the next free hour offered."""
         assert flow.schedule is not None, "a book flow has a schedule (checked at start-up)"
+        hours_of = flow.schedule.hours_of
+        option = self.engine.option(flow, slots, hours_of)
+        if option is None:
+            return None
+        resource = ";".join(
+            f"{s.slot}={slots[s.slot]}"
+            for s in flow.slots()
+            if s.slot == hours_of or (hours_of in s.if_ and self.engine.applies(s, slots))
+        )
+        starts = self.engine.starts_at(flow, slots)
+        hour, capacity = _hour_of(starts), option.capacity
+        if booking_id is not None:
+            room = self.bookings.claim(booking_id, resource, hour, capacity)
+        else:
+            room = capacity is None or self.bookings.taken(resource, hour).get(hour, 0) < capacity
+        if room:
+            return None
+        assert capacity is not None, "only a capacity fills an hour"
+        free = _next_free(option, capacity, self.bookings.taken(resource, hour), starts)
+        asked = {"what": option.choice, "day": day_words(starts.date()), "time": f"{starts:%H:%M}"}
+        if free is None:
+            return Refused(say(self.catalog, "flow_full_ahead", days=LOOK_AHEAD_DAYS, **asked), again="date")
+        free_when = say(self.catalog, "booked_when", day=day_words(free.date()), time=f"{free:%H:%M}")
+        return Refused(
+            say(self.catalog, "flow_full", free=free_when, **asked), again="time" if free.date() == starts.date() else "date"
+        )
+
+    def _book(self, flow: Flow, slots: dict[str, Any], booking: Booking, before: dt.timedelta, changing: bool) -> Made | Refused:
+        """The `book` action: the booking's hour taken (or, `changing`, moved), confirmed to the
+        phone, and its reminder."""
+        assert flow.schedule is not None, "a book flow has a schedule (checked at start-up)"
+        full = self._hour(flow, slots, booking.id)
+        if full:
+            return full
         option = self.engine.option(flow, slots, flow.schedule.hours_of)
         where = option.confirm.format(**{k: v for k, v in slots.items() if v}) if option and option.confirm else ""
         when = say(self.catalog, "booked_when", day=day_words(booking.starts_at.date()), time=f"{booking.starts_at:%H:%M}")
@@ -226,12 +298,17 @@ class BookingDesk:
             "phone": masked(booking.phone),
         }
         reply, message = ("booked_changed", "booked_changed_message") if changing else ("booked", "booked_message")
-        self.notifier.send(booking.phone, say(self.catalog, message, **facts), "confirmation")
+        ahead = ahead_words(self.catalog, before)
+        try:
+            self.notifier.send(booking.phone, say(self.catalog, message, **facts), "confirmation")
+            sent = say(self.catalog, f"{reply}_sent", ahead=ahead, **facts)
+        except MessagesCapped:  # booked all the same: the code to this number was just typed
+            sent = say(self.catalog, "booked_capped", ahead=ahead, **facts)
         self.reminders.cancel(booking.id)  # a changed booking's reminder moves with it
         self.reminders.schedule(
             booking.id, booking.phone, say(self.catalog, "booked_reminder", **facts), booking.starts_at - before
         )
-        return Made(booking, say(self.catalog, reply, ahead=ahead_words(self.catalog, before), **facts))
+        return Made(booking, say(self.catalog, reply, ahead=ahead, sent=sent, **facts))
 
     def _item(self, flow: Flow, slots: dict[str, Any]) -> Product:
         product = self.catalog.product(next(slots[s.slot] for s in flow.slots() if s.kind == "item"))
@@ -239,8 +316,31 @@ class BookingDesk:
         return product
 
     @staticmethod
-    def _phone(flow: Flow, slots: dict[str, Any]) -> str:
-        return str(next(slots[s.slot] for s in flow.slots() if s.kind == "phone"))
+    def _phone_slot(flow: Flow) -> str:
+        return next(s.slot for s in flow.slots() if s.kind == "phone")
+
+    def _phone(self, flow: Flow, slots: dict[str, Any]) -> str:
+        return str(slots[self._phone_slot(flow)])
+
+
+def _hour_of(moment: dt.datetime) -> str:
+    """The hour a booking takes, as the bookings store counts them: "2026-11-24T17"."""
+    return f"{moment:%Y-%m-%dT%H}"
+
+
+def _next_free(option: Option, capacity: int, taken: dict[str, int], after: dt.datetime) -> dt.datetime | None:
+    """The start of the first hour after `after`'s within LOOK_AHEAD_DAYS that the option is
+    open in (from its opening, if that falls inside the hour) and that has room."""
+    hour = after.replace(minute=0, second=0, microsecond=0)
+    for _ in range(LOOK_AHEAD_DAYS * 24):
+        hour += dt.timedelta(hours=1)
+        opens, closes = option.hours.get(WEEKDAYS[hour.weekday()], (None, None)) if option.hours else (dt.time(0), dt.time.max)
+        if opens is None or closes is None:
+            continue
+        start = max(hour, hour.replace(hour=opens.hour, minute=opens.minute))
+        if start.hour == hour.hour and start.time() < closes and taken.get(_hour_of(start), 0) < capacity:
+            return start
+    return None
 
 
 def ahead_words(catalog: Catalog, before: dt.timedelta) -> str:

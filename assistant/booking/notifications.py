@@ -2,12 +2,14 @@
 
 The log sender is the default and masks every code and number; the outbox sender writes
 JSON lines that tests and demos read codes from; the webhook sender posts to an HTTP hook
-(a Slack incoming webhook accepts exactly its body).
+(a Slack incoming webhook accepts exactly its body). Whichever it is, every message passes the
+cap per number on its way (`CappedNotifier`), so no phone is flooded whoever asks.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import http.client
 import json
 import logging
@@ -22,6 +24,7 @@ from flask import Flask
 
 from assistant.dialogue.goals import masked
 from assistant.infra.config import SETTINGS
+from assistant.infra.counters import RateCounters, shared_counters
 from assistant.infra.extensions import Slot
 from assistant.pack.model import Business
 
@@ -32,6 +35,10 @@ PHONE_LIKE = re.compile(r"(?<![\d+])\+?\d[\d -]{6,17}\d(?!\d)")  # then e164() s
 
 class NotifyError(RuntimeError):
     """A message could not be handed to its channel."""
+
+
+class MessagesCapped(NotifyError):
+    """The number has had as many messages as it may for now: nothing was sent."""
 
 
 class Notifier(Protocol):
@@ -95,6 +102,25 @@ class WebhookNotifier:
             raise NotifyError(f"webhook failed: {error}") from error
 
 
+class CappedNotifier:
+    """Counts every message to a number, of any kind, in windows of an hour and of a day shared
+    by all workers, and refuses one over either cap before the channel sees it: codes asked for
+    from fresh sessions, confirmations and reminders all come out of the same allowance."""
+
+    def __init__(self, channel: Notifier, counters: RateCounters, per_hour: int, per_day: int):
+        self.channel = channel
+        self.counters = counters
+        self.caps = [(window_s, cap) for window_s, cap in ((3600, per_hour), (86400, per_day)) if cap]  # 0: no cap
+
+    def send(self, to: str, text: str, kind: str) -> None:
+        number = hashlib.sha256(to.encode()).hexdigest()[:24]  # no phone number in the store as written
+        for window_s, cap in self.caps:
+            count, _ = self.counters.hit(f"number:{number}:{window_s}", window_s)
+            if count > cap:
+                raise MessagesCapped(f"{kind} to {masked(to)} refused: over {cap} messages in {window_s} s")
+        self.channel.send(to, text, kind)
+
+
 def build_notifier(outbox: str | Path | None, webhook_url: str | None) -> Notifier:
     if webhook_url:
         return WebhookNotifier(webhook_url)
@@ -107,6 +133,9 @@ NOTIFIER: Slot[Notifier] = Slot("notifier")
 
 
 def init_app(app: Flask) -> None:
-    """The channel NOTIFY_WEBHOOK_URL or NOTIFY_OUTBOX names, else the log."""
+    """The channel NOTIFY_WEBHOOK_URL or NOTIFY_OUTBOX names, else the log, behind the caps of
+    MESSAGES_PER_NUMBER_HOUR and MESSAGES_PER_NUMBER_DAY."""
     settings = SETTINGS.get(app)
-    NOTIFIER.put(app, build_notifier(settings.notify_outbox, settings.notify_webhook_url))
+    channel = build_notifier(settings.notify_outbox, settings.notify_webhook_url)
+    capped = CappedNotifier(channel, shared_counters(app), settings.messages_per_number_hour, settings.messages_per_number_day)
+    NOTIFIER.put(app, capped)

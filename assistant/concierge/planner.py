@@ -7,26 +7,35 @@ take the seed's fallbacks: no restaurant found suggests other localities; a full
 takes the earliest alternate and says so; a failed message is retried once; a reminder in the
 past asks for a valid time. Plans live in SQLite and are locked per user, so concurrent
 requests never mix users' state.
+
+A guest's number is confirmed with a one-time code (the booking desk's) before anything but the
+code is sent to it: their table is held only as long as the code lives, and kept once the code
+is typed. A registered member, known by a verified token, is not asked. An instruction retried
+as it was said, once it has reserved a table, gets the same answer again, not a second table.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import logging
 import re
+import secrets
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
+from assistant.booking.codes import CODE_LIKE, CODE_TTL, BookingStore, redact_codes
 from assistant.booking.desk import Refused
 from assistant.booking.notifications import PHONE_LIKE, e164
-from assistant.concierge.services import INDIAN, in_locality, is_open, serves
+from assistant.concierge.services import INDIAN, TOO_MANY, in_locality, is_open, serves
 from assistant.concierge.tables import Notification, NotSent, Reminder, Reservation, Table, Tables, day_of
 from assistant.dialogue.flows import FlowEngine, Said
+from assistant.dialogue.goals import masked
 from assistant.dialogue.sessions import SessionLocks
 from assistant.infra.sqlite import SharedSQLite
 from assistant.language import blank, phrases
@@ -53,6 +62,7 @@ FROM_SCHEMA = {
 class Plan(BaseModel):
     """One user's request in progress: what is known, what each step returned, what was asked."""
 
+    id: str = Field(default_factory=lambda: secrets.token_hex(8))  # names its one-time code
     slots: dict[str, Any] = {}
     restaurant: dict[str, Any] | None = None
     reservation: Reservation | None = None
@@ -61,6 +71,11 @@ class Plan(BaseModel):
     notes: list[str] = []
     asking: str | None = None
     done: bool = False
+    code_to: str | None = None  # the number a code went to and is awaited from
+    confirmed: str | None = None  # the number the code confirmed
+    first_said: str | None = None  # the instruction that opened the plan, and the last one, as read (`_retried`)
+    last_said: str | None = None
+    answer: dict[str, Any] | None = None  # the answer that finished it
 
     def booked(self) -> tuple[Table, Reservation]:
         """The table and its reservation, which every step after reserving needs."""
@@ -98,33 +113,50 @@ class Concierge:
         self._plans = SharedSQLite(
             plans_db, "CREATE TABLE IF NOT EXISTS concierge_plans (user_id TEXT PRIMARY KEY, body TEXT NOT NULL)"
         )
+        self.codes = BookingStore(plans_db)  # the booking desk's one-time codes
         self.reader = reader
         self.engine = FlowEngine(catalog)
         self.flow = self.setup.flow
         self._channels = {name: phrases(said) for name, said in self.setup.channels.items()}
         self._booking = phrases(catalog.vocabulary.intents.get("booking", []))
 
-    def handle(self, user_id: str, instruction: str) -> dict[str, Any]:
-        with self.locks.lock(f"concierge:{user_id}"):
-            row = self._plans.one("SELECT body FROM concierge_plans WHERE user_id=?", (user_id,))
+    def handle(self, user_id: str, instruction: str, *, member: bool = False) -> dict[str, Any]:
+        """One instruction of `user_id`'s plan. `member`: the id comes from a verified token, so the
+        registered member's name and phone are used. A guest's id only names their own plan, kept
+        apart from any member's, so knowing a member's id reaches neither their data nor their plan.
+        The instruction that opened the plan, or the last one, sent again (a client's retry) goes on
+        with the same plan, and once that plan has its table gets the same answer."""
+        key = f"{'member' if member else 'guest'}:{user_id}"
+        with self.locks.lock(f"concierge:{key}"):
+            row = self._plans.one("SELECT body FROM concierge_plans WHERE user_id=?", (key,))
             plan = Plan.model_validate_json(row[0]) if row else Plan()
             now = self.clock().astimezone(self.zone)
             said = self.read(instruction, now, plan)
-            if plan.done or self._new_request(instruction, said):  # who the customer is carries over
-                plan = Plan(slots={key: plan.slots[key] for key in ("name", "phone") if plan.slots.get(key)})
-            answer = self._advance(plan, user_id, said, now)
-            self._plans.write("INSERT OR REPLACE INTO concierge_plans VALUES (?, ?)", (user_id, plan.model_dump_json()))
+            retried = _retried(instruction, said)
+            again = retried in (plan.first_said, plan.last_said)  # sent again: the same request, not a new one
+            if again and plan.done and plan.reservation is not None and plan.answer is not None:
+                return plan.answer  # its table, not a second one
+            if plan.done or (not again and self._new_request(instruction, said)):  # who the customer is carries over
+                plan = Plan(slots={who: plan.slots[who] for who in ("name", "phone") if plan.slots.get(who)})
+            known = self.members.get(user_id, {}) if member else None
+            answer = self._advance(plan, key, known, instruction, said, now)
+            plan.first_said, plan.last_said = plan.first_said or retried, retried
+            if plan.done:
+                plan.answer = answer
+            self._plans.write("INSERT OR REPLACE INTO concierge_plans VALUES (?, ?)", (key, plan.model_dump_json()))
             return answer
 
-    def _advance(self, plan: Plan, user_id: str, said: dict[str, Any], now: dt.datetime) -> dict[str, Any]:
+    def _advance(
+        self, plan: Plan, key: str, known: dict[str, str] | None, instruction: str, said: dict[str, Any], now: dt.datetime
+    ) -> dict[str, Any]:
         """Take in what the instruction said, then run the plan's next steps as far as they go:
-        the answer, a question, or an error. A changed search detail means searching again."""
+        the answer, a question, or an error. A changed search detail means searching again.
+        `known`: a member's name and phone; None: a guest, whose number a code confirms."""
         if plan.reservation is None and any(plan.slots.get(k) not in (None, v) for k, v in said.items() if k in SEARCH):
             plan.restaurant = None
         plan.slots.update(said)
-        known = self.members.get(user_id, {})
         for field in ("name", "phone"):
-            plan.slots[field] = plan.slots.get(field) or known.get(field)
+            plan.slots[field] = plan.slots.get(field) or (known or {}).get(field)
         for slot in self.flow.slots():  # a table for 25: asked again, in the pack's words
             why = self.engine.refused(slot, plan.slots.get(slot.slot))
             if why:
@@ -143,16 +175,26 @@ class Concierge:
         who = self.engine.missing(self.flow, plan.slots)
         if who:  # asked once a table is found
             return self._ask(plan, who)
+        guest = known is None and plan.confirmed != plan.slots["phone"]
         if plan.reservation is None:
-            failed = self._reserve(plan)
+            failed = self._reserve(plan, now, now + CODE_TTL if guest else None)
             if failed:
                 return failed
+        if guest:
+            asked = self._confirm_number(plan, key, instruction, now)
+            if asked:
+                return asked
+            if not self.tables.keep(plan.booked()[1], now):  # held past its time: reserved again
+                plan.reservation = None
+                failed = self._reserve(plan, now)
+                if failed:
+                    return failed
         if plan.notification is None:
             failed = self._notify(plan)
             if failed:
                 return failed
         if plan.slots.get("remind") and plan.reminder is None:
-            asked = self._remind(plan, user_id, now)
+            asked = self._remind(plan, key, now)
             if asked:
                 return asked
         plan.done, plan.asking = True, None
@@ -232,8 +274,59 @@ class Concierge:
         plan.restaurant = {key: choices[0][key] for key in ("id", "name", "address", "rating")}
         return {}
 
-    def _reserve(self, plan: Plan) -> dict[str, Any] | None:
-        held = self.tables.hold(plan.table())
+    def _confirm_number(self, plan: Plan, key: str, instruction: str, now: dt.datetime) -> dict[str, Any] | None:
+        """A guest's number confirmed by the code sent to it (None once it is); until then, the
+        code sent (again when asked, or to a number given anew) and asked for."""
+        phone, goal = plan.slots["phone"], f"concierge:{key}:{plan.id}"
+        typed = CODE_LIKE.search(instruction)
+        if plan.code_to == phone and typed:
+            checked = self.codes.check_code(goal, typed.group(1), now)
+            if checked == "ok":
+                plan.confirmed, plan.code_to = phone, None
+                return None
+            again = "code_again" if checked == "wrong" else "code_resend"  # expired, locked or gone: only a new code helps
+            return self._ask_code(plan, f"{say(self.catalog, f'code_{checked}')} {say(self.catalog, again)}")
+        if plan.code_to == phone and not self.languages.asks_again(instruction):
+            return self._ask_code(plan, say(self.catalog, "code_type_it"))
+        if plan.code_to and plan.code_to != phone:  # the old number's code stops working, and it is told
+            self.codes.withdraw_code(goal)
+            notice = say(self.catalog, "code_number_changed", subject=self.flow.subject, phone=masked(phone))
+            self.services.send_message(plan.code_to, notice, "notice")
+        plan.code_to = None
+        code = self.codes.issue_code(goal, now)
+        if code is None:
+            plan.done = True
+            return {"error": "verification_failed", "details": say(self.catalog, "code_too_many")}
+        sent = self.services.send_message(phone, say(self.catalog, "code_message", code=code), "otp")
+        if sent.get("status") != "sent":
+            self.codes.withdraw_code(goal)  # never sent: it must not work
+            log.warning("code not sent: %s", sent.get("error_message"))
+            why = "code_capped" if sent.get("error") == TOO_MANY else "concierge_code_not_sent"
+            return {"error": "code_not_sent", "details": say(self.catalog, why, phone=masked(phone))}
+        plan.code_to = phone
+        table, reservation = plan.booked()
+        held = say(
+            self.catalog,
+            "concierge_code_sent",
+            guests=table.guests,
+            place=self._place(plan),
+            day=day_of(reservation.date),
+            time=reservation.time,
+            minutes=int(CODE_TTL.total_seconds() // 60),
+            phone=masked(phone),
+        )
+        return self._ask_code(plan, " ".join([*plan.notes, held]))
+
+    def _ask_code(self, plan: Plan, text: str) -> dict[str, Any]:
+        plan.asking = "code"
+        return {"ask_user": text}
+
+    def _place(self, plan: Plan) -> str:
+        assert plan.restaurant is not None, "a table is held at the restaurant the search chose"
+        return str(plan.restaurant["name"])
+
+    def _reserve(self, plan: Plan, now: dt.datetime, until: dt.datetime | None = None) -> dict[str, Any] | None:
+        held = self.tables.hold(plan.table(), now, until=until)
         if isinstance(held, Refused):
             plan.done = True
             return {"error": "reservation_failed", "details": held.why}
@@ -315,6 +408,13 @@ class Concierge:
 
     def _cuisine_words(self, cuisine: str) -> str:
         return "Indian" if cuisine == INDIAN else self.catalog.pack.attributes["cuisines"].words(cuisine)
+
+
+def _retried(instruction: str, said: dict[str, Any]) -> str:
+    """What makes an instruction the same one again: its words (any code in it masked, so none
+    is kept) and what they meant when said, so "tomorrow" said another day is another request."""
+    words = " ".join(redact_codes(instruction).casefold().split())
+    return hashlib.sha256(json.dumps([words, said], sort_keys=True, default=str).encode()).hexdigest()
 
 
 def _locality_names(place: str) -> list[str]:

@@ -4,8 +4,10 @@ They answer the way the external services the seed describes do, failures includ
 concierge's fallbacks are exercised for real: search returns up to 5 matches or none; a table
 can be fully booked (the pack's simulated calendar, or every table taken by earlier
 reservations), answered with alternate slots; the message gateway can be down (the notifier
-raises); a reminder in the past is refused. Reservations live in SQLite, so capacity holds
-across workers and restarts.
+raises, or refuses a number that has had too many messages); a reminder in the past is refused.
+Reservations live in SQLite, so capacity holds across workers and restarts. A reservation made
+`until` a time is held only that long unless kept (a guest's, while their number is confirmed):
+once it lapses, its table is free again.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from assistant.booking.notifications import Notifier, NotifyError
+from assistant.booking.notifications import MessagesCapped, Notifier, NotifyError
 from assistant.booking.reminders import ReminderStore
 from assistant.infra.sqlite import SharedSQLite
 from assistant.pack.flows import WEEKDAYS
@@ -28,6 +30,7 @@ INDIAN = "indian"  # any Indian cuisine, as in "an Indian restaurant"
 NON_INDIAN = {"chinese", "italian", "continental", "cafe"}
 MAX_GUESTS = 20  # the reservation service's limit; the pack's flows ask within it
 _COUNTS = "SELECT time, COUNT(*) FROM reservations WHERE restaurant_id=? AND date=? AND id!=? GROUP BY time"
+TOO_MANY = "too_many_messages"  # send_message's error for a number over its cap
 
 
 class ConciergeServices:
@@ -47,7 +50,8 @@ class ConciergeServices:
             bookings_db,
             """CREATE TABLE IF NOT EXISTS reservations (
             id TEXT PRIMARY KEY, restaurant_id TEXT NOT NULL, date TEXT NOT NULL, time TEXT NOT NULL,
-            guests INTEGER NOT NULL, name TEXT NOT NULL, phone TEXT NOT NULL, table_number TEXT NOT NULL)""",
+            guests INTEGER NOT NULL, name TEXT NOT NULL, phone TEXT NOT NULL, table_number TEXT NOT NULL);
+            CREATE TABLE IF NOT EXISTS held_until (reservation_id TEXT PRIMARY KEY, expires_at TEXT NOT NULL);""",
         )
 
     def search_restaurant(self, city: str, locality: str, cuisine: str, date: str, time: str, today: dt.date) -> dict[str, Any]:
@@ -64,15 +68,26 @@ class ConciergeServices:
         return {"restaurants": [self._summary(r, date, time) for r in found[:MAX_RESULTS]]}
 
     def reserve_table(
-        self, restaurant_id: str, date: str, time: str, guests: int, user_name: str, user_phone: str
+        self,
+        restaurant_id: str,
+        date: str,
+        time: str,
+        guests: int,
+        user_name: str,
+        user_phone: str,
+        *,
+        now: dt.datetime,
+        until: dt.datetime | None = None,
     ) -> dict[str, Any]:
-        """A table, or "no_availability" with the free half-hour slots nearest the one asked for."""
+        """A table, or "no_availability" with the free half-hour slots nearest the one asked for;
+        `until`: held only till then unless kept (`keep_table`)."""
         restaurant = self.catalog.product(restaurant_id)
         if restaurant is None:
             return {"status": "invalid_restaurant", "error_message": f"No restaurant {restaurant_id}."}
         if not 1 <= guests <= MAX_GUESTS or not user_name.strip() or not user_phone.startswith("+"):
             return {"error": "invalid_request", "details": f"guests must be 1-{MAX_GUESTS}, with a name and an E.164 phone"}
         with self._db.transaction() as db:  # the count and the insert are one step: no double booking
+            _release_lapsed(db, now)
             held = self._hold(db, restaurant, date, time, moving="")
             if "table_number" not in held:
                 return held
@@ -81,14 +96,25 @@ class ConciergeServices:
                 "INSERT INTO reservations VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (reservation_id, restaurant.id, date, time, guests, user_name, user_phone, held["table_number"]),
             )
+            if until is not None:
+                db.execute("INSERT INTO held_until VALUES (?, ?)", (reservation_id, _utc(until)))
         return {"reservation_id": reservation_id, **held}
 
-    def move_table(self, reservation_id: str, date: str, time: str, guests: int) -> dict[str, Any]:
+    def keep_table(self, reservation_id: str, now: dt.datetime) -> bool:
+        """The reservation kept for good; False when it was held until a time that has passed
+        (its table is free again, and it is gone)."""
+        with self._db.transaction() as db:
+            _release_lapsed(db, now)
+            db.execute("DELETE FROM held_until WHERE reservation_id=?", (reservation_id,))
+            return db.execute("SELECT 1 FROM reservations WHERE id=?", (reservation_id,)).fetchone() is not None
+
+    def move_table(self, reservation_id: str, date: str, time: str, guests: int, *, now: dt.datetime) -> dict[str, Any]:
         """The same reservation at another day, time or head count, answered as `reserve_table`
         answers; a move that finds no table leaves the reservation as it was."""
         if not 1 <= guests <= MAX_GUESTS:
             return {"error": "invalid_request", "details": f"guests must be 1-{MAX_GUESTS}"}
         with self._db.transaction() as db:
+            _release_lapsed(db, now)
             row = db.execute("SELECT restaurant_id FROM reservations WHERE id=?", (reservation_id,)).fetchone()
             restaurant = self.catalog.product(row[0]) if row else None
             if restaurant is None:
@@ -129,6 +155,8 @@ class ConciergeServices:
             return {"status": "failed", "error_message": "Message longer than 500 characters."}
         try:
             self.notifier.send(phone_number, message_text, channel)
+        except MessagesCapped as error:
+            return {"status": "failed", "error": TOO_MANY, "error_message": str(error)}
         except NotifyError as error:
             return {"status": "failed", "error": "service_unavailable", "error_message": str(error)}
         return {"message_id": "msg_" + secrets.token_hex(5), "status": "sent"}
@@ -176,6 +204,18 @@ class ConciergeServices:
                     break
                 moment += step * SLOT
         return sorted(found)
+
+
+def _utc(moment: dt.datetime) -> str:
+    """UTC ISO text, so that times compare correctly as strings in SQL."""
+    return moment.astimezone(dt.UTC).isoformat()
+
+
+def _release_lapsed(db: sqlite3.Connection, now: dt.datetime) -> None:
+    """Reservations held until a time now past give up their tables, inside the caller's transaction."""
+    lapsed = "SELECT reservation_id FROM held_until WHERE expires_at <= ?"
+    db.execute(f"DELETE FROM reservations WHERE id IN ({lapsed})", (_utc(now),))
+    db.execute("DELETE FROM held_until WHERE expires_at <= ?", (_utc(now),))
 
 
 def in_locality(restaurant: Product, locality: str) -> bool:

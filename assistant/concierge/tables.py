@@ -5,8 +5,10 @@ The concierge's plan runs the steps one at a time, since each can fail apart (th
 gateway down, a reminder already past) and the plan goes on from there; the chat's booking desk
 runs them together (`reserve`), and moves a table it booked the same way. Either way a fully
 booked time takes the earliest free one near it and says so, a closed hour is asked again, the
-confirmation goes out with one retry, the reservation's reminder replaces any earlier one, and
-every sentence is the pack's. What the reservation service says about a refusal is for the log.
+confirmation goes out with one retry (none for a number that has had too many messages), the
+reservation's reminder replaces any earlier one, and every sentence is the pack's. What the
+reservation service says about a refusal is for the log. A table may be held only until a time
+(while a guest's number is confirmed), then kept.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from pydantic import BaseModel
 
 from assistant.booking.codes import Booking
 from assistant.booking.desk import Made, Refused, ahead_words
-from assistant.concierge.services import MAX_GUESTS, ConciergeServices, is_open
+from assistant.concierge.services import MAX_GUESTS, TOO_MANY, ConciergeServices, is_open
 from assistant.dialogue.goals import masked
 from assistant.pack.model import Catalog, DataError, Product
 from assistant.pack.texts import say
@@ -97,9 +99,10 @@ class Tables:
         if wider:  # the flow would take a head count the service refuses
             raise DataError(f"{', '.join(wider)}: a head count needs a range within the reservation service's 1-{MAX_GUESTS}")
 
-    def hold(self, table: Table, moving: str | None = None) -> Held | Refused:
+    def hold(self, table: Table, now: dt.datetime, moving: str | None = None, until: dt.datetime | None = None) -> Held | Refused:
         """The table as asked for, or at the earliest free time near it (noted); `moving`: the
-        reservation to move there rather than make a new one (if nothing is free, it stays)."""
+        reservation to move there rather than make a new one (if nothing is free, it stays);
+        `until`: held only till then unless kept."""
         restaurant = self._restaurant(table)
         if not is_open(restaurant, table.time):
             why = say(
@@ -113,8 +116,10 @@ class Tables:
 
         def at(time: str) -> dict[str, Any]:
             if moving:
-                return self.services.move_table(moving, table.date, time, table.guests)
-            return self.services.reserve_table(table.restaurant_id, table.date, time, table.guests, table.name, table.phone)
+                return self.services.move_table(moving, table.date, time, table.guests, now=now)
+            return self.services.reserve_table(
+                table.restaurant_id, table.date, time, table.guests, table.name, table.phone, now=now, until=until
+            )
 
         time, answer, notes = table.time, at(table.time), []
         if answer.get("status") == "no_availability" and answer.get("alternate_slots"):
@@ -132,6 +137,10 @@ class Tables:
                 say(self.catalog, "concierge_full", place=restaurant.name, day=day_of(table.date), time=time), again="time"
             )
         return Refused(say(self.catalog, "concierge_not_booked"))
+
+    def keep(self, reservation: Reservation, now: dt.datetime) -> bool:
+        """A held table kept for good; False when its time ran out (the table may be gone)."""
+        return self.services.keep_table(reservation.reservation_id, now)
 
     def confirm(self, table: Table, reservation: Reservation, channel: Channel, moved: bool = False) -> Notification | NotSent:
         """The confirmation (of a move, when `moved`) on the customer's channel, retried once."""
@@ -151,6 +160,10 @@ class Tables:
             sent = self.services.send_message(table.phone, text, channel)
             if sent.get("status") == "sent":
                 return Notification(message_id=sent["message_id"])
+            if sent.get("error") == TOO_MANY:  # retrying would only count against the number again
+                log.warning("confirmation not sent: %s", sent.get("error_message"))
+                why = say(self.catalog, "concierge_capped", reservation=reservation.reservation_id, phone=masked(table.phone))
+                return NotSent(why)
         log.warning("confirmation not sent: %s", sent.get("error_message"))
         return NotSent(say(self.catalog, "concierge_not_sent", reservation=reservation.reservation_id, channel=channel))
 
@@ -176,7 +189,7 @@ class Tables:
             name=booking.name,
             phone=booking.phone,
         )
-        held = self.hold(table, moving=booking.id if changing else None)
+        held = self.hold(table, now, moving=booking.id if changing else None)
         if isinstance(held, Refused):
             return held
         reservation, starts = held.reservation, held.reservation.starts(self.zone)  # perhaps another time than asked

@@ -14,6 +14,10 @@ from assistant.pack.model import FactValue, FilterValue
 Pending = str  # "clarify_product", or the name of the customer fact the pack's question asked for
 
 
+class NotYourSession(PermissionError):
+    """The session belongs to a signed-in customer other than the caller."""
+
+
 class Wishes(BaseModel):
     """What a message answered with a clarifying question asked for, taken back with the answer."""
 
@@ -43,6 +47,7 @@ class Turn(BaseModel):
 class SessionState(BaseModel):
     session_id: str
     version: int = 0
+    customer_id: str | None = None  # the signed-in customer it belongs to, from their token; None: a guest's
     filters: dict[str, FilterValue] = {}
     product_ids: list[str] = []
     shown: list[str] = []  # the items the last reply that showed any showed, in order: what "the second one" means
@@ -66,6 +71,12 @@ class SessionState(BaseModel):
     def _told_only(cls, profile: dict[str, Any]) -> dict[str, Any]:
         """A fact not told is absent (sessions saved before facts were pack data hold None for it)."""
         return {name: value for name, value in profile.items() if value is not None}
+
+    def claim(self, customer_id: str | None) -> None:
+        """A signed-in customer's session is theirs alone; a guest's becomes theirs when they sign in."""
+        if self.customer_id is not None and customer_id != self.customer_id:
+            raise NotYourSession(self.session_id)
+        self.customer_id = customer_id or self.customer_id
 
     def has_products(self) -> bool:
         return bool(self.product_ids)

@@ -6,13 +6,14 @@ every component then reads the app's one `Settings` (`SETTINGS.get(app)`).
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from flask import Flask
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from assistant.infra.extensions import Slot
@@ -41,6 +42,12 @@ class Settings(BaseSettings):
         default=None, pattern=r"^(redis|rediss|unix)://", description="redis://host:6379/0 to share sessions across machines"
     )
     session_ttl_s: float = Field(default=7 * 24 * 3600, gt=0, description="idle time after which a session expires")
+    replay_ttl_s: float = Field(
+        default=24 * 3600, gt=0, description="how long a retried message (same X-Request-ID) gets its stored answer"
+    )
+    sqlite_busy_timeout_s: float = Field(
+        default=5, gt=0, description="how long a write waits for another's lock before answering 503"
+    )
     bookings_db: Path | None = Field(
         default=None, description="SQLite file for bookings, codes and reminders; default: beside session_db"
     )
@@ -67,10 +74,42 @@ class Settings(BaseSettings):
     threads: int = Field(default=4, ge=1, description="threads per gunicorn worker")
     client_rate_per_min: int = Field(default=120, ge=0, description="chat messages per client address a minute; 0: no limit")
     session_rate_per_min: int = Field(default=30, ge=0, description="chat messages per session a minute; 0: no limit")
+    messages_per_number_hour: int = Field(
+        default=5, ge=0, description="codes, confirmations and reminders to one phone number an hour; 0: no limit"
+    )
+    messages_per_number_day: int = Field(default=10, ge=0, description="the same a day; 0: no limit")
     proxy_count: int = Field(default=0, ge=0, le=5, description="trusted proxies in front (X-Forwarded-For hops)")
+    forwarded_allow_ips: str | None = Field(
+        default=None,
+        description="the proxies' addresses or networks, comma-separated, as gunicorn reads them: "
+        "X-Forwarded-For is believed only from these peers",
+    )
+    # Identity (issue 16): customers' tokens from the business's login, operators' API keys.
+    auth_jwt_secret: SecretStr | None = Field(
+        default=None, min_length=32, description="HS256: the secret the login signs customers' tokens with (RFC 7518: 32+ bytes)"
+    )
+    auth_jwt_public_key: str | None = Field(
+        default=None, description="RS256: the login's public key, as PEM text or a PEM file's path (wins over the secret)"
+    )
+    auth_jwt_issuer: str | None = Field(default=None, description="the `iss` every token must carry, if set")
+    auth_jwt_audience: str | None = Field(default=None, description="the `aud` every token must carry, if set")
+    operator_api_keys: list[SecretStr] = Field(default=[], description="keys operators send in X-API-Key (a JSON list)")
     log_level: str = Field(default="INFO", pattern=r"^(DEBUG|INFO|WARNING|ERROR)$")
     host: str = "127.0.0.1"
     port: int = 5000
+
+    @model_validator(mode="after")
+    def _proxies_named(self) -> Settings:
+        """PROXY_COUNT takes the client's address from X-Forwarded-For, which any client can write:
+        so only when the proxies are named, and never as '*' or a network of every address."""
+        named = [entry.strip() for entry in (self.forwarded_allow_ips or "").split(",") if entry.strip()]
+        networks = [ipaddress.ip_network(entry, strict=False) for entry in named if entry != "*"]
+        if self.proxy_count and (not named or "*" in named or any(network.prefixlen == 0 for network in networks)):
+            raise ValueError(
+                f"PROXY_COUNT={self.proxy_count} believes X-Forwarded-For, which any client can write: "
+                "set FORWARDED_ALLOW_IPS to the proxies' addresses (not '*')"
+            )
+        return self
 
     @property
     def pack_dir(self) -> Path:

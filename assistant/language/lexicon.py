@@ -64,6 +64,38 @@ class CountedHours(_Strict):
     before: dict[Annotated[int, Field(ge=0, le=23)], Words] = {}  # said before it: ตี
 
 
+class GuardWords(_Strict):
+    """Words the prompt-injection guard reads (assistant/understanding/guard.py): how customers
+    and attackers say that the assistant should drop its instructions, show them, take on another
+    role, or that a price is now nothing. "Between" words may stand between the parts of each.
+    Question words are read in the pack's own languages only, the ones its customers ask in."""
+
+    drop: Words = []  # dropping what it was told: "ignore", "bhool jao", ভুলে যাও, ลืม, "(rules) are void"
+    told: Words = []  # what it was told: "instructions", "rules", nirdesh, নির্দেশ, คำสั่ง
+    between: Words = []  # words that may stand between those: "all", "previous", "your", sab, আগের, ทั้งหมด
+    inner: Words = []  # what only the assistant has, suspect with "your" alone: "prompt", "backstory", প্রম্পট
+    secret: Words = []  # marking them as its own, before or after: "system", "hidden", "initial", ระบบ
+    yours: Words = []  # "your", before or after: apna, তোমার, ของคุณ
+    reveal: Words = []  # asking to be shown, before or after: "show", "print", batao, দেখাও, แสดง
+    given: Words = []  # what it was told, said of it, before or after: "(the rules) you were given", তোমাকে দেওয়া
+    asked: Words = []  # asking outright what it was told: "what were you told", "the text above"
+    become: Words = []  # taking on a role, said before or after it: "pretend to be", "you are now", ban jao
+    roles: Words = []  # roles with power or no limits: "admin", "manager", "DAN", "unrestricted", ผู้จัดการ
+    modes: Words = []  # names of jailbreaks, refused outside questions: "developer mode", "jailbreak"
+    speakers: Words = []  # a chat transcript's roles, faked as "system:" or "<system>"
+    prices: Words = []  # what a price is called: "fee", "price", "interest rate", দাম, कीमत, ราคา
+    change: Words = []  # telling a price to change, said before it: "set", "lower", เปลี่ยน
+    to: Words = []  # between a price and its new value: "to", "at", เป็น, เหลือ
+    made: Words = []  # telling a price to change, said after its new value: "kar do", করে দাও
+    lower: Words = []  # a value that is only "less", said before `made`: kam, কম
+    nothing: Words = []  # a value of nothing (like 0 and 1 in digits): "zero", "free", শূন্য, ฟรี
+    changed: Words = []  # saying a price has changed: "is now", "has been set", "new", এখন, ตอนนี้
+    every: Words = []  # every item: "all", "every", সব, ทุก
+    being: Words = []  # between an item and what it is: "is", "are", hai, เป็น
+    questions: Words = []  # making a sentence a question wherever they stand: kya, কি, ไหม
+    asking: Words = []  # starting a question: "is", "what", "can"
+
+
 class Language(_Strict):
     """One language file. Words are matched whole (unless the language runs them together) and
     regardless of case; a phrase's spaces match any run of spaces."""
@@ -124,6 +156,7 @@ class Language(_Strict):
     pointers: PointerWords = PointerWords()
     drop: Words = []  # before a filter's name, taking it back: "forget the", "any", "no"
     dropped: Words = []  # after a filter's name, taking it back: "doesn't matter", "koi bhi chalega"
+    guard: GuardWords = GuardWords()
 
     @field_validator("digits")
     @classmethod

@@ -39,6 +39,9 @@ class Option(_Strict):
     says_unplaced: str | None = None  # the same before the slots it names are known
     confirm: str | None = None  # the confirmation's line: "See you at our {branch} branch"
     hours: dict[Weekday, tuple[dt.time, dt.time]] = {}  # when it can be booked; none: any time
+    # bookings that may start in the same hour (per value of the slots asked only for it: per
+    # branch); none: no limit. Only the schedule's `hours_of` options have one.
+    capacity: int | None = Field(default=None, ge=1)
 
 
 class Slot(_Strict):
@@ -125,6 +128,10 @@ class Flow(_Strict):
             raise ValueError("confirm: code needs a phone slot to send the code to")
         if self.schedule and not {self.schedule.date, self.schedule.time} <= set(names):
             raise ValueError("schedule names slots the flow does not collect")
+        hours_of = self.schedule.hours_of if self.schedule and self.action == "book" else None
+        capped = [s.slot for s in self.slots() if s.slot != hours_of and any(o.capacity for o in s.options.values())]
+        if capped:
+            raise ValueError(f"slots {capped}: a capacity is for the options of a book flow's schedule.hours_of slot")
         if self.action == "book" and not (self.schedule and any(s.kind == "item" for s in self.slots())):
             raise ValueError("a book action needs an item slot and a schedule")
         lacking = sorted(set(RESERVES_WITH) - {s.kind for s in self.slots()})

@@ -18,9 +18,13 @@ from flask.typing import ResponseReturnValue
 
 from assistant.dialogue.preferences import PreferenceStore
 from assistant.dialogue.sessions import STORE, SessionBusy, VersionConflict
+from assistant.dialogue.state import NotYourSession
+from assistant.infra.config import bookings_file
+from assistant.infra.sqlite import writable
 from assistant.pack.display import public_product
 from assistant.web import openapi, telemetry
-from assistant.web.errors import BUSY_MESSAGE, ApiError, json_object
+from assistant.web.errors import BUSY_MESSAGE, NOT_YOURS_MESSAGE, RETRY_LATER, UNAVAILABLE, ApiError, json_object, store_unavailable
+from assistant.web.identity import caller, require_customer
 from assistant.web.ratelimit import LIMITER
 from assistant.web.schemas import CUSTOMER_ID, ChatRequest, ChatResponse
 from crew_pipeline import PIPELINE, EventSink
@@ -35,13 +39,22 @@ def _chat_request() -> ChatRequest:
     pack = PIPELINE.get().catalog.pack
     page = pack.profile[pack.page_fact].values if pack.page_fact else {}
     chat_request = ChatRequest.model_validate(body, context={"page_fact": set(page)})
+    customer_id = caller().customer_id
+    if chat_request.customer_id not in (None, customer_id):
+        raise ApiError(403, "identity_mismatch", "customer_id is read from the bearer token; this one does not match it.")
     LIMITER.get().check(request.remote_addr or "unknown", chat_request.session_id)
-    return chat_request
+    return chat_request.model_copy(update={"customer_id": customer_id})
 
 
-def _answer(chat_request: ChatRequest, request_id: str, on_event: EventSink | None = None) -> ChatResponse:
+def _replay_key() -> str | None:
+    """The X-Request-ID the client sent, if it sent one: a retry of the message gets the stored
+    answer. An id generated here is new on every request, so it replays nothing."""
+    return g.request_id if request.headers.get("X-Request-ID") == g.request_id else None
+
+
+def _answer(chat_request: ChatRequest, request_id: str, replay_key: str | None, on_event: EventSink | None = None) -> ChatResponse:
     started = time.perf_counter()
-    response = PIPELINE.get().run(chat_request, on_event=on_event)
+    response = PIPELINE.get().run(chat_request, on_event=on_event, replay_key=replay_key)
     telemetry.record_turn(response, started, request_id)
     if response.intent["type"] == "refused":
         telemetry.security_event(response.intent["reason"], response.session_id, request_id)
@@ -50,29 +63,35 @@ def _answer(chat_request: ChatRequest, request_id: str, on_event: EventSink | No
 
 @bp.post("/chat")
 def chat() -> Response:
-    return jsonify(_answer(_chat_request(), g.request_id).model_dump())
+    return jsonify(_answer(_chat_request(), g.request_id, _replay_key()).model_dump())
 
 
 @bp.post("/chat/stream")
 def chat_stream() -> Response:
     """Server-Sent Events: `agent` (started/finished), `chunk` (reply text), then `final` (the
     same JSON /chat returns) or `error`. Bad input is refused before the stream starts."""
-    chat_request, request_id = _chat_request(), g.request_id
+    chat_request, request_id, replay_key = _chat_request(), g.request_id, _replay_key()
     app: Flask = current_app._get_current_object()  # type: ignore[attr-defined]  # Flask types the proxy as the app
     events: queue.Queue[tuple[str, dict[str, Any]] | None] = queue.Queue()  # None: the stream is over
 
     def work() -> None:
         try:
             with app.app_context():
-                response = _answer(chat_request, request_id, lambda kind, data: events.put((kind, data)))
+                response = _answer(chat_request, request_id, replay_key, lambda kind, data: events.put((kind, data)))
             for piece in _CHUNK.findall(response.reply):
                 events.put(("chunk", {"text": piece}))
             events.put(("final", response.model_dump()))
         except (SessionBusy, VersionConflict):
             events.put(("error", {"error": "session_busy", "message": BUSY_MESSAGE}))
-        except Exception:  # the stream has started: the error becomes an event, never a trace
-            log.exception("streamed turn failed")
-            events.put(("error", {"error": "internal_error", "message": "Something went wrong on our side."}))
+        except NotYourSession:
+            events.put(("error", {"error": "forbidden", "message": NOT_YOURS_MESSAGE}))
+        except Exception as exc:  # the stream has started: the error becomes an event, never a trace
+            if store_unavailable(exc):
+                log.warning("store unavailable: %s", exc)
+                events.put(("error", UNAVAILABLE))
+            else:
+                log.exception("streamed turn failed")
+                events.put(("error", {"error": "internal_error", "message": "Something went wrong on our side."}))
         events.put(None)
 
     def stream() -> Iterator[str]:
@@ -95,6 +114,8 @@ def session_history(session_id: str) -> Response:
     state = pipeline.store.load(session_id)
     if state is None:
         raise ApiError(404, "unknown_session", "No conversation with that id.")
+    if state.customer_id is not None:
+        require_customer(state.customer_id)
     turns = [
         {
             **turn.model_dump(include={"role", "text", "intent", "agents", "at", "booking", "eligibility", "choices", "ask_user"}),
@@ -108,6 +129,7 @@ def session_history(session_id: str) -> Response:
 def _preferences(customer_id: str) -> PreferenceStore:
     if not CUSTOMER_ID.fullmatch(customer_id):
         raise ApiError(400, "invalid_customer_id", "A customer id is 1 to 64 letters, digits, '_' or '-'.")
+    require_customer(customer_id)
     return PIPELINE.get().preferences
 
 
@@ -132,11 +154,13 @@ def about() -> Response:
 
 @bp.get("/customers/<customer_id>/preferences")
 def get_preferences(customer_id: str) -> Response:
+    """The customer's own token, or an operator's key."""
     return jsonify(_preferences(customer_id).get(customer_id).model_dump(exclude={"updated_at"}))
 
 
 @bp.delete("/customers/<customer_id>/preferences")
 def forget_preferences(customer_id: str) -> ResponseReturnValue:
+    """The customer's own token, or an operator's key."""
     _preferences(customer_id).delete(customer_id)
     return "", 204
 
@@ -154,15 +178,20 @@ def health() -> Response:
 
 @bp.get("/ready")
 def ready() -> ResponseReturnValue:
-    """Readiness: the session store and the search index answer."""
+    """Readiness: the stores take writes (the sessions' store, and the bookings' database, which
+    another process may hold write-locked) and the search index answers."""
     checks: dict[str, bool] = {}
-    for name, check in (("store", STORE.get().ping), ("index", PIPELINE.get().index.ready)):
+
+    def stores() -> bool:
+        return STORE.get().ping() and writable(bookings_file(current_app))
+
+    for name, check in (("store", stores), ("index", PIPELINE.get().index.ready)):
         try:
             checks[name] = bool(check())
         except Exception:  # an unreachable store is a "no", not an error
             checks[name] = False
     if not all(checks.values()):
-        return jsonify(error="not_ready", message="Not ready to answer yet.", checks=checks), 503
+        return jsonify(error="not_ready", message="Not ready to answer yet.", checks=checks), 503, RETRY_LATER
     return jsonify(status="ready", checks=checks)
 
 

@@ -1,9 +1,16 @@
-"""POST /assistant: the seed's one-instruction concierge contract (seed 001, sections 3.1 and 5.6)."""
+"""POST /assistant: the seed's one-instruction concierge contract (seed 001, sections 3.1 and 5.6).
+
+A request with an `Idempotency-Key` is acted on once: the answer is kept in the sessions' store
+(as a retried chat message's is) and a request with the same key gets it again.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
+import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,11 +22,12 @@ from assistant.booking.reminders import REMINDERS
 from assistant.concierge.planner import Concierge, ServiceReader, load_members
 from assistant.concierge.services import ConciergeServices
 from assistant.concierge.tables import Tables
-from assistant.dialogue.sessions import LOCKS
+from assistant.dialogue.sessions import LOCKS, STORE
 from assistant.infra.config import SETTINGS, bookings_file
 from assistant.infra.extensions import Slot
 from assistant.tools.retrieval import CATALOG
 from assistant.web.errors import ApiError, json_object
+from assistant.web.identity import caller
 from assistant.web.ratelimit import LIMITER
 
 bp = Blueprint("concierge", __name__)
@@ -27,6 +35,7 @@ log = logging.getLogger("assistant.concierge")
 CONCIERGE: Slot[Concierge] = Slot("concierge")
 SERVICE_READER: Slot[ServiceReader] = Slot("service_reader")
 TABLES: Slot[Tables] = Slot("tables")
+IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,255}")  # visible ASCII, as a UUID or any client's key is
 
 
 class AssistantRequest(BaseModel):
@@ -47,10 +56,36 @@ def assistant() -> Response:
         )
     body = json_object('{"user_id": "u1", "instruction": "..."}')
     asked = AssistantRequest.model_validate(body)
+    member = caller().customer_id
+    if member is not None and asked.user_id != member:
+        raise ApiError(403, "identity_mismatch", "user_id must be the bearer token's subject.")
     LIMITER.get().check(request.remote_addr or "unknown", f"user:{asked.user_id}")
-    answer = concierge.handle(asked.user_id, asked.instruction)
+    scope = f"assistant:{'member' if member is not None else 'guest'}:{asked.user_id}"
+    answer = _once(scope, asked.instruction, lambda: concierge.handle(asked.user_id, asked.instruction, member=member is not None))
     log.info("concierge turn: %s", next((k for k in ("ask_user", "error") if k in answer), "done"))
     return jsonify(answer)
+
+
+def _once(scope: str, instruction: str, act: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """`act`'s answer, or with an Idempotency-Key the one kept for it in the caller's `scope`. The
+    key is held meanwhile, so copies sent at once act once; the key sent with another instruction
+    is refused."""
+    key = request.headers.get("Idempotency-Key")
+    if key is None:
+        return act()
+    if not IDEMPOTENCY_KEY.fullmatch(key):
+        raise ApiError(400, "bad_idempotency_key", "Idempotency-Key must be 1-255 visible ASCII characters (a UUID will do).")
+    asked = hashlib.sha256(instruction.encode()).hexdigest()  # the answer's instruction, not kept as said
+    with LOCKS.get().lock(f"idempotency:{scope}:{key}"):
+        kept = STORE.get().recall(scope, key)
+        if kept is not None:
+            then, answer = json.loads(kept)
+            if then != asked:
+                raise ApiError(422, "idempotency_key_reused", "This Idempotency-Key was sent with another instruction.")
+            return dict(answer)
+        answer = act()
+        STORE.get().remember(scope, key, json.dumps([asked, answer]))
+        return answer
 
 
 def init_app(app: Flask) -> None:

@@ -2,17 +2,64 @@
 
 from __future__ import annotations
 
+import io
+import ipaddress
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
 from flask import Flask
 from flask_cors import CORS
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from assistant.infra.config import SETTINGS
+from assistant.infra.config import SETTINGS, Settings
+
+if TYPE_CHECKING:  # the WSGI types exist for type checkers only
+    from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
+
+
+class SizedBody:
+    """A chunked body carries no Content-Length for MAX_CONTENT_LENGTH to check, and werkzeug cuts
+    it silently at the limit (a 400 for broken JSON instead of a 413). So it is read here, one
+    byte past the limit at most, and handed on as a body of known length, which Flask checks."""
+
+    def __init__(self, app: WSGIApplication, limit: int):
+        self.app, self.limit = app, limit
+
+    def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
+        if "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower():
+            body = environ["wsgi.input"].read(self.limit + 1)
+            environ.pop("HTTP_TRANSFER_ENCODING")
+            environ["wsgi.input"], environ["CONTENT_LENGTH"] = io.BytesIO(body), str(len(body))
+        return self.app(environ, start_response)
+
+
+class TrustedProxies:
+    """X-Forwarded-For is believed only from a peer named in FORWARDED_ALLOW_IPS: a client that
+    reaches the app past the proxy would otherwise choose its own address. A peer with no IP
+    address (a Unix socket) is local, as gunicorn takes it too."""
+
+    def __init__(self, app: WSGIApplication, settings: Settings):
+        self.app = app
+        self.forwarded = ProxyFix(app, x_for=settings.proxy_count, x_proto=settings.proxy_count)
+        named = (settings.forwarded_allow_ips or "").split(",")
+        self.proxies = [ipaddress.ip_network(entry.strip(), strict=False) for entry in named if entry.strip()]
+
+    def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
+        try:
+            peer = ipaddress.ip_address(environ.get("REMOTE_ADDR", ""))
+        except ValueError:
+            return self.forwarded(environ, start_response)
+        trusted = any(peer in network for network in self.proxies)
+        return (self.forwarded if trusted else self.app)(environ, start_response)
 
 
 def init_app(app: Flask) -> None:
     settings = SETTINGS.get(app)
     app.config["MAX_CONTENT_LENGTH"] = settings.max_request_bytes
+    # "/customers//preferences" is a 404 like any unknown path, not an HTML redirect elsewhere
+    app.url_map.merge_slashes = False
+    # Flask's documented way to wrap its WSGI app, which its types see as replacing a method
+    app.wsgi_app = SizedBody(app.wsgi_app, settings.max_request_bytes)  # type: ignore[method-assign]
     if settings.proxy_count:  # behind a load balancer the client's address is in X-Forwarded-For
-        # Flask's documented way to wrap its WSGI app, which its types see as replacing a method
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxy_count, x_proto=settings.proxy_count)  # type: ignore[method-assign]
+        app.wsgi_app = TrustedProxies(app.wsgi_app, settings)  # type: ignore[method-assign]
     CORS(app, origins=settings.cors_origins)

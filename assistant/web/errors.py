@@ -3,17 +3,33 @@
 from __future__ import annotations
 
 import logging
+import sqlite3
 from typing import Any
 
 from flask import Flask, jsonify, request
 from flask.typing import ResponseReturnValue
 from pydantic import ValidationError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from werkzeug.exceptions import HTTPException
 
 from assistant.dialogue.sessions import SessionBusy, VersionConflict
+from assistant.dialogue.state import NotYourSession
 
 log = logging.getLogger(__name__)
+NOT_YOURS_MESSAGE = "This conversation belongs to another signed-in customer."
 BUSY_MESSAGE = "Another message of this conversation is still being answered. Please try again in a moment."
+UNAVAILABLE = {"error": "store_unavailable", "message": "Our storage is busy or unreachable. Please try again in a few seconds."}
+RETRY_LATER = {"Retry-After": "5"}  # a store fault: time for a lock holder to finish or Redis to come back
+
+
+def store_unavailable(exc: BaseException) -> bool:
+    """A store that cannot answer now but should soon (503, not 500): a SQLite database another
+    writer held locked past the busy timeout, or Redis unreachable. Any other database error is ours."""
+    if isinstance(exc, sqlite3.OperationalError):
+        code = getattr(exc, "sqlite_errorcode", 0)  # set when SQLite raised it; extended codes carry more bits
+        return (code & 0xFF) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+    return isinstance(exc, RedisConnectionError | RedisTimeoutError)
 
 
 class ApiError(Exception):
@@ -25,9 +41,12 @@ class ApiError(Exception):
 def json_object(example: str) -> dict[str, Any]:
     """The request's body as a JSON object, or a 400 saying what one looks like (`example`). JSON
     nested deeper than the parser's recursion allows is bad input too, not a server fault.
-    force=True: the seed's fetch client posts JSON without a Content-Type header."""
+    Only a body declared application/json: any other type makes a CORS "simple request", which
+    any web page could have its visitors' browsers send."""
+    if request.mimetype != "application/json":
+        raise ApiError(415, "unsupported_media_type", "Send the body as JSON with Content-Type: application/json.")
     try:
-        body = request.get_json(force=True, silent=True)
+        body = request.get_json(silent=True)
     except RecursionError:
         raise ApiError(400, "invalid_json", "The body is nested too deeply.") from None
     if not isinstance(body, dict):
@@ -58,11 +77,24 @@ def init_app(app: Flask) -> None:
     def busy(exc: Exception) -> ResponseReturnValue:
         return jsonify(error="session_busy", message=BUSY_MESSAGE), 409, {"Retry-After": "1"}
 
+    @app.errorhandler(NotYourSession)
+    def not_yours(exc: NotYourSession) -> ResponseReturnValue:
+        return jsonify(error="forbidden", message=NOT_YOURS_MESSAGE), 403
+
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException) -> ResponseReturnValue:
         code = (exc.name or "error").lower().replace(" ", "_")
         allow = {key: value for key, value in exc.get_headers() if key == "Allow"}  # 405 names what is allowed
         return jsonify(error=code, message=exc.description), exc.code or 500, allow
+
+    @app.errorhandler(sqlite3.OperationalError)
+    @app.errorhandler(RedisConnectionError)
+    @app.errorhandler(RedisTimeoutError)
+    def unavailable(exc: Exception) -> ResponseReturnValue:
+        if not store_unavailable(exc):
+            return unexpected(exc)
+        log.warning("store unavailable: %s", exc)
+        return jsonify(UNAVAILABLE), 503, RETRY_LATER
 
     @app.errorhandler(Exception)
     def unexpected(exc: Exception) -> ResponseReturnValue:

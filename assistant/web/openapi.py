@@ -13,6 +13,14 @@ from assistant.web.schemas import CUSTOMER_ID, ChatRequest, ChatResponse
 _REF = "#/components/schemas/{model}"
 _ERROR = {"$ref": "#/components/schemas/Error"}
 _UUID = {"type": "string", "format": "uuid"}
+_SIGNED_IN_OR_GUEST: list[dict[str, list[str]]] = [{"customerToken": []}, {}]  # a guest needs no credential
+_CUSTOMER_OR_OPERATOR: list[dict[str, list[str]]] = [{"customerToken": []}, {"operatorKey": []}]
+# Under gunicorn (gunicorn.conf.py), before the app sees a request; the answers are JSON errors too.
+_LIMITS = (
+    "Every error is JSON: `{error, message}`. Under gunicorn a request line over 4094 bytes gets 414, "
+    "more than 100 headers or a header over 8190 bytes gets 431, and a body over MAX_REQUEST_BYTES "
+    "(chunked or not) gets 413. A JSON body must be sent as `Content-Type: application/json` (else 415)."
+)
 _EVENT = {
     "type": "object",
     "required": ["event", "data"],
@@ -28,14 +36,18 @@ def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
 def _errors(*statuses: int) -> dict[str, Any]:
     words = {
         400: "Bad input; nothing changed",
+        401: "The credential is missing or not valid",
+        403: "The credential does not open this customer's data or conversation",
         404: "Not found",
         409: "The session is busy; retry",
         413: "The body is too large",
         415: "Unsupported media type",
+        422: "The Idempotency-Key was sent before with another request",
         429: "Too many messages; see Retry-After",
-        503: "Not ready",
+        503: "Not ready, or a store is busy or unreachable (nothing changed); see Retry-After",
     }
-    return {str(s): _json(_ERROR, words[s]) for s in statuses}
+    retry_after = {"Retry-After": {"description": "Seconds to wait before retrying", "schema": {"type": "integer"}}}
+    return {str(s): _json(_ERROR, words[s]) | ({"headers": retry_after} if s in (409, 429, 503) else {}) for s in statuses}
 
 
 def _component(model: type[BaseModel]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -90,14 +102,18 @@ def document(catalog: Catalog) -> dict[str, Any]:
         "info": {
             "title": f"{catalog.name} assistant",
             "version": "1.0.0",
-            "description": "A multi-agent customer assistant; offline by default.",
+            "description": f"A multi-agent customer assistant; offline by default. {_LIMITS}",
         },
         "paths": {
             "/chat": {
                 "post": {
                     "summary": "Answer one chat message",
                     "requestBody": chat_body,
-                    "responses": {"200": _json(chat_response, "The turn's answer"), **_errors(400, 409, 413, 429)},
+                    "responses": {
+                        "200": _json(chat_response, "The turn's answer"),
+                        **_errors(400, 401, 403, 409, 413, 415, 429, 503),
+                    },
+                    "security": _SIGNED_IN_OR_GUEST,
                 }
             },
             "/chat/stream": {
@@ -109,8 +125,9 @@ def document(catalog: Catalog) -> dict[str, Any]:
                             "description": "An event stream; its `final` event is the /chat answer",
                             "content": {"text/event-stream": {"schema": _EVENT}},
                         },
-                        **_errors(400, 409, 413, 429),
+                        **_errors(400, 401, 403, 409, 413, 415, 429, 503),
                     },
+                    "security": _SIGNED_IN_OR_GUEST,
                 }
             },
             "/sessions/{session_id}": {
@@ -130,20 +147,23 @@ def document(catalog: Catalog) -> dict[str, Any]:
                             },
                             "The session",
                         ),
-                        **_errors(400, 404),
+                        **_errors(400, 401, 403, 404, 503),
                     },
+                    "security": _SIGNED_IN_OR_GUEST,
                 }
             },
             "/customers/{customer_id}/preferences": {
                 "get": {
                     "summary": "A customer's learned preferences",
                     "parameters": customer,
-                    "responses": {"200": _json({"type": "object"}, "The preferences"), **_errors(400)},
+                    "responses": {"200": _json({"type": "object"}, "The preferences"), **_errors(400, 401, 403, 503)},
+                    "security": _CUSTOMER_OR_OPERATOR,
                 },
                 "delete": {
                     "summary": "Forget a customer's preferences",
                     "parameters": customer,
-                    "responses": {"204": {"description": "Forgotten"}, **_errors(400)},
+                    "responses": {"204": {"description": "Forgotten"}, **_errors(400, 401, 403, 503)},
+                    "security": _CUSTOMER_OR_OPERATOR,
                 },
             },
             "/health": {"get": {"summary": "Liveness", "responses": {"200": _json(status, "Alive")}}},
@@ -151,10 +171,20 @@ def document(catalog: Catalog) -> dict[str, Any]:
                 "post": {
                     "summary": "The restaurant concierge: one instruction in; a booked table, a message and a reminder out",
                     "requestBody": {"required": True, "content": {"application/json": {"schema": concierge_request}}},
+                    "parameters": [
+                        {
+                            "name": "Idempotency-Key",
+                            "in": "header",
+                            "required": False,
+                            "description": "The same key again gets the answer kept for it, not a second booking",
+                            "schema": {"type": "string", "pattern": "^[!-~]{1,255}$"},
+                        }
+                    ],
                     "responses": {
                         "200": _json(concierge_answer, "The booking, a question (ask_user), or {error, details}"),
-                        **_errors(400, 404, 409, 413, 429),
+                        **_errors(400, 401, 403, 404, 409, 413, 415, 422, 429, 503),
                     },
+                    "security": _SIGNED_IN_OR_GUEST,
                 }
             },
             "/about": {
@@ -179,6 +209,15 @@ def document(catalog: Catalog) -> dict[str, Any]:
             },
         },
         "components": {
+            "securitySchemes": {
+                "customerToken": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "bearerFormat": "JWT",
+                    "description": "A customer's token from the business's login (HS256 or RS256); `sub` is the customer id",
+                },
+                "operatorKey": {"type": "apiKey", "in": "header", "name": "X-API-Key", "description": "An operator's API key"},
+            },
             "schemas": {
                 **request_schemas,
                 **response_schemas,
@@ -187,6 +226,6 @@ def document(catalog: Catalog) -> dict[str, Any]:
                     "required": ["error", "message"],
                     "properties": {"error": {"type": "string"}, "message": {"type": "string"}},
                 },
-            }
+            },
         },
     }

@@ -103,7 +103,7 @@ def record_turn(response: ChatResponse, started: float, request_id: str | None) 
         "turn",
         extra={
             "request_id": request_id,
-            "session_id": response.session_id,
+            "session": response.session_id,  # written as its tag (assistant/web/logs.py)
             "intent": intent,
             "agents": response.agents,
             "mode": response.mode,
@@ -116,4 +116,4 @@ def record_turn(response: ChatResponse, started: float, request_id: str | None) 
 
 def security_event(kind: str, session_id: str | None, request_id: str | None) -> None:
     SECURITY_EVENTS.labels(kind).inc()
-    security_log.warning("security event", extra={"kind": kind, "session_id": session_id, "request_id": request_id})
+    security_log.warning("security event", extra={"kind": kind, "session": session_id, "request_id": request_id})

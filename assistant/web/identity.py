@@ -1,0 +1,109 @@
+"""Who is calling, from credentials only: a customer's signed token, an operator's key, or no one.
+
+The business's own login issues the token, a JWT signed with a shared secret (HS256,
+AUTH_JWT_SECRET) or its private key (RS256, the public key in AUTH_JWT_PUBLIC_KEY); its `sub` is
+the customer's id. An id typed into a request body proves nothing, so a caller without a valid
+token is a guest: no preferences are read or written and no member's data is used. Operators
+(the business's staff and tools) send one of OPERATOR_API_KEYS in `X-API-Key`, or a token whose
+`role` claim is "operator".
+"""
+
+from __future__ import annotations
+
+import hmac
+from dataclasses import dataclass
+from pathlib import Path
+
+import jwt
+from flask import Flask, g, request
+
+from assistant.infra.config import SETTINGS, Settings
+from assistant.infra.extensions import Slot
+from assistant.web.errors import ApiError
+from assistant.web.schemas import CUSTOMER_ID
+
+LEEWAY_S = 30  # clocks of the login service and ours may differ a little
+OPERATOR_ROLE = "operator"
+CHALLENGE = {"WWW-Authenticate": 'Bearer realm="assistant"'}
+
+
+@dataclass(frozen=True)
+class Caller:
+    customer_id: str | None = None  # the token's subject; None for a guest
+    operator: bool = False
+
+    @property
+    def guest(self) -> bool:
+        return self.customer_id is None and not self.operator
+
+
+class Verifier:
+    """Checks tokens and operator keys against what the configuration trusts."""
+
+    def __init__(self, settings: Settings):
+        public = settings.auth_jwt_public_key
+        if public and Path(public).is_file():
+            public = Path(public).read_text(encoding="utf-8")
+        secret = settings.auth_jwt_secret.get_secret_value() if settings.auth_jwt_secret else None
+        self._key, self._algorithm = (public, "RS256") if public else (secret, "HS256")
+        self._issuer, self._audience = settings.auth_jwt_issuer, settings.auth_jwt_audience
+        self._operator_keys = [key.get_secret_value().encode() for key in settings.operator_api_keys]
+
+    def caller(self, authorization: str | None, api_key: str | None) -> Caller:
+        if api_key is not None:
+            if not any(hmac.compare_digest(api_key.encode(), key) for key in self._operator_keys):
+                raise ApiError(401, "invalid_api_key", "That API key is not valid.")
+            return Caller(operator=True)
+        if not authorization:
+            return Caller()
+        scheme, _, token = authorization.partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise ApiError(401, "invalid_token", "Send the token as 'Authorization: Bearer <token>'.", CHALLENGE)
+        return self._claims(token.strip())
+
+    def _claims(self, token: str) -> Caller:
+        if not self._key:
+            raise ApiError(401, "invalid_token", "This assistant accepts no tokens: it has no key to check them with.")
+        try:
+            claims = jwt.decode(
+                token,
+                self._key,
+                algorithms=[self._algorithm],  # only the configured one: no "none", no HS256 signed with a public key
+                issuer=self._issuer,
+                audience=self._audience,
+                leeway=LEEWAY_S,
+                options={"require": ["exp", "sub"]},
+            )
+        except jwt.PyJWTError as exc:
+            raise ApiError(401, "invalid_token", f"The token is not valid: {exc}.", CHALLENGE) from None
+        subject = claims["sub"]
+        if claims.get("role") == OPERATOR_ROLE:
+            return Caller(operator=True)
+        if not isinstance(subject, str) or not CUSTOMER_ID.fullmatch(subject):
+            raise ApiError(401, "invalid_token", "The token's subject is not a customer id.", CHALLENGE)
+        return Caller(customer_id=subject)
+
+
+VERIFIER: Slot[Verifier] = Slot("verifier")
+
+
+def caller() -> Caller:
+    """This request's caller, read once from its headers; a bad credential is a 401, never a guest."""
+    if "caller" not in g:
+        g.caller = VERIFIER.get().caller(request.headers.get("Authorization"), request.headers.get("X-API-Key"))
+    found: Caller = g.caller
+    return found
+
+
+def require_customer(customer_id: str) -> None:
+    """That customer's own token, or an operator's credential."""
+    who = caller()
+    if who.operator or who.customer_id == customer_id:
+        return
+    if who.guest:
+        raise ApiError(401, "unauthorized", "Sign in: send that customer's token, or an operator's API key.", CHALLENGE)
+    raise ApiError(403, "forbidden", "A token opens only its own customer's data.")
+
+
+def init_app(app: Flask) -> None:
+    VERIFIER.put(app, Verifier(SETTINGS.get(app)))
