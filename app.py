@@ -11,11 +11,13 @@ from typing import Any
 from flask import Flask, Response
 
 import crew_pipeline
+from assistant.attachments import store as attachments
 from assistant.booking import notifications, reminders
+from assistant.cases import store as cases_store
 from assistant.dialogue import sessions
 from assistant.infra import config  # sets the crewai telemetry switches first
 from assistant.tools import retrieval
-from assistant.web import api, concierge, edge, errors, identity, logs, ratelimit, telemetry
+from assistant.web import api, cases, concierge, edge, errors, files, identity, logs, pack_files, ratelimit, telemetry
 
 
 def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
@@ -34,8 +36,13 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     notifications.init_app(app)
     reminders.init_app(app)
     concierge.init_app(app)  # before the pipeline: its reader of the service schema reads chat messages too
+    attachments.init_app(app)
+    cases_store.init_app(app)
     crew_pipeline.init_app(app)
     api.init_app(app)
+    files.init_app(app)
+    cases.init_app(app)
+    pack_files.init_app(app)
 
     @app.get("/")
     def chat_page() -> Response:

@@ -14,17 +14,23 @@ from flask import Flask
 
 from agents.crew import OFFLINE as AGENTS
 from agents.work import HELP_INTENTS, Services, TurnOutput, TurnRequest, TurnWork
+from assistant.attachments.store import ATTACHMENTS, AttachmentStore
 from assistant.booking.codes import BookingStore, redact_codes
 from assistant.booking.desk import BookingDesk
 from assistant.booking.notifications import NOTIFIER
 from assistant.booking.reminders import REMINDERS
+from assistant.cases.store import CASES
+from assistant.dialogue.case import CaseDesk, Submitter
 from assistant.dialogue.goals import QUICK_PRIORITY, Goal
 from assistant.dialogue.preferences import PreferenceStore, learn, starting_state, welcome_back
+from assistant.dialogue.quote import wants as wants_quote
 from assistant.dialogue.sessions import LOCKS, STORE, SessionLocks, SessionStore, VersionConflict
 from assistant.dialogue.state import SessionState, Turn, Wishes
 from assistant.infra.config import SETTINGS, Settings, bookings_file, sessions_file
 from assistant.infra.extensions import Slot
+from assistant.language import phrases
 from assistant.pack import texts as formatting
+from assistant.pack.constraints import broken
 from assistant.pack.display import public_product
 from assistant.pack.model import Catalog, FactValue, Filter, IntentType, Product
 from assistant.tools.filters import Filters
@@ -35,7 +41,8 @@ from assistant.understanding.reader import NEEDS_PRODUCTS, Details, Intent, Unde
 from assistant.understanding.references import refer
 from assistant.understanding.router import Router
 from assistant.web.concierge import SERVICE_READER, TABLES
-from assistant.web.schemas import ChatRequest, ChatResponse, HelpResult
+from assistant.web.pack_files import example_url
+from assistant.web.schemas import ChatRequest, ChatResponse, HelpResult, ImageLink
 
 if TYPE_CHECKING:  # crewai is imported only when an LLM is configured
     from assistant.llm.crew_mode import CrewMode
@@ -62,8 +69,12 @@ class CrewPipeline:
         preferences: PreferenceStore,
         crew_mode: CrewMode | None = None,
         details: Details | None = None,
+        attachments: AttachmentStore | None = None,
+        cases: Submitter | None = None,
     ):
-        """`details`: the pack's service reader, where it has one (the restaurants' schema)."""
+        """`details`: the pack's service reader, where it has one (the restaurants' schema);
+        `attachments`: where the files a message references are kept; `cases`: where a case
+        flow hands its cases to the office."""
         self.catalog = catalog
         self.index = index
         self.store = store
@@ -75,6 +86,7 @@ class CrewPipeline:
         self.tools = ToolGateway(catalog, index)
         self.rules = index.rules
         self.crew_mode = crew_mode  # None: no LLM configured, every turn is offline
+        self.attachments = attachments
         self.services = Services(
             catalog,
             index,
@@ -82,6 +94,7 @@ class CrewPipeline:
             min(settings.max_products, catalog.pack.search.max_results),
             settings.faq_min_similarity,
             desk,
+            CaseDesk(catalog, desk.engine, cases, desk.clock) if cases and catalog.elements else None,
         )
 
     def run(self, request: ChatRequest, on_event: EventSink | None = None, replay_key: str | None = None) -> ChatResponse:
@@ -149,10 +162,16 @@ class CrewPipeline:
         active = state.goals.active
         awaiting = active.missing[0] if active and active.missing and state.pending == "clarify_product" else None
         intent = self.understanding.detect(request.query, in_context, state.pending, awaiting, state.shown)
-        if crew and not intent.sure and not self._collecting(active):  # slot answers go to Booking or Support
+        quoting = self._quoting(intent, state, request.query)  # what to homologate, a variant, the example images
+        if crew and not intent.sure and not quoting and not self._collecting(active):  # slot answers go to Booking or Support
             intent = crew.understand(request.query, intent)
         if intent.type == "cancel" and active is None and len(request.query.split()) > CANCEL_WORDS:
             intent.type = "faq"  # nothing of ours to cancel: "cancel my transfer" is a question for the help centre
+        if quoting:
+            intent.type = "quote"
+        opens = self._opens(state, request.query)
+        if opens:  # "dale, adelante" after a quote: the words of a flow start it
+            intent.type = opens
         if state.pending == "clarify_product":
             intent.resume(state.wishes)
         if intent.follow_up and state.last_asked() == "eligibility_check" and self.catalog.pack.eligibility:
@@ -162,7 +181,7 @@ class CrewPipeline:
         state.profile = _merge_profile(self.catalog, state.profile, intent.profile, request.page_fact)
 
         # 2. Continue the active goal or start one; a higher-priority request suspends it.
-        goal = self._plan_goal(intent, state, request.query)
+        goal = self._plan_goal(intent, state, request.query, bool(request.attachments))
 
         # 3. Reset the cached products if the filters in effect changed.
         filters, selection = self._resolve_products(intent, state)
@@ -177,7 +196,8 @@ class CrewPipeline:
         # 5. Assemble only the agents needed; the Formatter always runs last.
         agents = [] if question else self._select_agents(intent, state, selection)
         out = TurnOutput(selection=selection, across_catalog=across and bool(selection))
-        work = TurnWork(TurnRequest(request.query, intent, state, goal), self.services, out)
+        files = self.attachments.get(state.session_id, request.attachments) if self.attachments and request.attachments else []
+        work = TurnWork(TurnRequest(request.query, intent, state, goal, files), self.services, out)
         if question:
             (work.out.ask_user, work.out.choices, missing), work.out.pending = question, "clarify_product"
             if goal is not None:
@@ -188,6 +208,7 @@ class CrewPipeline:
             emit("agent", {"name": name, "status": "finished"})
         if work.out.faq and intent.type in HELP_INTENTS:  # an article answers it: a help question after all
             intent.type = "faq"
+        work.out.reply = self._constrained(work.out.reply, work)
         if crew and not question:
             work.out.reply = crew.write_reply(agents, work)  # the same agents as a CrewAI crew
 
@@ -215,6 +236,9 @@ class CrewPipeline:
             grounding=crew.grounding if crew else None,
             llm_calls=crew.calls if crew else 0,
             booking=work.out.flow_step.booking if work.out.flow_step else None,
+            images=[ImageLink(url=example_url(i.example), label=i.label) for i in work.out.quote.images if i.example]
+            if work.out.quote
+            else [],
             help=HelpResult(
                 article=work.out.faq.id if work.out.faq else None,
                 suggested=[e.id for e in work.out.suggestions],
@@ -223,7 +247,7 @@ class CrewPipeline:
             state=state.summary(self.catalog.pack.private_slots),
         )
 
-    def _plan_goal(self, intent: Intent, state: SessionState, text: str) -> Goal | None:
+    def _plan_goal(self, intent: Intent, state: SessionState, text: str, files: bool = False) -> Goal | None:
         """The goal this message serves. A booking or troubleshooting goal waiting for an answer
         takes it; a request the pack groups with the active goal (a sale's follow-ups) continues
         it; a message that changes a booking made ("make it 7pm instead") reopens its goal, and
@@ -232,11 +256,14 @@ class CrewPipeline:
         "Never mind" cancels whatever is active; "thanks" closes a sale that stays open, or a
         troubleshooting that waits for an answer."""
         board, active = state.goals, state.goals.active
+        if intent.type == "cancel" and active and self._chooses(active, text):
+            intent.type = cast(IntentType, self.catalog.pack.flows[active.type].intent)  # "no" answers its yes-or-no question
+            return active
         if intent.type == "cancel":
             return active
         goal_type, kind = self.catalog.pack.goal_kind(intent.type)
         collecting = self._collecting(active)
-        if collecting and active and self._answers(collecting, active, intent, text):
+        if collecting and active and self._answers(collecting, active, intent, text, files):
             intent.type = collecting
             return active
         kept = None if collecting else board.kept
@@ -249,22 +276,45 @@ class CrewPipeline:
             goal_type, kind = self.catalog.pack.goal_kind(intent.type)
         if active and active.type == goal_type and kind and kind.stays_open:
             return active
+        if active and active.type == goal_type == "quote":  # one quote, however many questions it asks
+            return active
         if active and intent.thanks and (self._stays_open(active) or collecting == "support"):
             board.finish(active, "customer said thanks")
         return board.start(goal_type, f"customer asked: {intent.type}", kind.priority if kind else QUICK_PRIORITY)
 
-    def _answers(self, collecting: str, goal: Goal, intent: Intent, text: str) -> bool:
+    def _answers(self, collecting: str, goal: Goal, intent: Intent, text: str, files: bool = False) -> bool:
         """Whether a message is the answer a waiting goal asked for rather than a new request:
         anything that fills one of a booking's details, or anything that is not clearly
         another request ("which model?" may be answered with a product's name)."""
         if intent.type == collecting or self.desk.answers(goal.type, goal.slots, text):
             return True
+        flow = self.catalog.pack.flows[goal.type]
+        cases = self.services.cases
+        if flow.action == "submit" and cases:  # a case takes its files, its status, any value but a help question
+            if files or cases.aside(goal.type, text):
+                return True
+            asks = intent.type in HELP_INTENTS and "?" in text
+            return not asks and (intent.type != "faq" or cases.answers(goal.type, goal.slots, text))
         if collecting == "support" and intent.thanks:  # "thanks" is no model or symptom
             return False
-        flow = self.catalog.pack.flows[goal.type]
         if intent.type == "product_info" and goal.missing[:1] and flow.slot(goal.missing[0]).kind == "item":
             return True  # "which card?" answered with a card's name
         return intent.type not in INTERRUPTIONS[collecting]
+
+    def _chooses(self, goal: Goal, text: str) -> bool:
+        """Whether a message picks an option of the choice a case waiting for an answer asked ("no")."""
+        flow, cases = self.catalog.pack.flows.get(goal.type), self.services.cases
+        return bool(
+            flow and flow.action == "submit" and cases and self._collecting(goal) and cases.chooses(goal.type, goal.slots, text)
+        )
+
+    def _opens(self, state: SessionState, text: str) -> IntentType | None:
+        """The intent of a flow whose own words the message says ("ok let's do it"), unless a flow is under way."""
+        active = state.goals.active
+        if active and active.type in self.catalog.pack.flows and active.status in ("active", "blocked"):
+            return None
+        flows = self.catalog.pack.flows.values()
+        return next((cast(IntentType, f.intent) for f in flows if f.start_words and phrases(f.start_words).search(text)), None)
 
     def _stays_open(self, goal: Goal) -> bool:
         kind = self.catalog.pack.goal_kinds.get(goal.type)
@@ -440,7 +490,22 @@ class CrewPipeline:
         assert spec is not None and spec.question, "start-up made sure a required or clarifying filter has a question"
         return spec.question, list(spec.choices), name
 
+    def _quoting(self, intent: Intent, state: SessionState, text: str) -> bool:
+        """Whether the quote desk takes the message (a pack with quote:): not a cancel, nor an
+        answer to a flow under way (the case), and one `wants_quote` says is for the quote."""
+        setup, elements, active = self.catalog.pack.quote, self.catalog.elements, state.goals.active
+        if setup is None or elements is None or intent.type == "cancel" or (active and active.type in self.catalog.pack.flows):
+            return False
+        return wants_quote(state.quote, text, setup, elements)
+
+    def _constrained(self, reply: str, work: TurnWork) -> str:
+        """The reply, or the template of the first pack constraint it breaks (offline, no model can write it again)."""
+        rules = broken(reply, work.out.tools_run, self.catalog.pack.constraints)
+        return formatting.say(self.catalog, rules[0].template) if rules else reply
+
     def _select_agents(self, intent: Intent, state: SessionState, selection: list[Product]) -> list[str]:
+        if intent.type == "quote":
+            return ["quote"]
         agents: list[str] = []
         at_hand = self._ranks_at_hand(intent, state)
         fresh = not state.has_products() or (intent.rank is not None and not at_hand) or (bool(intent.named) and not selection)
@@ -472,6 +537,10 @@ class CrewPipeline:
         state.comparison_done |= "comparator" in agents
         state.eligibility_done |= "eligibility" in agents
         state.pending = work.out.pending
+        if work.out.quote:
+            state.quote = work.out.quote.quote
+        elif work.request.intent.type == "cancel" and state.quote and state.quote.asking:
+            state.quote = None  # "never mind" while we asked about a variant: no quote waits for it
         shown = [p.id for p in work.out.products]
         if work.out.retrieved or work.out.ranking or not set(shown) <= set(state.shown):
             state.shown = shown  # a new list, or the list in a new order; a reply about some of those keeps it
@@ -534,5 +603,7 @@ def init_app(app: Flask) -> None:
             preferences,
             crew_mode,
             SERVICE_READER.find(app),
+            ATTACHMENTS.get(app),
+            CASES.find(app),
         ),
     )

@@ -1,11 +1,27 @@
-"""The Booking agent: a booking flow's next step, through the booking desk."""
+"""The Booking agent: a booking flow's next step, through the booking desk, or a case's, through the case desk."""
 
 from __future__ import annotations
 
 from agents.work import TurnWork, goal_of, said
+from assistant.dialogue.flows import Said, Sent
 
 
 def booking(work: TurnWork) -> None:
     assert work.services.desk is not None, "the booking agent runs only where the pack books"
-    goal = goal_of(work)
-    work.out.flow_step = work.services.desk.step(goal.type, goal.id, goal.slots, said(work), work.request.state.session_id)
+    goal, request = goal_of(work), work.request
+    if work.services.catalog.pack.flows[goal.type].action == "submit":
+        assert work.services.cases is not None, "start-up gives a pack with a submit flow its case desk"
+        files = [Sent(id=f.id, kind=f.kind) for f in request.attachments]
+        case = Said(text=request.query, attachments=files)
+        work.out.flow_step = work.services.cases.step(
+            goal.type, goal.slots, case, request.state, lambda codes: _tariff(work, codes)
+        )
+        return
+    work.out.flow_step = work.services.desk.step(goal.type, goal.id, goal.slots, said(work), request.state.session_id)
+
+
+def _tariff(work: TurnWork, codes: list[str]) -> float:
+    """The case's price, from the tariff tool in this turn (the pack's constraint on prices holds)."""
+    work.out.tools_run.add("tariff")
+    price: float = work.services.tools.call("booking", "tariff", codes).price
+    return price

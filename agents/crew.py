@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from agents import booking, comparator, eligibility, formatter, retriever, support
+from agents import booking, comparator, eligibility, formatter, quote, retriever, support
 from agents.work import TurnWork
 
 if TYPE_CHECKING:
@@ -19,6 +19,7 @@ OFFLINE: dict[str, Callable[[TurnWork], None]] = {
     "eligibility": eligibility.eligibility,
     "booking": booking.booking,
     "support": support.support,
+    "quote": quote.quote,
     "formatter": formatter.formatter,
 }
 

@@ -12,7 +12,7 @@ from crewai.tools import BaseTool
 
 import assistant.infra.config  # noqa: F401  (sets the crewai telemetry switches before the import)
 
-AGENT_NAMES = ("retriever", "comparator", "eligibility", "booking", "support", "formatter")
+AGENT_NAMES = ("retriever", "comparator", "eligibility", "booking", "support", "quote", "formatter")
 HERE = Path(__file__).parent
 
 

@@ -14,13 +14,16 @@ def formatter(work: TurnWork) -> None:
     out.products = list(out.selection)
     if out.pending == "clarify_product":
         out.products, sections = [], [out.ask_user]
+    elif out.quote:
+        out.products, (sections, out.ask_user) = [], formatting.quotation(out.quote, catalog)
+        out.choices = out.quote.choices
     elif out.flow_step:
         step, flow = out.flow_step, catalog.pack.flows[goal_of(work).type]
         items = [step.slots.get(s.slot) for s in flow.slots() if s.kind == "item"] if flow.books else []
         out.products = [p for p in catalog.products_by_id([i for i in items if i])]
         sections = [formatting.faq_answer(out.faq) if out.faq else step.text, step.question]
         out.ask_user, out.choices = step.question, step.choices
-        out.handover = step.done and flow.action == "troubleshoot" and not out.faq  # no fix known: people take it
+        out.handover = step.handover or (step.done and flow.action == "troubleshoot" and not out.faq)  # no fix known: people
     elif kind == "cancel":
         out.products, sections = [], [formatting.cancelled(request.goal, catalog)]
     elif kind == "calculate":

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from assistant.attachments.store import Attachment
 from assistant.booking.desk import BookingDesk
+from assistant.dialogue.case import CaseDesk
 from assistant.dialogue.flows import FlowStep, Said
 from assistant.dialogue.goals import Goal
+from assistant.dialogue.quote import QuoteStep
 from assistant.dialogue.state import Pending, SessionState
 from assistant.pack.model import Catalog, FaqEntry, Product
 from assistant.tools.comparison import Comparison
@@ -29,16 +32,19 @@ class Services:
     max_products: int
     faq_min_similarity: float
     desk: BookingDesk | None = None
+    cases: CaseDesk | None = None  # a pack with a `submit` flow (a case for the office)
 
 
 @dataclass(frozen=True)
 class TurnRequest:
-    """What this turn is about: the message as understood, the session as it stood, the goal it serves."""
+    """What this turn is about: the message as understood, the session as it stood, the goal it
+    serves, and the files the message brought."""
 
     query: str
     intent: Intent
     state: SessionState
     goal: Goal | None = None
+    attachments: list[Attachment] = field(default_factory=list)
 
 
 @dataclass
@@ -62,6 +68,8 @@ class TurnOutput:
     pending: Pending | None = None
     flow_step: FlowStep | None = None  # what a booking or troubleshooting flow did
     calculation: str | None = None
+    quote: QuoteStep | None = None  # what the quote desk did
+    tools_run: set[str] = field(default_factory=set)  # what the pack's constraints check a reply against
 
 
 @dataclass

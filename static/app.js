@@ -5,6 +5,9 @@
   var input = document.getElementById("input"), sendBtn = document.getElementById("send");
   var profile = document.getElementById("profile"), typing = document.getElementById("typing");
   var busy = false, lastState = null; // lastState: the latest answer's session state (is a code awaited?)
+  var attachBtn = document.getElementById("attach"), fileInput = document.getElementById("file");
+  var tray = document.getElementById("tray"), uploading = 0; // files still on their way to POST /attachments
+  var PAPERCLIP = "\uD83D\uDCCE"; // the words of a message that is only files
 
   function uuid() {
     if (window.crypto && typeof crypto.randomUUID === "function") return crypto.randomUUID();
@@ -151,7 +154,57 @@
     return wrap;
   }
 
-  function addUser(text) { log.appendChild(el("div", "msg user", text)); scrollDown(); }
+  // The files the next message brings: each is uploaded at once (POST /attachments) and shown as
+  // a chip (a thumbnail for a photo); the message then sends the ids of those kept.
+  function fileChip(file) {
+    var chip = el("div", "att uploading"), remove = el("button", "x", "×");
+    if (/^image\//.test(file.type)) {
+      var img = el("img", "thumb"); img.alt = ""; img.src = URL.createObjectURL(file); chip.appendChild(img);
+    } else chip.appendChild(el("span", "doc", "PDF"));
+    chip.appendChild(el("span", "name", file.name));
+    remove.type = "button"; remove.setAttribute("aria-label", "Remove " + file.name);
+    remove.addEventListener("click", function () { chip.remove(); trayChanged(); });
+    chip.appendChild(remove);
+    return chip;
+  }
+  function trayChanged() {
+    tray.hidden = !tray.children.length;
+    input.required = !readyIds().length;
+    sendBtn.disabled = busy || uploading > 0;
+  }
+  function readyIds() {
+    return Array.prototype.map.call(tray.querySelectorAll(".att.ready"), function (c) { return c.dataset.id; });
+  }
+  function upload(file) {
+    var chip = fileChip(file), asked = sessionId, form = new FormData();
+    tray.appendChild(chip); uploading++; trayChanged();
+    form.append("session_id", sessionId); form.append("file", file, file.name);
+    fetch("/attachments", { method: "POST", body: form }).then(jsonOrThrow)
+      .then(function (data) { chip.dataset.id = data.id; chip.className = "att ready"; })
+      .catch(function (err) {
+        chip.className = "att failed";
+        chip.title = err && err.friendly ? err.friendly : "could not reach the server.";
+        chip.insertBefore(el("span", "why", chip.title), chip.lastChild);
+      })
+      .then(function () { uploading--; trayChanged(); });
+  }
+  attachBtn.addEventListener("click", function () { fileInput.click(); });
+  fileInput.addEventListener("change", function () {
+    Array.prototype.forEach.call(fileInput.files, upload);
+    fileInput.value = ""; // the same file chosen again is a change too
+  });
+  function clearTray() { while (tray.firstChild) tray.removeChild(tray.firstChild); trayChanged(); }
+
+  function addUser(text, thumbs) {
+    var m = el("div", "msg user", text === PAPERCLIP ? "" : text);
+    if (text === PAPERCLIP && !(thumbs && thumbs.length)) m.appendChild(attachBtn.querySelector("svg").cloneNode(true));
+    (thumbs || []).forEach(function (chip) {
+      var shown = chip.cloneNode(true), x = shown.querySelector(".x");
+      if (x) x.remove();
+      shown.className = "att sent"; m.appendChild(shown);
+    });
+    log.appendChild(m); scrollDown();
+  }
 
   // While a booking waits for its one-time code, what may be the code is not left on screen
   // (the server keeps six-digit runs masked in the history too).
@@ -215,6 +268,20 @@
     return card;
   }
 
+  // The example drawings a quote sends (the pack's own files under /pack-files/), each with its label.
+  function exampleImages(images) {
+    var box = el("div", "examples");
+    images.forEach(function (i) {
+      if (typeof i.url !== "string" || i.url.indexOf("/pack-files/") !== 0) return;
+      var fig = el("figure"), img = el("img");
+      img.src = i.url; img.alt = i.label || ""; img.loading = "lazy";
+      fig.appendChild(img);
+      fig.appendChild(el("figcaption", null, i.label || ""));
+      box.appendChild(fig);
+    });
+    return box;
+  }
+
   function swapIn(body, old, fresh) {
     if (old) body.replaceChild(fresh, old); else body.appendChild(fresh);
   }
@@ -242,6 +309,7 @@
       });
       swapIn(body, first, eligibilityList(data.eligibility));
     }
+    if (Array.isArray(data.images) && data.images.length) m.appendChild(exampleImages(data.images));
     var booking = bookingCard(data);
     if (booking) m.appendChild(booking);
     if (Array.isArray(data.agents) && data.agents.length) m.appendChild(el("div", "agents", data.agents.join(" → ")));
@@ -266,7 +334,7 @@
   }
 
   function setBusy(b) {
-    busy = b; input.disabled = b; sendBtn.disabled = b; typing.hidden = !b;
+    busy = b; input.disabled = b; sendBtn.disabled = b || uploading > 0; attachBtn.disabled = b; typing.hidden = !b;
     log.setAttribute("aria-busy", b ? "true" : "false");
     Array.prototype.forEach.call(log.querySelectorAll(".choices button"), function (x) { x.disabled = b; });
     if (!b) input.focus();
@@ -324,13 +392,17 @@
 
   function send(text, isCode) {
     text = (text || "").trim();
-    if (!text || busy) return;
+    var files = isCode ? [] : readyIds(), chips = Array.prototype.slice.call(tray.querySelectorAll(".att.ready"));
+    if (!text && files.length) text = PAPERCLIP;
+    if (!text || busy || uploading > 0) return;
     if (text.length > 1000) { addError("Your message is too long (max 1000 characters)."); return; }
     Array.prototype.forEach.call(log.querySelectorAll(".choices"), function (x) { x.remove(); });
-    addUser(isCode ? "••••••" : codeAwaited() ? masked(text) : text);
+    addUser(isCode ? "••••••" : codeAwaited() ? masked(text) : text, isCode ? [] : chips);
     input.value = "";
+    if (!isCode) clearTray();
     setBusy(true);
     var asked = sessionId, payload = { query: text, session_id: sessionId };
+    if (files.length) payload.attachments = files;
     if (profile.value) payload.user_employment = profile.value;
     streamTurn(payload)
       .catch(function (err) {
@@ -359,6 +431,7 @@
   document.getElementById("new-chat").addEventListener("click", function () {
     sessionId = uuid(); store(SID_KEY, sessionId); lastState = null;
     while (log.firstChild) log.removeChild(log.firstChild);
+    clearTray();
     greet(); input.focus();
   });
 

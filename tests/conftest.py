@@ -57,6 +57,12 @@ def client(app):
 
 
 @pytest.fixture
+def session():
+    """A new conversation's id, as a client makes one."""
+    return str(uuid.uuid4())
+
+
+@pytest.fixture
 def pipeline(app):
     return app.extensions["pipeline"]
 

@@ -21,11 +21,11 @@ def test_conversation(path: Path):
 
 
 def test_every_pack_has_conversations():
-    assert {p.parent.name for p in FILES} == {"bank", "cars", "restaurants", "store"}
+    assert {p.parent.name for p in FILES} == {"bank", "cars", "restaurants", "store", "homologation"}
 
 
 def test_every_expectation_has_a_check():
-    assert set(CHECKS) == set(Turn.model_fields) - {"user"}
+    assert set(CHECKS) == set(Turn.model_fields) - {"user", "attach"}  # files sent are no expectation
 
 
 def test_a_misspelt_expectation_or_a_turn_that_checks_nothing_is_refused(tmp_path):

@@ -21,6 +21,7 @@ ALLOWED_TOOLS = {  # the bank pack's allow-lists (data/bank/pack.yaml `tools`)
     "eligibility": ["check_eligibility"],
     "booking": [],
     "support": [],
+    "quote": [],  # a pack without quote: gives it nothing to call
     "formatter": [],
 }
 INPUTS = {"business": "Padma", "filters": "{}", "currency": "BDT"}

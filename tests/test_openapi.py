@@ -4,14 +4,18 @@ and every response (errors included) matches the document."""
 from __future__ import annotations
 
 import tempfile
+import uuid
 from pathlib import Path
 
 import schemathesis
 from hypothesis import HealthCheck, settings
+from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from app import create_app
 
 UNLIMITED = {"client_rate_per_min": 0, "session_rate_per_min": 0}  # a 429 would hide what the example tests
+# A schema cannot say that a file's bytes must make a photo or a PDF: random ones are rightly refused (415).
+FILES = "multipart/form-data"
 
 
 def _app(domain: str):
@@ -29,13 +33,15 @@ concierge = schemathesis.openapi.from_wsgi("/openapi.json", _app("restaurants"))
 @schema.parametrize()
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 def test_the_api_matches_its_document(case):
-    case.call_and_validate()
+    case.call_and_validate(excluded_checks=[positive_data_acceptance] if case.media_type == FILES else [])
 
 
 @concierge.parametrize()
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 def test_the_concierge_matches_its_document(case):
-    case.call_and_validate()
+    if case.headers and "Idempotency-Key" in case.headers:  # a key sent again with another instruction is rightly a 422
+        case.headers["Idempotency-Key"] = uuid.uuid4().hex
+    case.call_and_validate(excluded_checks=[positive_data_acceptance] if case.media_type == FILES else [])
 
 
 def test_every_route_is_documented():

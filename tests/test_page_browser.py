@@ -409,3 +409,27 @@ def test_markdown_emphasis_leaves_bold_lists_and_arithmetic_alone(page):
     assert render("* one\n* *two*") == "<ul><li>one</li><li><em>two</em></li></ul>"
     assert render("12 * 3 = **36**") == "<p>12 * 3 = <strong>36</strong></p>"
     assert render("2*3*4 = 24, see max_fee_rate") == "<p>2*3*4 = 24, see max_fee_rate</p>"
+
+
+def test_the_attach_button_uploads_a_photo_shows_its_chip_and_the_next_message_brings_it(page, tmp_path):
+    from PIL import Image
+
+    photo = tmp_path / "escape.jpg"
+    Image.effect_noise((160, 120), 60).convert("RGB").save(photo, "JPEG")
+    assert page.get_attribute("#file", "accept") == "image/*,application/pdf"
+    with page.expect_file_chooser() as chooser:
+        page.click("#attach")
+    chooser.value.set_files(str(photo))
+    chip = page.locator("#tray .att.ready")
+    expect(chip).to_have_count(1)
+    expect(chip.locator("img.thumb")).to_be_visible()
+    expect(chip.locator(".name")).to_have_text("escape.jpg")
+    page.screenshot(path=str(ARTIFACTS / "attach-chip.png"))
+    with page.expect_request(lambda r: r.url.endswith("/chat/stream")) as sent:
+        say(page, "")  # files and no words
+    body = json.loads(sent.value.post_data or "{}")
+    assert body["query"] == "\N{PAPERCLIP}" and len(body["attachments"]) == 1
+    assert re.fullmatch(r"[0-9a-f]{32}", body["attachments"][0])
+    expect(page.locator(".msg.user").last.locator(".att.sent img.thumb")).to_be_visible()
+    expect(page.locator("#tray")).to_be_hidden()
+    page.screenshot(path=str(ARTIFACTS / "attach-sent.png"))

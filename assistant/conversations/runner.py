@@ -9,6 +9,7 @@ conversation an app starts in about a second.
 from __future__ import annotations
 
 import datetime as dt
+import io
 import json
 import tempfile
 import textwrap
@@ -21,8 +22,10 @@ from zoneinfo import ZoneInfo
 
 from flask import Flask
 from flask.testing import FlaskClient
+from PIL import Image
 
 from app import create_app
+from assistant.attachments.store import ATTACHMENTS
 from assistant.booking.codes import CODE_LIKE
 from assistant.conversations.schema import CODE, Bound, Conversation, Texts, Turn, Wanted, load
 from assistant.web.concierge import CONCIERGE
@@ -154,7 +157,11 @@ def _play_turn(client: FlaskClient, session_id: str, employment: str | None, tur
         if code is None:
             return TurnResult(number, turn.user, [], problem=f"{CODE}: no one-time code has been sent yet")
         message = message.replace(CODE, code)
-    body = {"query": message, "session_id": session_id, **({"user_employment": employment} if employment else {})}
+    body: dict[str, Any] = {"query": message, "session_id": session_id, **({"user_employment": employment} if employment else {})}
+    if turn.attach:  # kept for the session as an upload keeps them, then referenced by the message
+        store = ATTACHMENTS.get(client.application)
+        sent = [store.save(session_id, f"{number}-{i}.{kind}", SAMPLES[kind]()) for i, kind in enumerate(turn.attach)]
+        body["attachments"] = [attachment.id for attachment in sent]
     response = client.post("/chat", json=body)
     data: dict[str, Any] = response.get_json()
     if response.status_code != 200:
@@ -305,3 +312,21 @@ CHECKS: dict[str, Callable[[Any, dict[str, Any]], Check]] = {
     "booking": _booking,
     "choices_include": _choices_include,
 }
+
+
+def _picture() -> bytes:
+    """A small photo, as a phone would send one (a PNG)."""
+    kept = io.BytesIO()
+    Image.new("RGB", (64, 48), (90, 120, 160)).save(kept, "PNG")
+    return kept.getvalue()
+
+
+def _document() -> bytes:
+    """A one-page PDF with nothing on it."""
+    return (
+        b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj\n"
+        b"3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 200 200]>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n"
+    )
+
+
+SAMPLES: dict[str, Callable[[], bytes]] = {"image": _picture, "pdf": _document}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import (
@@ -64,6 +64,7 @@ class Turn(Strict):
     """One customer message and what the reply to it must show; every expectation is optional."""
 
     user: StrictStr = Field(min_length=1, description=f"the message; {CODE} in it types the one-time code last sent")
+    attach: list[Literal["image", "pdf"]] | None = None  # files sent with it: a small picture or PDF each
     intent: StrictStr | None = None
     agents: list[StrictStr] | None = Field(default=None, min_length=1)
     agents_include: list[StrictStr] | None = Field(default=None, min_length=1)
@@ -89,7 +90,7 @@ class Turn(Strict):
 
     def expectations(self) -> dict[str, Any]:
         """The expectations this turn sets, by key (in the order the format lists them)."""
-        return {name: value for name, value in self if name != "user" and value is not None}
+        return {name: value for name, value in self if name not in ("user", "attach") and value is not None}
 
 
 class Conversation(Strict):

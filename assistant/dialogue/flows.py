@@ -19,6 +19,7 @@ from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
 from assistant.booking.notifications import PHONE_LIKE, e164
+from assistant.dialogue.forms import FormReader
 from assistant.language import phrases
 from assistant.pack.flows import BATCH_FROM, WEEKDAYS, Flow, Option, Slot, Step
 from assistant.pack.model import Catalog, FaqEntry, Product
@@ -41,6 +42,15 @@ class Said:
     cached: Sequence[Product] = ()  # the items the conversation is about
     opens: bool = False  # the message is the one that started the flow ("my laptop freezes")
     asked: Sequence[str] = ()  # the slots the last question asked for: a bare answer goes to them
+    attachments: Sequence[Sent] = ()  # the files sent with the message
+
+
+@dataclass(frozen=True)
+class Sent:
+    """A file sent with a message, as a flow counts it: its id and kind ("image", "pdf")."""
+
+    id: str
+    kind: str
 
 
 @dataclass
@@ -71,6 +81,7 @@ class FlowStep:
     booking: dict[str, Any] | None = None
     article: FaqEntry | None = None
     done: bool = False
+    handover: bool = False  # the customer asked for a person: the reply says how to reach one
 
 
 def collection_mode(step: Step) -> Mode:
@@ -94,18 +105,20 @@ class FlowEngine:
         self.languages = catalog.languages
         self.zone = ZoneInfo(catalog.business.timezone)
         self.rules = FilterRules(catalog)
-        self._words = {
-            (name, slot.slot, key): phrases(option.words)
-            for name, flow in catalog.pack.flows.items()
-            for slot in flow.slots()
-            for key, option in slot.options.items()
-            if option.words
-        }
+        self._words: dict[tuple[str, ...], re.Pattern[str]] = {}  # an option's words, compiled once
+        self.forms = FormReader(catalog, self.words)
 
-    def flow(self, name: str) -> Flow:
-        return self.catalog.pack.flows[name]
+    def flow(self, name: str | Flow) -> Flow:
+        """The pack's flow of that name; a flow built for one conversation (a case) is itself."""
+        return name if isinstance(name, Flow) else self.catalog.pack.flows[name]
 
-    def collect(self, name: str, slots: dict[str, Any], said: Said, now: dt.datetime) -> Collected:
+    def words(self, said: Sequence[str]) -> re.Pattern[str]:
+        key = tuple(said)
+        if key not in self._words:
+            self._words[key] = phrases(said)
+        return self._words[key]
+
+    def collect(self, name: str | Flow, slots: dict[str, Any], said: Said, now: dt.datetime) -> Collected:
         """Take in what the message says (a bare answer goes to the slots the last question asked for)."""
         flow = self.flow(name)
         now = now.astimezone(self.zone)
@@ -122,10 +135,12 @@ class FlowEngine:
         return Collected(slots=slots, missing=missing, problems=list(problems), question=question, choices=choices)
 
     def read(
-        self, name: str, said: Said, asked: Sequence[str], slots: dict[str, Any], now: dt.datetime
+        self, name: str | Flow, said: Said, asked: Sequence[str], slots: dict[str, Any], now: dt.datetime
     ) -> tuple[dict[str, Any], dict[str, str]]:
         """The slots this message fills or corrects, and what it got wrong about which slot."""
         flow = self.flow(name)
+        if flow.reads == "asked":
+            return self.forms.read(flow, said, asked, slots)
         patch: dict[str, Any] = {}
         problems: dict[str, str] = {}
         dated = any(s.kind in ("date", "time") for s in flow.slots())  # a fault's words are never read as a date
@@ -134,7 +149,7 @@ class FlowEngine:
         when = self.languages.parse_when(said.text, now, earlier).slots() if dated else {}
         phone = PHONE_LIKE.search(said.text)
         for slot in flow.slots():
-            value, problem = self._read_slot(name, slot, said, asked, when, phone, slots)
+            value, problem = self._read_slot(slot, said, asked, when, phone)
             if problem:  # said, but not a value it can take: asked for again
                 problems[slot.slot], patch[slot.slot] = problem, None
             elif value is not None:
@@ -151,7 +166,7 @@ class FlowEngine:
                     patch[other] = values[0]
         return patch, problems
 
-    def fills(self, name: str, slots: dict[str, Any], text: str, now: dt.datetime) -> bool:
+    def fills(self, name: str | Flow, slots: dict[str, Any], text: str, now: dt.datetime) -> bool:
         """Whether a message gives a detail in a form nothing else has (a date, a phone, an option):
         any words could be a name, and any answer a text, so those do not count."""
         patch, problems = self.read(name, Said(text=text), (), slots, now.astimezone(self.zone))
@@ -165,7 +180,7 @@ class FlowEngine:
         return say(self.catalog, "flow_range", said=value, low=slot.range[0], high=slot.range[1])
 
     def missing(self, flow: Flow, slots: dict[str, Any]) -> list[str]:
-        return [s.slot for s in flow.slots() if s.required and self.applies(s, slots) and not slots.get(s.slot)]
+        return [s.slot for s in flow.slots() if s.required and self.applies(s, slots) and not filled(s, slots)]
 
     def asked(self, flow: Flow, missing: list[str]) -> list[str]:
         """The slots the next question asks for: the first step with a missing slot, in its collection mode."""
@@ -190,7 +205,7 @@ class FlowEngine:
         step = next(step for step in flow.steps if asking[0] in {s.slot for s in step.collect})
         return step.ask or " ".join(flow.slot(name).ask for name in asking), []
 
-    def summary(self, name: str, slots: dict[str, Any]) -> str:
+    def summary(self, name: str | Flow, slots: dict[str, Any]) -> str:
         """What is known so far, so the customer sees every detail we understood."""
         flow = self.flow(name)
         parts = [part for slot in flow.slots() if self.applies(slot, slots) and (part := self._says(slot, slots))]
@@ -208,14 +223,7 @@ class FlowEngine:
         return flow.slot(slot).options.get(slots.get(slot) or "") if slot else None
 
     def _read_slot(
-        self,
-        name: str,
-        slot: Slot,
-        said: Said,
-        asked: Sequence[str],
-        when: dict[str, str],
-        phone: re.Match[str] | None,
-        slots: dict[str, Any],
+        self, slot: Slot, said: Said, asked: Sequence[str], when: dict[str, str], phone: re.Match[str] | None
     ) -> tuple[Any, str | None]:
         asked_alone = list(asked) == [slot.slot]
         if slot.kind == "item":
@@ -226,8 +234,8 @@ class FlowEngine:
                 (
                     key
                     for key, option in slot.options.items()
-                    if (pattern := self._words.get((name, slot.slot, key)))
-                    and pattern.search(said.text)
+                    if option.words
+                    and self.words(option.words).search(said.text)
                     or not option.words
                     and option.choice.split()[0].lower() in lowered
                 ),
@@ -356,3 +364,9 @@ class FlowEngine:
 
 def day_words(day: dt.date) -> str:
     return f"{day:%A} {day.day} {day:%B %Y}"
+
+
+def filled(slot: Slot, slots: dict[str, Any]) -> bool:
+    """Whether a slot has its value: an attachment slot, a file for each thing it needs."""
+    value = slots.get(slot.slot)
+    return len(value or []) >= len(slot.needs) if slot.kind == "attachment" else bool(value)

@@ -9,6 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, field_validator
 
 from assistant.dialogue.goals import GoalBoard
+from assistant.dialogue.quote import Quote
 from assistant.pack.model import FactValue, FilterValue
 
 Pending = str  # "clarify_product", or the name of the customer fact the pack's question asked for
@@ -58,6 +59,7 @@ class SessionState(BaseModel):
     pending: Pending | None = None
     wishes: Wishes = Wishes()  # what the message we answered with a clarifying question asked for
     goals: GoalBoard = Field(default_factory=GoalBoard)
+    quote: Quote | None = None  # the quotation in progress or given, where the pack quotes
     history: list[Turn] = []
 
     @field_validator("wishes", mode="before")
@@ -111,4 +113,5 @@ class SessionState(BaseModel):
             "filters": dict(self.filters),
             "version": self.version,
             **self.goals.public(private),
+            **({"quote": self.quote.model_dump(include={"elements", "pending", "price", "images_sent"})} if self.quote else {}),
         }

@@ -60,6 +60,10 @@ class Settings(BaseSettings):
     )
     history_limit: int = Field(default=50, ge=2, description="turns kept per session")
     max_request_bytes: int = Field(default=16 * 1024, ge=1024)
+    # Attachments (issue 17): photos and PDFs sent with chat messages, kept for the office.
+    attachments_dir: Path | None = Field(default=None, description="folder for attachments; default: <instance>/attachments")
+    attachment_max_bytes: int = Field(default=8 * 1024 * 1024, ge=1024, description="the largest file accepted")
+    attachments_per_message: int = Field(default=10, ge=1, le=10, description="files one chat message may carry")
     cors_origins: list[str] = Field(default=["http://localhost:5000", "http://127.0.0.1:5000"])
     # LLM mode (issue 3): unset LLM_MODEL means the offline assistant.
     llm_model: str | None = Field(default=None, description="e.g. openai/gpt-4o-mini, ollama/llama3.1")
@@ -137,3 +141,8 @@ def sessions_file(app: Flask) -> Path:
 def bookings_file(app: Flask) -> Path:
     """BOOKINGS_DB, or bookings.sqlite3 beside the sessions."""
     return SETTINGS.get(app).bookings_db or sessions_file(app).parent / "bookings.sqlite3"
+
+
+def attachments_dir(app: Flask) -> Path:
+    """ATTACHMENTS_DIR, or attachments/ beside the sessions (the app's instance folder by default)."""
+    return SETTINGS.get(app).attachments_dir or sessions_file(app).parent / "attachments"

@@ -317,8 +317,10 @@ class When:
     def date(self, text: str, today: dt.date) -> Found | None:
         """The last date the text names, as YYYY-MM-DD, relative to `today`."""
         text = self.numbers.digits(text)
-        # Times are blanked out first, so "Dec 3 pm" or "5-6 pm" is no date.
-        text = blank(text, *(clock.core for clock in self._clocks(text)))
+        # Times are blanked out first, so "Dec 3 pm" or "5-6 pm" is no date; so are parts of the
+        # day that are no day themselves, so "el jueves por la mañana" is Thursday, not tomorrow.
+        parts = [Found(m.group(), m.start(), m.end()) for m in self._part.finditer(text) if self.days.get(m.group()) is None]
+        text = blank(text, *(clock.core for clock in self._clocks(text)), *parts)
         hits: list[Found] = []
         taken: list[tuple[int, int]] = []
         for kind, pattern in self._dates:

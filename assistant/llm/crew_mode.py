@@ -135,6 +135,9 @@ class CrewTurn:
                 self.grounding = "passed"
                 return reply
             log.warning("LLM reply not grounded: %s", "; ".join(problems))
+            if not grounding.regenerable(reply, facts, self.catalog):
+                self.grounding = "fallback"
+                return draft
             reply = self._regenerate(reply, problems, draft)
             if not grounding.violations(reply, facts, self.catalog):
                 self.grounding = "regenerated"
@@ -199,6 +202,7 @@ def _inputs(work: TurnWork) -> dict[str, str]:
         "profile": dump(work.request.state.profile),
         "eligibility": dump([v.model_dump() for v in work.out.verdicts] if work.out.verdicts is not None else None),
         "booking": work.out.flow_step.text if work.out.flow_step else "none",
+        "quote": _quoted(work),
         "draft": work.out.reply,
     }
 
@@ -215,7 +219,18 @@ def _facts(work: TurnWork) -> grounding.Facts:
             *(p.model_dump_json() for p in products.values()),
             work.out.comparison.model_dump_json() if work.out.comparison else "",
             work.out.faq.model_dump_json() if work.out.faq else "",
+            _quoted(work),
         ]
     )
     verdicts = [v.eligible for v in work.out.verdicts] if work.out.verdicts is not None else None
-    return grounding.Facts(text=text, product_names={p.name for p in products.values()}, verdicts=verdicts)
+    names = {p.name for p in products.values()}
+    return grounding.Facts(text=text, product_names=names, verdicts=verdicts, tools_run=set(work.out.tools_run))
+
+
+def _quoted(work: TurnWork) -> str:
+    """The quote desk's result: the tariff (price, lines, warnings) or the question it asks."""
+    step = work.out.quote
+    if step is None:
+        return "none"
+    said = {"tariff": step.tariff.model_dump() if step.tariff else None, "question": step.question, "choices": step.choices}
+    return json.dumps(said, ensure_ascii=False)

@@ -5,15 +5,17 @@ A model may rephrase, never invent. The facts a reply may use are the turn's too
 customer wrote. Figures are read as the pack writes them: its currency's sign and words, and the
 number words and scales of its languages ("80k", "two thousand"). A figure counts as a claim
 when it carries a currency mark or a percent sign, or is 100 or more; small bare numbers (list
-markers, counts) are free.
+markers, counts) are free. The pack's declared constraints (pack.yaml `constraints:`, "a price
+requires the tariff tool") are checked here too, against the tools the turn ran.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
+from assistant.pack.constraints import Constraint, broken
 from assistant.pack.model import Catalog
 
 _LEAKS = re.compile(
@@ -54,6 +56,7 @@ class Facts:
     text: str  # tool results, draft reply and the customer's message, as one text
     product_names: set[str]
     verdicts: list[bool | None] | None = None
+    tools_run: set[str] = field(default_factory=set)  # what the pack's constraints require
 
 
 def violations(reply: str, facts: Facts, catalog: Catalog) -> list[str]:
@@ -76,7 +79,18 @@ def violations(reply: str, facts: Facts, catalog: Catalog) -> list[str]:
         problems.append("a 'not eligible' verdict the rules did not give")
     if _claims(_SAYS_ELIGIBLE, reply) and True not in verdicts:
         problems.append("an 'eligible' verdict the rules did not give")
+    problems += [f"a statement the {c.requires} tool did not back ({c.name})" for c in constrained(reply, facts, catalog)]
     return problems
+
+
+def constrained(reply: str, facts: Facts, catalog: Catalog) -> list[Constraint]:
+    """The pack's constraints the reply breaks."""
+    return broken(reply, facts.tools_run, catalog.pack.constraints)
+
+
+def regenerable(reply: str, facts: Facts, catalog: Catalog) -> bool:
+    """Whether the model may write the reply again: no constraint it breaks goes straight to its template."""
+    return all("regenerate" in rule.on_violation for rule in constrained(reply, facts, catalog))
 
 
 def _claims(pattern: re.Pattern[str], reply: str) -> bool:

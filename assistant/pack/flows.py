@@ -14,15 +14,21 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from assistant.tools.validators import Check
+
 Weekday = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
 WEEKDAYS: tuple[Weekday, ...] = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")  # date.weekday() order
 # How a slot is read: a catalog item, one of its options, a day, a time, a person's name, a
-# phone number, a number, the answer as said, everything said about it, or a filter's value.
-SlotKind = Literal["item", "choice", "date", "time", "person", "phone", "number", "text", "notes", "filter"]
-# book: the desk's own booking; reserve: the concierge's table (POST /assistant and the chat alike)
-FlowAction = Literal["book", "troubleshoot", "reserve"]
+# phone number, a number, the answer as said, everything said about it, a filter's value, the
+# files sent with the message (photos, PDFs), or an e-mail address.
+SlotKind = Literal["item", "choice", "date", "time", "person", "phone", "number", "text", "notes", "filter", "attachment", "email"]
+AttachmentKind = Literal["image", "pdf"]
+# book: the desk's own booking; reserve: the concierge's table (POST /assistant and the chat alike);
+# submit: a case handed to the office (assistant/dialogue/case.py)
+FlowAction = Literal["book", "troubleshoot", "reserve", "submit"]
 AgentOfFlow = Literal["booking", "support"]
 RESERVES_WITH = ("date", "time", "number", "person", "phone")  # a table: when, for how many, for whom
+FORM_KINDS = ("choice", "person", "phone", "number", "text", "attachment", "email")  # what `reads: asked` reads
 BATCH_FROM = 3  # a group of this many simple slots is asked all at once (seed 004's smart collection)
 
 
@@ -59,6 +65,13 @@ class Slot(_Strict):
     narrowed_by_filters: bool = False  # an item kind: the one item the message's filters leave counts as named
     free_text: bool = False  # an item kind: an answer naming no catalog item is kept as said
     range: tuple[int, int] | None = None  # a number kind: the values it takes (a table seats 1 to 20)
+    label: str | None = None  # how a summary and a correction name it ("E-mail"); None: the slot's name
+    words: list[str] = []  # other names the customer calls it by ("correo"): "el correo es …" corrects it
+    check: Check | None = None  # a text or number kind: what its value must be, else refused with its `ask`
+    whole: bool = False  # a text kind: the whole answer (an address), not only its first clause
+    private: bool = False  # who the customer is (an id, an address): masked wherever state is shown
+    needs: list[str] = []  # an attachment kind: what each file must show, in order (one file each)
+    accepts: list[AttachmentKind] = ["image"]  # an attachment kind: the kinds of file it takes
 
     @model_validator(mode="before")
     @classmethod
@@ -78,7 +91,16 @@ class Slot(_Strict):
             raise ValueError(f"filter slot '{self.slot}' needs filter")
         if self.range and (self.kind != "number" or self.range[0] > self.range[1]):
             raise ValueError(f"slot '{self.slot}': a range is a number slot's, lowest first")
+        if self.check and self.kind not in ("text", "number"):
+            raise ValueError(f"slot '{self.slot}': a check is a text or number slot's")
+        if self.kind == "attachment" and not self.needs:
+            raise ValueError(f"attachment slot '{self.slot}' needs `needs`: what each file shows")
         return self
+
+    @property
+    def name(self) -> str:
+        """How replies name it."""
+        return self.label or self.slot.replace("_", " ")
 
 
 class Step(_Strict):
@@ -87,6 +109,7 @@ class Step(_Strict):
     collect: list[Slot] = Field(min_length=1)
     ask: str | None = None  # the group's question when asked at once; default: the slots' questions
     mode: Literal["sequential", "batch", "hybrid"] | None = None  # None: seed 004's choice by the slots
+    phase: str | None = None  # how progress names the part of the flow it belongs to ("Datos personales")
 
     @model_validator(mode="before")
     @classmethod
@@ -114,6 +137,14 @@ class Flow(_Strict):
     confirm: Literal["code"] | None = None  # a one-time code to the phone slot before the action
     action: FlowAction
     reminder_minutes_before: int = Field(default=60, ge=1)
+    # "asked": a slot is read only from an answer to its question, or where the message names it
+    # ("the e-mail is …") or it has a form nothing else has (an e-mail): a long form whose values
+    # look alike. "anywhere": every slot from every message (a booking's day, time and branch).
+    reads: Literal["anywhere", "asked"] = "anywhere"
+    start_words: list[str] = []  # what starts it besides its intent ("let's do it" after a quote)
+    progress_words: list[str] = []  # "how is my case going?": where the flow stands, then the question again
+    handover_words: list[str] = []  # "I want to talk to a person": the text `handover`, and the flow waits
+    value_words: list[str] = []  # words between a slot's name and its value ("the e-mail is …": is)
 
     @model_validator(mode="after")
     def _consistent(self) -> Flow:
@@ -137,6 +168,11 @@ class Flow(_Strict):
         lacking = sorted(set(RESERVES_WITH) - {s.kind for s in self.slots()})
         if self.action == "reserve" and lacking:
             raise ValueError(f"a reserve action needs slots of the kinds {lacking}")
+        formless = sorted({s.kind for s in self.slots()} - set(FORM_KINDS))
+        if self.reads == "asked" and formless:
+            raise ValueError(f"a flow that reads only what was asked can't read the kinds {formless}")
+        if self.action == "submit" and not self.steps[-1].collect[-1].kind == "choice":
+            raise ValueError("a submit action ends with the choice that confirms the review")
         return self
 
     @property

@@ -27,7 +27,9 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from assistant.language import DateOrder, Languages, load_languages
+from assistant.pack.constraints import Constraint
 from assistant.pack.flows import Flow
+from assistant.pack.quotes import Elements, Example, QuoteSetup
 
 T = TypeVar("T")
 FilterValue = str | int | float | list[str]  # one value, an amount, or any of several values
@@ -36,8 +38,11 @@ ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{1,63}$"
 NAME_PATTERN = r"^[a-z][a-z0-9_]{0,39}$"
 MIN_EXAMPLES = 10  # per intent: fewer cannot teach the router a way of asking
 Template = str | list[str]  # a list's pieces are joined; a piece naming a missing value is left out
-AgentName = Literal["retriever", "comparator", "eligibility", "booking", "support", "formatter"]
-ToolName = Literal["search_products", "search_faq", "compare_products", "check_eligibility", "calculate"]
+AgentName = Literal["retriever", "comparator", "eligibility", "booking", "support", "quote", "formatter"]
+ToolName = Literal[
+    "search_products", "search_faq", "compare_products", "check_eligibility", "calculate", "identify", "select_variant", "tariff",
+]  # fmt: skip
+QUOTE_TOOLS: tuple[ToolName, ...] = ("identify", "select_variant", "tariff")
 # What a message can ask for; a pack's nlu.yml gives examples of the ones its business serves.
 IntentName = Literal[
     "product_info", "comparison", "eligibility_check", "feature_query", "faq", "support", "calculate", "greeting",
@@ -272,7 +277,7 @@ class Search(Strict):
 # the cue sections of vocabulary.intents.
 IntentType = Literal[
     "product_info", "comparison", "eligibility_check", "feature_query", "faq", "support", "calculate", "greeting",
-    "booking", "cancel", "out_of_scope", "unknown",
+    "booking", "cancel", "out_of_scope", "unknown", "quote",
 ]  # fmt: skip
 INTENTS: tuple[str, ...] = get_args(IntentType)
 CUES = ("greeting", "thanks", "comparison", "eligibility", "want", "cheapest", "booking", "cancel", "faq", "support", "calculate")
@@ -347,6 +352,7 @@ DEFAULT_TOOLS: dict[AgentName, list[ToolName]] = {
     "eligibility": ["check_eligibility"],
     "booking": [],
     "support": ["search_faq"],
+    "quote": list(QUOTE_TOOLS),
     "formatter": [],
 }
 
@@ -376,6 +382,8 @@ class Pack(Strict):
     goals: dict[str, GoalKind] = {}
     tools: dict[AgentName, list[ToolName]] = Field(default_factory=lambda: dict(DEFAULT_TOOLS))  # which tools each agent may call
     texts: dict[str, str] = {}  # the pack's own words; the engine's defaults say the rest (Catalog.text)
+    quote: QuoteSetup | None = None  # what customers can ask a price for (assistant/pack/quotes.py)
+    constraints: list[Constraint] = []  # rules on every reply (assistant/pack/constraints.py)
 
     @model_validator(mode="after")
     def _references(self) -> Pack:
@@ -419,6 +427,7 @@ class Pack(Strict):
         self._check_texts()
         self._check_templates()
         self._check_tools()
+        self._check_constraints()
         return self
 
     def _check_facts(self) -> None:
@@ -470,11 +479,21 @@ class Pack(Strict):
         needs: list[tuple[AgentName, ToolName]] = [("retriever", "search_products"), ("comparator", "compare_products")]
         needs += [("eligibility", "check_eligibility")] if self.eligibility else []
         needs += [(flow.agent, "search_faq") for flow in self.flows.values() if flow.action == "troubleshoot"]
+        needs += [("quote", tool) for tool in QUOTE_TOOLS] if self.quote else []
         for agent, tool in needs:
             if tool not in self.tools.get(agent, []):
                 raise ValueError(f"tools.{agent} needs {tool}")
         if not any("search_faq" in tools for tools in self.tools.values()):
             raise ValueError("some agent in tools needs search_faq to answer help questions")
+
+    def _check_constraints(self) -> None:
+        """A constraint requires a tool some agent has, and says a text the engine has."""
+        tools = {tool for allowed in self.tools.values() for tool in allowed}
+        for rule in self.constraints:
+            if rule.requires not in tools:
+                raise ValueError(f"constraints.{rule.name} requires '{rule.requires}', which no agent in tools has")
+            if rule.template not in DEFAULT_TEXTS:
+                raise ValueError(f"constraints.{rule.name}: template '{rule.template}' is not a text the engine says")
 
     @model_validator(mode="after")
     def _scales_for_money(self) -> Pack:
@@ -514,7 +533,7 @@ class Pack(Strict):
     @cached_property
     def private_slots(self) -> frozenset[str]:
         """The flows' slots that say who the customer is (a name, a phone): masked wherever state is shown."""
-        return frozenset(s.slot for flow in self.flows.values() for s in flow.slots() if s.kind in ("person", "phone"))
+        return frozenset(s.slot for flow in self.flows.values() for s in flow.slots() if s.private or s.kind in ("person", "phone"))
 
     def flow_for(self, intent: str) -> str | None:
         """The flow an intent starts, if the pack has one."""
@@ -611,6 +630,7 @@ class Catalog(BaseModel):
     faq: list[FaqEntry]
     vocabulary: Vocabulary
     examples: Examples
+    elements: Elements | None = None  # pack.yaml's quote.elements, where the pack quotes
 
     @property
     def business(self) -> Business:
@@ -790,6 +810,16 @@ def _is_number(text: str) -> bool:
     return True
 
 
+def _examples(elements: Elements) -> list[Example]:
+    """Every photo and document the pack draws an example of."""
+    found = [*elements.documents]
+    for element in elements.elements.values():
+        found += element.photos
+        for variant in element.variants.options.values() if element.variants else []:
+            found += variant.photos or []
+    return found
+
+
 def load_catalog(folder: Path) -> Catalog:
     """Load and validate a domain pack folder."""
     if not (folder / "pack.yaml").is_file():
@@ -811,7 +841,22 @@ def load_catalog(folder: Path) -> Catalog:
     _validated(vocabulary_path, lambda v: _check_vocabulary(v, pack), vocabulary)
     examples_path = folder / "nlu.yml"
     examples = _validated(examples_path, Examples.model_validate, _read(examples_path))
+    elements = None
+    if pack.quote:
+        elements_path = folder / pack.quote.elements
+        elements = _validated(elements_path, Elements.model_validate, _read(elements_path))
+        missing = [e.example for e in _examples(elements) if e.example and not (folder / e.example).is_file()]
+        if missing:
+            raise DataError(f"{elements_path}: example images {sorted(set(missing))[:5]} are not in the pack")
     try:
-        return Catalog(name=pack.business.name, pack=pack, products=products, faq=faq, vocabulary=vocabulary, examples=examples)
+        return Catalog(
+            name=pack.business.name,
+            pack=pack,
+            products=products,
+            faq=faq,
+            vocabulary=vocabulary,
+            examples=examples,
+            elements=elements,
+        )
     except ValidationError as exc:
         raise DataError(f"{folder}: {exc}") from exc

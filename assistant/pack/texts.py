@@ -16,6 +16,7 @@ from assistant.tools.filters import Filters
 
 if TYPE_CHECKING:  # the eligibility tool words its reasons with say(); goals live in dialogue
     from assistant.dialogue.goals import Goal
+    from assistant.dialogue.quote import QuoteStep
     from assistant.tools.eligibility import Verdict
 
 
@@ -248,3 +249,30 @@ def resumed(goal: Goal, catalog: Catalog) -> str:
     kind = catalog.pack.goal_kinds.get(goal.type)
     back = kind.resumed if kind else say(catalog, "resumed")
     return f"{back} {goal.next_question}" if goal.next_question else back
+
+
+def quotation(step: QuoteStep, catalog: Catalog) -> tuple[list[str | None], str | None]:
+    """A quote's reply and the question it asks, in the seed's order: the price, every warning,
+    then the example images (or the offer of them) and the next step."""
+    again = say(catalog, "quote_again") if step.again else None
+    if step.asks_category or step.question:
+        options = one_of([choice.lower() for choice in step.choices], catalog)
+        asked = say(catalog, "quote_category", options=options) if step.asks_category else step.question
+        return [again, asked], asked
+    if step.images_again:
+        return [say(catalog, "quote_images_sent"), say(catalog, "quote_open_case")], None
+    sections: list[str | None] = []
+    if step.tariff:
+        priced = step.tariff
+        amount = f"{priced.price:.0f}" if float(priced.price).is_integer() else f"{priced.price:.2f}"
+        what = one_of([line.name for line in priced.lines], catalog, "and")
+        currency, note = catalog.business.currency_symbol, priced.tax_note
+        sections.append(say(catalog, "quote_price", amount=amount, currency=currency, tax_note=note, what=what))
+        if priced.warnings:
+            sections.append(say(catalog, "quote_warnings") + "".join(f"\n- {warning}" for warning in priced.warnings))
+    if step.images:
+        sections.append(say(catalog, "quote_images") + "".join(f"\n- {image.label}" for image in step.images))
+        sections.append(say(catalog, "quote_open_case"))
+    elif step.tariff:
+        sections.append(say(catalog, "quote_offer_images"))
+    return sections, None

@@ -14,6 +14,7 @@ from assistant.pack.model import Catalog, ToolName
 from assistant.tools.calculator import calculate
 from assistant.tools.comparison import compare, ranked
 from assistant.tools.eligibility import check
+from assistant.tools.quotes import identify, select_variant, tariff
 from assistant.tools.retrieval import CatalogIndex
 
 
@@ -33,6 +34,15 @@ class ToolGateway:
             "rank_products": lambda products, rank: ranked(products, rank, catalog),
             "check_eligibility": lambda product, profile: check(product, profile, catalog),
             "calculate": calculate,
+            **(
+                {
+                    "identify": lambda description, category=None: identify(elements, description, category),
+                    "select_variant": lambda code, answer: select_variant(elements, code, answer),
+                    "tariff": lambda codes: tariff(elements, codes),
+                }
+                if (elements := catalog.elements)
+                else {}
+            ),
         }
 
     def allowed(self, agent: str, tool: str) -> bool:

@@ -22,7 +22,7 @@ from assistant.dialogue.state import NotYourSession
 from assistant.infra.config import bookings_file
 from assistant.infra.sqlite import writable
 from assistant.pack.display import public_product
-from assistant.web import openapi, telemetry
+from assistant.web import files, openapi, telemetry
 from assistant.web.errors import BUSY_MESSAGE, NOT_YOURS_MESSAGE, RETRY_LATER, UNAVAILABLE, ApiError, json_object, store_unavailable
 from assistant.web.identity import caller, require_customer
 from assistant.web.ratelimit import LIMITER
@@ -35,7 +35,8 @@ _CHUNK = re.compile(r"\S+\s*|\s+")  # words with their trailing space: the reply
 
 
 def _chat_request() -> ChatRequest:
-    body = json_object('{"query": "hi"}')
+    """The message, as JSON or as multipart/form-data with its files (kept once the message is valid)."""
+    body = files.chat_form() if request.mimetype == files.FORM else json_object('{"query": "hi"}')
     pack = PIPELINE.get().catalog.pack
     page = pack.profile[pack.page_fact].values if pack.page_fact else {}
     chat_request = ChatRequest.model_validate(body, context={"page_fact": set(page)})
@@ -43,7 +44,7 @@ def _chat_request() -> ChatRequest:
     if chat_request.customer_id not in (None, customer_id):
         raise ApiError(403, "identity_mismatch", "customer_id is read from the bearer token; this one does not match it.")
     LIMITER.get().check(request.remote_addr or "unknown", chat_request.session_id)
-    return chat_request.model_copy(update={"customer_id": customer_id})
+    return files.with_files(chat_request.model_copy(update={"customer_id": customer_id}))
 
 
 def _replay_key() -> str | None:

@@ -1,13 +1,14 @@
-"""What a request passes before any view: a size cap, the trusted proxies in front, and CORS."""
+"""What a request passes before any view: a size cap (room for files where a body may carry
+them), the trusted proxies in front, and CORS."""
 
 from __future__ import annotations
 
 import io
 import ipaddress
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from flask import Flask
+from flask import Flask, request
 from flask_cors import CORS
 from werkzeug.middleware.proxy_fix import ProxyFix
 
@@ -16,18 +17,30 @@ from assistant.infra.config import SETTINGS, Settings
 if TYPE_CHECKING:  # the WSGI types exist for type checkers only
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
 
+UPLOADS = {"/attachments": 1, "/chat": None, "/chat/stream": None}  # paths a multipart body may bring files to, and how many
+
+
+def body_limit(environ: WSGIEnvironment, settings: Settings) -> int:
+    """MAX_REQUEST_BYTES, or for a multipart body on an upload path that much more than its files
+    may weigh: ATTACHMENT_MAX_BYTES each, one on /attachments, ATTACHMENTS_PER_MESSAGE on a chat message."""
+    path = environ.get("PATH_INFO", "")
+    if path not in UPLOADS or not environ.get("CONTENT_TYPE", "").lower().startswith("multipart/form-data"):
+        return settings.max_request_bytes
+    files = UPLOADS[path] or settings.attachments_per_message
+    return settings.max_request_bytes + files * settings.attachment_max_bytes
+
 
 class SizedBody:
     """A chunked body carries no Content-Length for MAX_CONTENT_LENGTH to check, and werkzeug cuts
     it silently at the limit (a 400 for broken JSON instead of a 413). So it is read here, one
     byte past the limit at most, and handed on as a body of known length, which Flask checks."""
 
-    def __init__(self, app: WSGIApplication, limit: int):
+    def __init__(self, app: WSGIApplication, limit: Callable[[WSGIEnvironment], int]):
         self.app, self.limit = app, limit
 
     def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         if "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower():
-            body = environ["wsgi.input"].read(self.limit + 1)
+            body = environ["wsgi.input"].read(self.limit(environ) + 1)
             environ.pop("HTTP_TRANSFER_ENCODING")
             environ["wsgi.input"], environ["CONTENT_LENGTH"] = io.BytesIO(body), str(len(body))
         return self.app(environ, start_response)
@@ -59,7 +72,12 @@ def init_app(app: Flask) -> None:
     # "/customers//preferences" is a 404 like any unknown path, not an HTML redirect elsewhere
     app.url_map.merge_slashes = False
     # Flask's documented way to wrap its WSGI app, which its types see as replacing a method
-    app.wsgi_app = SizedBody(app.wsgi_app, settings.max_request_bytes)  # type: ignore[method-assign]
+    app.wsgi_app = SizedBody(app.wsgi_app, lambda environ: body_limit(environ, settings))  # type: ignore[method-assign]
+
+    @app.before_request
+    def room_for_files() -> None:
+        request.max_content_length = body_limit(request.environ, settings)
+
     if settings.proxy_count:  # behind a load balancer the client's address is in X-Forwarded-For
         app.wsgi_app = TrustedProxies(app.wsgi_app, settings)  # type: ignore[method-assign]
     CORS(app, origins=settings.cors_origins)

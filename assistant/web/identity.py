@@ -105,5 +105,15 @@ def require_customer(customer_id: str) -> None:
     raise ApiError(403, "forbidden", "A token opens only its own customer's data.")
 
 
+def require_operator() -> None:
+    """An operator's credential: their API key, or a token with the operator's role."""
+    who = caller()
+    if who.operator:
+        return
+    if who.guest:
+        raise ApiError(401, "unauthorized", "Send an operator's API key in X-API-Key, or an operator's token.", CHALLENGE)
+    raise ApiError(403, "forbidden", "This is for operators: a customer's token does not open it.")
+
+
 def init_app(app: Flask) -> None:
     VERIFIER.put(app, Verifier(SETTINGS.get(app)))

@@ -6,20 +6,28 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from assistant.attachments.store import ATTACHMENT_ID
+from assistant.cases.store import STATUSES
 from assistant.pack.model import Catalog
 from assistant.web.concierge import AssistantRequest
-from assistant.web.schemas import CUSTOMER_ID, ChatRequest, ChatResponse
+from assistant.web.schemas import ATTACHMENTS_ONLY, CUSTOMER_ID, SESSION_ID_PATTERN, ChatRequest, ChatResponse
 
 _REF = "#/components/schemas/{model}"
 _ERROR = {"$ref": "#/components/schemas/Error"}
 _UUID = {"type": "string", "format": "uuid"}
 _SIGNED_IN_OR_GUEST: list[dict[str, list[str]]] = [{"customerToken": []}, {}]  # a guest needs no credential
 _CUSTOMER_OR_OPERATOR: list[dict[str, list[str]]] = [{"customerToken": []}, {"operatorKey": []}]
+_OPERATOR: list[dict[str, list[str]]] = [{"operatorKey": []}]  # or a token whose role is operator
+_BINARY = {"type": "string", "format": "binary"}
+_FILE_ID = {"type": "string", "pattern": f"^{ATTACHMENT_ID.pattern}$"}
+_SESSION = {"type": "string", "pattern": SESSION_ID_PATTERN}
 # Under gunicorn (gunicorn.conf.py), before the app sees a request; the answers are JSON errors too.
 _LIMITS = (
     "Every error is JSON: `{error, message}`. Under gunicorn a request line over 4094 bytes gets 414, "
     "more than 100 headers or a header over 8190 bytes gets 431, and a body over MAX_REQUEST_BYTES "
-    "(chunked or not) gets 413. A JSON body must be sent as `Content-Type: application/json` (else 415)."
+    "(chunked or not) gets 413; a multipart body with files may be larger by ATTACHMENT_MAX_BYTES a file. "
+    "A JSON body must be sent as `Content-Type: application/json` (else 415); /chat and /attachments also take "
+    "`multipart/form-data`. Files are checked by their content: a JPEG, PNG or HEIC photo (its metadata removed) or a PDF."
 )
 _EVENT = {
     "type": "object",
@@ -38,7 +46,7 @@ def _errors(*statuses: int) -> dict[str, Any]:
         400: "Bad input; nothing changed",
         401: "The credential is missing or not valid",
         403: "The credential does not open this customer's data or conversation",
-        404: "Not found",
+        404: "Not found (a file the message references: not sent in this conversation)",
         409: "The session is busy; retry",
         413: "The body is too large",
         415: "Unsupported media type",
@@ -64,7 +72,51 @@ def document(catalog: Catalog) -> dict[str, Any]:
         "anyOf": ([{"type": "string", "enum": sorted(page)}] if page else []) + [{"type": "null"}]
     }
     response_schemas, chat_response = _component(ChatResponse)
-    chat_body = {"required": True, "content": {"application/json": {"schema": chat_request}}}
+    chat_form = {
+        "type": "object",
+        "description": f"The message's fields, and its files in `file`; without words the query is {ATTACHMENTS_ONLY}",
+        "properties": {
+            "query": {"type": "string", "maxLength": 1000},
+            "session_id": _SESSION,
+            "user_employment": {"type": "string"},
+            "mode": {"type": "string", "enum": ["offline", "crew"]},
+            "attachments": {"type": "array", "items": _FILE_ID, "maxItems": 10, "description": "ids of files uploaded before"},
+            "file": {"type": "array", "items": _BINARY, "maxItems": 10},
+        },
+    }
+    chat_body = {
+        "required": True,
+        "content": {"application/json": {"schema": chat_request}, "multipart/form-data": {"schema": chat_form}},
+    }
+    upload_form = {
+        "type": "object",
+        "required": ["session_id", "file"],
+        "properties": {"session_id": _SESSION, "file": _BINARY},
+    }
+    uploaded = {
+        "type": "object",
+        "required": ["id", "kind", "mime", "size"],
+        "properties": {
+            "id": _FILE_ID,
+            "kind": {"type": "string", "enum": ["image", "pdf"]},
+            "mime": {"type": "string", "enum": ["image/jpeg", "image/png", "application/pdf"]},
+            "size": {"type": "integer"},
+        },
+    }
+    case_path = [{"name": "case_id", "in": "path", "required": True, "schema": {"type": "string"}}]
+    case = {
+        "type": "object",
+        "required": ["id", "status", "created_at", "updated_at", "session_id"],
+        "description": "The record its flow built (its sections by name, `transcript`) with the office's id, status and times",
+        "properties": {
+            "id": {"type": "string"},
+            "status": {"type": "string", "enum": list(STATUSES)},
+            "created_at": {"type": "string", "format": "date-time"},
+            "updated_at": {"type": "string", "format": "date-time"},
+            "session_id": {"type": "string"},
+            "transcript": {"type": "array", "items": {"type": "object"}},
+        },
+    }
     customer = [
         {"name": "customer_id", "in": "path", "required": True, "schema": {"type": "string", "pattern": f"^{CUSTOMER_ID.pattern}$"}}
     ]
@@ -111,7 +163,7 @@ def document(catalog: Catalog) -> dict[str, Any]:
                     "requestBody": chat_body,
                     "responses": {
                         "200": _json(chat_response, "The turn's answer"),
-                        **_errors(400, 401, 403, 409, 413, 415, 429, 503),
+                        **_errors(400, 401, 403, 404, 409, 413, 415, 429, 503),
                     },
                     "security": _SIGNED_IN_OR_GUEST,
                 }
@@ -125,7 +177,7 @@ def document(catalog: Catalog) -> dict[str, Any]:
                             "description": "An event stream; its `final` event is the /chat answer",
                             "content": {"text/event-stream": {"schema": _EVENT}},
                         },
-                        **_errors(400, 401, 403, 409, 413, 415, 429, 503),
+                        **_errors(400, 401, 403, 404, 409, 413, 415, 429, 503),
                     },
                     "security": _SIGNED_IN_OR_GUEST,
                 }
@@ -165,6 +217,94 @@ def document(catalog: Catalog) -> dict[str, Any]:
                     "responses": {"204": {"description": "Forgotten"}, **_errors(400, 401, 403, 503)},
                     "security": _CUSTOMER_OR_OPERATOR,
                 },
+            },
+            "/attachments": {
+                "post": {
+                    "summary": "Keep a photo or PDF for a conversation; its id goes in the next message's `attachments`",
+                    "requestBody": {"required": True, "content": {"multipart/form-data": {"schema": upload_form}}},
+                    "responses": {
+                        "201": _json(uploaded, "Kept (a photo as encoded again, without its metadata)"),
+                        **_errors(400, 401, 403, 413, 415, 429, 503),
+                    },
+                    "security": _SIGNED_IN_OR_GUEST,
+                }
+            },
+            "/cases": {
+                "get": {
+                    "summary": "The cases handed to the office, newest first (without transcripts)",
+                    "parameters": [
+                        {"name": "status", "in": "query", "required": False, "schema": {"type": "string", "enum": list(STATUSES)}}
+                    ],
+                    "responses": {
+                        "200": _json(
+                            {"type": "object", "required": ["cases"], "properties": {"cases": {"type": "array", "items": case}}},
+                            "The cases",
+                        ),
+                        **_errors(400, 401, 403, 503),
+                    },
+                    "security": _OPERATOR,
+                }
+            },
+            "/cases/{case_id}": {
+                "get": {
+                    "summary": "One case, whole",
+                    "parameters": case_path,
+                    "responses": {"200": _json(case, "The case"), **_errors(401, 403, 404, 503)},
+                    "security": _OPERATOR,
+                },
+                "patch": {
+                    "summary": "Move a case to another status",
+                    "parameters": case_path,
+                    "requestBody": {
+                        "required": True,
+                        "content": {
+                            "application/json": {
+                                "schema": {
+                                    "type": "object",
+                                    "required": ["status"],
+                                    "properties": {"status": {"type": "string", "enum": list(STATUSES)}},
+                                }
+                            }
+                        },
+                    },
+                    "responses": {"200": _json(case, "The case"), **_errors(400, 401, 403, 404, 413, 415, 503)},
+                    "security": _OPERATOR,
+                },
+            },
+            "/cases/{case_id}/summary.pdf": {
+                "get": {
+                    "summary": "One case on one printed page",
+                    "parameters": case_path,
+                    "responses": {
+                        "200": {"description": "A one-page PDF", "content": {"application/pdf": {"schema": _BINARY}}},
+                        **_errors(401, 403, 404, 503),
+                    },
+                    "security": _OPERATOR,
+                }
+            },
+            "/cases/{case_id}/attachments/{attachment_id}": {
+                "get": {
+                    "summary": "A file the case's conversation sent",
+                    "parameters": [*case_path, {"name": "attachment_id", "in": "path", "required": True, "schema": _FILE_ID}],
+                    "responses": {
+                        "200": {
+                            "description": "The file as kept",
+                            "content": {mime: {"schema": _BINARY} for mime in ("image/jpeg", "image/png", "application/pdf")},
+                        },
+                        **_errors(401, 403, 404, 503),
+                    },
+                    "security": _OPERATOR,
+                }
+            },
+            "/pack-files/images/{name}": {
+                "get": {
+                    "summary": "An example drawing of the pack's (an SVG a quote's reply links to)",
+                    "parameters": [{"name": "name", "in": "path", "required": True, "schema": {"type": "string"}}],
+                    "responses": {
+                        "200": {"description": "The drawing", "content": {"image/svg+xml": {"schema": _BINARY}}},
+                        **_errors(404),
+                    },
+                }
             },
             "/health": {"get": {"summary": "Liveness", "responses": {"200": _json(status, "Alive")}}},
             "/assistant": {
@@ -216,7 +356,12 @@ def document(catalog: Catalog) -> dict[str, Any]:
                     "bearerFormat": "JWT",
                     "description": "A customer's token from the business's login (HS256 or RS256); `sub` is the customer id",
                 },
-                "operatorKey": {"type": "apiKey", "in": "header", "name": "X-API-Key", "description": "An operator's API key"},
+                "operatorKey": {
+                    "type": "apiKey",
+                    "in": "header",
+                    "name": "X-API-Key",
+                    "description": "An operator's API key (a token whose `role` is operator opens the same)",
+                },
             },
             "schemas": {
                 **request_schemas,

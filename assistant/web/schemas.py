@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import re
 import uuid
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationInfo, field_validator
 
+from assistant.attachments.store import ATTACHMENT_ID
+
 MAX_QUERY_CHARS = 1000
 CUSTOMER_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+MAX_ATTACHMENTS = 10  # ids one message may reference; ATTACHMENTS_PER_MESSAGE may allow fewer
+ATTACHMENTS_ONLY = "\N{PAPERCLIP}"  # the query of a message that is files and no words
 
 
 RANDOM_UUID = 4  # the UUID version made of random bits: the only kind a session id may be
+SESSION_ID_PATTERN = "^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-4[0-9A-Fa-f]{3}-[89ABab][0-9A-Fa-f]{3}-[0-9A-Fa-f]{12}$"
 
 
 class ChatRequest(BaseModel):
@@ -20,15 +25,16 @@ class ChatRequest(BaseModel):
 
     # The schema states what the validators enforce, so /openapi.json tells clients the truth.
     query: StrictStr = Field(min_length=1, max_length=MAX_QUERY_CHARS, json_schema_extra={"pattern": r"\S"})
-    session_id: StrictStr | None = Field(
-        default=None,
-        json_schema_extra={"pattern": "^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-4[0-9A-Fa-f]{3}-[89ABab][0-9A-Fa-f]{3}-[0-9A-Fa-f]{12}$"},
-    )
+    session_id: StrictStr | None = Field(default=None, json_schema_extra={"pattern": SESSION_ID_PATTERN})
     # The value of the pack's page fact (its profile fact with `on_page`), whatever the pack calls
     # it: clients have sent it under this name since the bank, the first pack, asked employment.
     user_employment: StrictStr | None = Field(default=None, pattern=r"^[a-z_]{1,40}$")
     mode: Literal["offline", "crew"] | None = None
     customer_id: StrictStr | None = Field(default=None, pattern=rf"^{CUSTOMER_ID.pattern}$")
+    # Files uploaded to this session (POST /attachments) that the message brings.
+    attachments: list[Annotated[StrictStr, Field(pattern=rf"^{ATTACHMENT_ID.pattern}$")]] | None = Field(
+        default=None, max_length=MAX_ATTACHMENTS
+    )
 
     @field_validator("user_employment")
     @classmethod
@@ -47,18 +53,20 @@ class ChatRequest(BaseModel):
     @field_validator("session_id")
     @classmethod
     def _canonical_uuid(cls, value: str | None) -> str | None:
-        """Any spelling of a random (version 4) UUID, stored in its canonical lowercase form. A
-        session id is a bearer secret: the nil UUID, or one made up by hand or from a clock,
-        would let clients share, or guess, each other's conversations."""
-        if value is None:
-            return None
-        try:
-            parsed = uuid.UUID(value)
-        except ValueError:
-            raise ValueError("must be a UUID such as 123e4567-e89b-42d3-a456-426614174000") from None
-        if parsed.version != RANDOM_UUID:
-            raise ValueError("must be a random (version 4) UUID, such as crypto.randomUUID() makes")
-        return str(parsed)
+        return None if value is None else session_id(value)
+
+
+def session_id(value: str) -> str:
+    """Any spelling of a random (version 4) UUID, in its canonical lowercase form. A session id is
+    a bearer secret: the nil UUID, or one made up by hand or from a clock, would let clients
+    share, or guess, each other's conversations."""
+    try:
+        parsed = uuid.UUID(value)
+    except ValueError:
+        raise ValueError("must be a UUID such as 123e4567-e89b-42d3-a456-426614174000") from None
+    if parsed.version != RANDOM_UUID:
+        raise ValueError("must be a random (version 4) UUID, such as crypto.randomUUID() makes")
+    return str(parsed)
 
 
 class HelpResult(BaseModel):
@@ -67,6 +75,13 @@ class HelpResult(BaseModel):
     article: str | None = None  # the help article that answered
     suggested: list[str] = []  # articles offered as quick replies instead
     handover: bool = False  # the reply sends the customer to people (hotline, e-mail, branch)
+
+
+class ImageLink(BaseModel):
+    """An example image the reply sends (a drawing of a document the office needs)."""
+
+    url: str
+    label: str
 
 
 class ChatResponse(BaseModel):
@@ -83,5 +98,6 @@ class ChatResponse(BaseModel):
     grounding: Literal["passed", "regenerated", "fallback"] | None = None
     llm_calls: int = 0
     booking: dict[str, Any] | None = None
+    images: list[ImageLink] = []
     help: HelpResult = HelpResult()
     state: dict[str, Any]

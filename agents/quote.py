@@ -1,0 +1,20 @@
+"""The Quote agent: one step of the quotation (identify, pick a variant, price, send the example images)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents.work import TurnWork
+from assistant.dialogue.quote import step
+
+
+def quote(work: TurnWork) -> None:
+    """The quote after this message; every tool goes through the gateway, and is noted as run."""
+    catalog, tools = work.services.catalog, work.services.tools
+    assert catalog.pack.quote and catalog.elements, "the pipeline sends messages here only in a pack that quotes"
+
+    def call(tool: str, *args: Any) -> Any:
+        work.out.tools_run.add(tool)
+        return tools.call("quote", tool, *args)
+
+    work.out.quote = step(work.request.state.quote, work.request.query, catalog.pack.quote, catalog.elements, call)

@@ -1,0 +1,106 @@
+"""Cases, one record each, in the bookings' SQLite file (the office's side of the data). A
+record is the JSON its flow built (items, prices, fields, documents, the transcript); the store
+adds the id, the status and the times. A turn retried after a commit conflict hands the same
+record in again: it gets the case made the first time, not a second one."""
+
+from __future__ import annotations
+
+import builtins
+import hashlib
+import json
+import secrets
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from flask import Flask
+from pydantic import BaseModel, ConfigDict
+
+from assistant.infra.config import bookings_file
+from assistant.infra.extensions import Slot
+from assistant.infra.sqlite import SharedSQLite
+
+STATUSES = ("submitted", "in_review", "done", "rejected", "cancelled")
+LIST_LIMIT = 100
+MANAGED = ("id", "status", "created_at", "updated_at")  # written by the store, not by the flow
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS cases (
+    id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    fingerprint TEXT NOT NULL UNIQUE,
+    status TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    record TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS cases_by_status ON cases (status, created_at);
+"""
+
+
+class CaseRecord(BaseModel):
+    """What every record has; the rest is the flow's own (its sections, by the names it gives them)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    session_id: str
+    customer_id: str | None = None
+    title: str | None = None  # the summary's heading
+    labels: dict[str, str] = {}  # section name -> its title in the customer's language, for the summary
+    transcript: list[dict[str, Any]] = []  # {role, text, at}
+
+
+class CaseStore:
+    def __init__(self, db: SharedSQLite):
+        self._db = db
+
+    def submit(self, case: Mapping[str, Any]) -> str:
+        """Keeps the record with status "submitted"; its case id."""
+        record = CaseRecord.model_validate({k: v for k, v in case.items() if k not in MANAGED}).model_dump(mode="json")
+        text = json.dumps(record, ensure_ascii=False)  # in the flow's order, which the summary keeps
+        fingerprint = hashlib.sha256(json.dumps(record, sort_keys=True).encode()).hexdigest()
+        now = datetime.now(UTC)
+        case_id = f"{now:%Y%m%d}-{secrets.token_hex(3).upper()}"
+        with self._db.transaction() as db:
+            kept = db.execute("SELECT id FROM cases WHERE fingerprint = ?", (fingerprint,)).fetchone()
+            if kept is not None:
+                return str(kept[0])
+            db.execute(
+                "INSERT INTO cases (id, session_id, fingerprint, status, created_at, updated_at, record)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (case_id, record["session_id"], fingerprint, STATUSES[0], now.isoformat(), now.isoformat(), text),
+            )
+        return case_id
+
+    def get(self, case_id: str) -> dict[str, Any] | None:
+        row = self._db.one("SELECT id, status, created_at, updated_at, record FROM cases WHERE id = ?", (case_id,))
+        return _case(row) if row else None
+
+    def list(self, status: str | None = None, limit: int = LIST_LIMIT) -> builtins.list[dict[str, Any]]:
+        """The newest cases first (with that status), without their transcripts."""
+        where, params = ("WHERE status = ?", (status,)) if status else ("", ())
+        rows = self._db.rows(
+            f"SELECT id, status, created_at, updated_at, record FROM cases {where} ORDER BY created_at DESC, id LIMIT ?",
+            (*params, limit),
+        )
+        return [{k: v for k, v in _case(row).items() if k != "transcript"} for row in rows]
+
+    def set_status(self, case_id: str, status: str) -> dict[str, Any] | None:
+        """The case with its new status; None if there is no such case."""
+        if status not in STATUSES:
+            raise ValueError(f"status must be one of: {', '.join(STATUSES)}")
+        now = datetime.now(UTC).isoformat()
+        if not self._db.write("UPDATE cases SET status = ?, updated_at = ? WHERE id = ?", (status, now, case_id)):
+            return None
+        return self.get(case_id)
+
+
+def _case(row: tuple[Any, ...]) -> dict[str, Any]:
+    case_id, status, created_at, updated_at, record = row
+    return {"id": case_id, "status": status, "created_at": created_at, "updated_at": updated_at, **json.loads(record)}
+
+
+CASES: Slot[CaseStore] = Slot("cases")
+
+
+def init_app(app: Flask) -> None:
+    CASES.put(app, CaseStore(SharedSQLite(bookings_file(app), SCHEMA)))

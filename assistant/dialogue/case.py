@@ -1,0 +1,323 @@
+"""A case (seed 004's collection FSM) on the flow engine: a `submit` flow of the pack, whose first
+steps are built for the elements quoted, then handed to the office.
+
+Per element quoted, in order: its photos (an attachment slot, one file per photo the element
+needs), then its data fields as one step, so the engine's smart collection asks them at once,
+one by one, or base then conditional. Then the base documents (photos or a PDF), then the
+pack's own steps (personal data, vehicle, workshop) and its review, a choice that confirms
+the summary. Any message may correct a value by naming it; "how is it going?" and a request for
+a person are answered without leaving the flow. A confirmed review is submitted to the case
+store, and the case id is the reply.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from assistant.dialogue.flows import FlowEngine, FlowStep, Said, filled
+from assistant.dialogue.state import SessionState
+from assistant.language import phrases
+from assistant.pack.display import money
+from assistant.pack.flows import Flow, Option, Slot, Step
+from assistant.pack.model import Catalog
+from assistant.pack.quotes import DataField, Elements
+from assistant.pack.texts import say
+from assistant.tools.validators import Check
+
+ELEMENTS = "case_elements"  # the slots that hold the codes quoted when the case opened, and its price
+PRICE = "case_price"
+CASE_ID = "case_id"
+DOCUMENTS = "documents"
+
+
+Price = Callable[[list[str]], float]  # the tariff tool, run in the turn that says the price
+
+
+class Submitter(Protocol):
+    """The office's side (assistant/cases/store.py): keeps a record, returns its id."""
+
+    def submit(self, case: dict[str, Any]) -> str: ...
+
+
+class CaseDesk:
+    """Runs the pack's `submit` flows."""
+
+    def __init__(self, catalog: Catalog, engine: FlowEngine, store: Submitter, clock: Callable[[], dt.datetime]):
+        assert catalog.elements is not None, "a case is of the elements quoted: the pack quotes"
+        self.catalog, self.elements, self.engine, self.store, self.clock = catalog, catalog.elements, engine, store, clock
+
+    def flow(self, name: str, slots: dict[str, Any]) -> Flow:
+        """The pack's flow with the steps of the elements quoted first."""
+        return build(self.engine.flow(name), list(slots.get(ELEMENTS) or []), self.elements, self.catalog)
+
+    def aside(self, name: str, text: str) -> str | None:
+        """ "progress" or "handover" when the message asks how far the case is or for a person."""
+        flow = self.engine.flow(name)
+        for kind, words in (("progress", flow.progress_words), ("handover", flow.handover_words)):
+            if words and phrases(words).search(text):
+                return kind
+        return None
+
+    def answers(self, name: str, slots: dict[str, Any], text: str) -> bool:
+        """Whether a message gives a value the case takes."""
+        flow = self.flow(name, slots)
+        asked = self.engine.asked(flow, self.engine.missing(flow, slots))
+        patch, _ = self.engine.forms.read(flow, Said(text=text), asked, slots)
+        return any(value is not None for value in patch.values())
+
+    def chooses(self, name: str, slots: dict[str, Any], text: str) -> bool:
+        """Whether a message picks an option of the choice the case asked ("no" is then no cancel)."""
+        flow = self.flow(name, slots)
+        asked = [flow.slot(s) for s in self.engine.asked(flow, self.engine.missing(flow, slots))]
+        return any(s.kind == "choice" and self.engine.forms.choice(s, text) for s in asked)
+
+    def step(self, name: str, slots: dict[str, Any], said: Said, state: SessionState, price: Price) -> FlowStep:
+        """The case's next question, an answer about it, or the case submitted; `price`: the
+        tariff of the elements, which the review says (a price is said only from the tool)."""
+        if ELEMENTS not in slots:
+            return self._open(name, state, price)
+        flow = self.flow(name, slots)
+        aside = self.aside(name, said.text)
+        if aside:
+            asking = self.engine.ask(flow, slots)
+            text = self.progress(flow, slots, asking.missing) if aside == "progress" else say(self.catalog, "handover")
+            return FlowStep(
+                slots=slots,
+                missing=asking.missing,
+                text=text,
+                question=self.question(flow, slots, asking.missing, price),
+                choices=asking.choices,
+                handover=aside == "handover",
+            )
+        asked = self.engine.asked(flow, self.engine.missing(flow, slots))
+        collected = self.engine.collect(flow, slots, Said(text=said.text, asked=asked, attachments=said.attachments), self.clock())
+        review = flow.steps[-1].collect[-1]
+        changed = any(collected.slots.get(k) != slots.get(k) for k in {*slots, *collected.slots} - {review.slot})
+        if changed and collected.slots.get(review.slot):  # a correction at the review: the summary again
+            collected.slots[review.slot] = None
+        chosen = review.options.get(collected.slots.get(review.slot) or "")
+        if chosen is not None and chosen is not next(iter(review.options.values())):  # "no": what to correct
+            collected.slots[review.slot] = None
+            return FlowStep(slots=collected.slots, missing=[review.slot], question=say(self.catalog, "case_correct"))
+        missing = self.engine.missing(flow, collected.slots)
+        if missing:
+            notes = [*self._files_taken(flow, slots, collected.slots), *collected.problems]
+            return FlowStep(
+                slots=collected.slots,
+                missing=missing,
+                text="\n\n".join(notes),
+                question=self.question(flow, collected.slots, missing, price),
+                choices=collected.choices,
+            )
+        return self._submit(flow, collected.slots, state)
+
+    def question(self, flow: Flow, slots: dict[str, Any], missing: list[str], price: Price) -> str | None:
+        """The next question: the photos still needed, the fields of the step (a list when
+        several), or the review's summary."""
+        asked = self.engine.asked(flow, missing)
+        if not asked:
+            return None
+        first = flow.slot(asked[0])
+        if first.kind == "attachment":
+            have = len(slots.get(first.slot) or [])
+            if not have:
+                return first.ask
+            needs = first.needs[have:]
+            return say(self.catalog, "case_files_missing", count=len(needs), what=_phase(flow, first), needs=_bullets(needs))
+        if first is flow.steps[-1].collect[-1]:
+            return say(self.catalog, "case_review", summary=self.summary(flow, slots, price), question=first.ask)
+        if len(asked) == 1:
+            return first.ask
+        fields = _bullets(f"**{flow.slot(name).name}**: {flow.slot(name).ask}" for name in asked)
+        return say(self.catalog, "case_fields", what=_phase(flow, first), fields=fields)
+
+    def progress(self, flow: Flow, slots: dict[str, Any], missing: list[str]) -> str:
+        """Where the case stands: the phases done, the one at hand and what it still needs."""
+        phases = list(dict.fromkeys(step.phase or "" for step in flow.steps))
+        current = next((step for step in flow.steps if any(s.slot in missing for s in step.collect)), flow.steps[-1])
+        pending = [
+            ", ".join(s.needs[len(slots.get(s.slot) or []) :]) if s.kind == "attachment" else s.name
+            for s in current.collect
+            if s.slot in missing
+        ]
+        done = phases.index(current.phase or "")
+        return say(
+            self.catalog,
+            "case_progress",
+            done=done,
+            total=len(phases),
+            phase=current.phase or "",
+            missing=", ".join(pending),
+        )
+
+    def summary(self, flow: Flow, slots: dict[str, Any], price: Price) -> str:
+        """Every element with its variant, the price, and every value collected, by phase."""
+        total = price(list(slots.get(ELEMENTS) or []))
+        lines = [say(self.catalog, "case_total", price=self._price(total), tax=self.elements.tax_note)]
+        review = flow.steps[-1].collect[-1]
+        heading = None
+        for step in flow.steps:
+            shown = [s for s in step.collect if s is not review and self.engine.applies(s, slots) and filled(s, slots)]
+            if shown and step.phase != heading:
+                heading = step.phase
+                lines.append(f"**{heading}**")
+            lines += [f"- {s.name}: {self._shown(s, slots[s.slot])}" for s in shown]
+        return "\n".join(lines)
+
+    def _open(self, name: str, state: SessionState, price: Price) -> FlowStep:
+        """The case opens on a quote given with no question open; else it says what it needs first."""
+        quote = state.quote
+        if quote is None or quote.pending or not quote.elements or quote.price is None:
+            return FlowStep(slots={}, text=say(self.catalog, "case_no_quote"), done=True)
+        slots: dict[str, Any] = {ELEMENTS: list(quote.elements), PRICE: quote.price}
+        flow = self.flow(name, slots)
+        missing = self.engine.missing(flow, slots)
+        names = ", ".join(self.elements.name_of(code) for code in quote.elements)
+        return FlowStep(
+            slots=slots,
+            missing=missing,
+            text=say(self.catalog, "case_opened", elements=names),
+            question=self.question(flow, slots, missing, price),
+        )
+
+    def _files_taken(self, flow: Flow, before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+        """Files taken now are acknowledged ("done" without them is no answer: the question says what is missing)."""
+        holders = [s for s in flow.slots() if s.kind == "attachment"]
+        counts = [(s, len(after.get(s.slot) or []) - len(before.get(s.slot) or [])) for s in holders]
+        return [say(self.catalog, "case_files_taken", count=n, what=_phase(flow, s)) for s, n in counts if n > 0]
+
+    def _submit(self, flow: Flow, slots: dict[str, Any], state: SessionState) -> FlowStep:
+        record = self.record(flow, slots, state)
+        case_id = self.store.submit(record)
+        slots = {**slots, CASE_ID: case_id}
+        return FlowStep(slots=slots, text=say(self.catalog, "case_submitted", id=case_id), done=True)
+
+    def record(self, flow: Flow, slots: dict[str, Any], state: SessionState) -> dict[str, Any]:
+        """The case as the office reads it: elements, variants, tariff, fields, documents, the
+        customer's data by phase, and the conversation."""
+        codes = list(slots.get(ELEMENTS) or [])
+        elements = []
+        for index, code in enumerate(codes):
+            base, variant = self.elements.split(code)
+            fields = {
+                s.name: self._shown(s, slots[s.slot])
+                for s in flow.slots()
+                if s.slot.startswith(f"e{index}_") and s.kind != "attachment" and filled(s, slots) and self.engine.applies(s, slots)
+            }
+            photos = slots.get(f"e{index}_photos") or []
+            elements.append(
+                {
+                    "code": code,
+                    "element": base,
+                    "variant": variant,
+                    "name": self.elements.name_of(code),
+                    "fields": fields,
+                    "photos": photos,
+                }
+            )
+        generated = {s.slot for step in flow.steps[: _built(flow, codes, self.elements)] for s in step.collect}
+        review = flow.steps[-1].collect[-1]
+        data: dict[str, dict[str, Any]] = {}
+        for step in flow.steps:
+            values = {
+                s.name: self._shown(s, slots[s.slot])
+                for s in step.collect
+                if s.slot not in generated and s is not review and filled(s, slots) and self.engine.applies(s, slots)
+            }
+            if values:
+                data[step.phase or ""] = values
+        return {
+            "session_id": state.session_id,
+            "customer_id": state.customer_id,
+            "title": say(self.catalog, "case_title"),
+            "labels": {key: say(self.catalog, f"case_section_{key}") for key in ("elements", "tariff", "documents", "data")},
+            "elements": elements,
+            "tariff": {"price": slots.get(PRICE), "tax_note": self.elements.tax_note, "warnings": _warnings(codes, self.elements)},
+            "documents": slots.get(DOCUMENTS) or [],
+            "data": data,
+            "transcript": [{"role": t.role, "text": t.text, "at": t.at} for t in state.history],
+        }
+
+    def _shown(self, slot: Slot, value: Any) -> str:
+        if slot.kind == "choice":
+            option = slot.options.get(value)
+            return option.choice if option else str(value)
+        if slot.kind == "attachment":
+            return say(self.catalog, "case_files_count", count=len(value))
+        return f"{value:g}" if isinstance(value, float) else str(value)
+
+    def _price(self, price: float | None) -> str:
+        return money(price, "") + f" {self.catalog.business.currency_symbol}"
+
+
+def build(flow: Flow, codes: Sequence[str], elements: Elements, catalog: Catalog) -> Flow:
+    """The flow with, before its own steps, each element's photos and fields, then the base documents."""
+    steps: list[Step] = []
+    for index, code in enumerate(codes):
+        name = elements.name_of(code)
+        photos = elements.photos_of(code)
+        if photos:
+            needs = [p.label for p in photos]
+            ask = say(catalog, "case_photos", count=len(needs), what=name, needs=_bullets(needs))
+            label = say(catalog, "case_photos_label")
+            slot = Slot(slot=f"e{index}_photos", kind="attachment", ask=ask, label=label, needs=needs)
+            steps.append(Step(collect=[slot], phase=name))
+        fields = elements.fields_of(code)
+        if fields:
+            steps.append(Step(collect=[_field_slot(index, f, fields, catalog) for f in fields], phase=name))
+    if elements.documents:
+        needs = [d.label for d in elements.documents]
+        what = say(catalog, "case_documents")
+        ask = say(catalog, "case_documents_ask", count=len(needs), what=what, needs=_bullets(needs))
+        slot = Slot(slot=DOCUMENTS, kind="attachment", ask=ask, label=what, needs=needs, accepts=["image", "pdf"])
+        steps.append(Step(collect=[slot], phase=what))
+    return flow.model_copy(update={"steps": [*steps, *flow.steps]})
+
+
+def _field_slot(index: int, field: DataField, fields: list[DataField], catalog: Catalog) -> Slot:
+    """An element's data field as a slot of the case: checked as its validation says."""
+    raw: dict[str, Any] = {
+        "slot": _slot_name(index, field.key),
+        "label": field.label,
+        "ask": field.instruction,
+        "words": [field.key.replace("_", " ")],
+        "if": {_slot_name(index, key): values for key, values in field.when.items()},
+    }
+    rules = field.validation.model_dump(exclude_none=True)
+    if field.type == "number":
+        raw |= {"kind": "number", "check": Check(**rules)}
+    elif field.type == "choice":
+        raw |= {"kind": "choice", "options": {o: Option(choice=o, words=[o]) for o in field.options}}
+    elif field.type == "bool":
+        yes, no = say(catalog, "case_yes"), say(catalog, "case_no")
+        raw |= {"kind": "choice", "options": {"yes": Option(choice=yes, words=[yes]), "no": Option(choice=no, words=[no])}}
+    elif field.type == "date":
+        raw |= {"kind": "text", "check": Check(named="date")}
+    else:
+        raw |= {"kind": "text", "whole": True, "check": Check(**rules) if rules else None}
+    return Slot.model_validate(raw)
+
+
+def _slot_name(index: int, key: str) -> str:
+    return f"e{index}_{re.sub(r'[^a-z0-9_]', '_', key.lower())}"[:40]
+
+
+def _built(flow: Flow, codes: Sequence[str], elements: Elements) -> int:
+    """How many of the flow's first steps were built for the elements (and the documents)."""
+    per_element = sum(bool(elements.photos_of(c)) + bool(elements.fields_of(c)) for c in codes)
+    return per_element + bool(elements.documents)
+
+
+def _phase(flow: Flow, slot: Slot) -> str:
+    return next(step.phase or "" for step in flow.steps if slot in step.collect)
+
+
+def _warnings(codes: Sequence[str], elements: Elements) -> list[str]:
+    return list(dict.fromkeys(w for code in codes for w in elements.warnings_of(code)))
+
+
+def _bullets(lines: Sequence[str] | Any) -> str:
+    return "\n".join(f"- {line}" for line in lines)

@@ -1,0 +1,73 @@
+"""The office's side: the cases conversations handed in, for operators only (their API key or
+token). GET /cases?status= lists them, GET /cases/<id> is one as JSON, /cases/<id>/summary.pdf
+the same on one page, /cases/<id>/attachments/<file id> a file its conversation sent, and
+PATCH /cases/<id> moves its status on."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Flask, Response, jsonify, request, send_file
+
+from assistant.attachments.store import ATTACHMENTS
+from assistant.cases.store import CASES, STATUSES
+from assistant.cases.summary import summary_pdf
+from assistant.web.errors import ApiError, json_object
+from assistant.web.identity import require_operator
+
+bp = Blueprint("cases", __name__)
+
+
+@bp.before_request
+def operators_only() -> None:
+    require_operator()
+
+
+@bp.get("/cases")
+def list_cases() -> Response:
+    status = request.args.get("status") or None
+    if status is not None and status not in STATUSES:
+        raise ApiError(400, "invalid_status", f"status is one of: {', '.join(STATUSES)}.")
+    return jsonify(cases=CASES.get().list(status))
+
+
+@bp.get("/cases/<case_id>")
+def get_case(case_id: str) -> Response:
+    return jsonify(_case(case_id))
+
+
+@bp.patch("/cases/<case_id>")
+def set_status(case_id: str) -> Response:
+    status = json_object('{"status": "in_review"}').get("status")
+    if status not in STATUSES:
+        raise ApiError(400, "invalid_status", f"status is one of: {', '.join(STATUSES)}.")
+    _case(case_id)
+    return jsonify(CASES.get().set_status(case_id, status))
+
+
+@bp.get("/cases/<case_id>/summary.pdf")
+def summary(case_id: str) -> Response:
+    case = _case(case_id)
+    pdf = summary_pdf(case, ATTACHMENTS.get().of_session(case["session_id"]))
+    return Response(pdf, mimetype="application/pdf", headers={"Content-Disposition": f'inline; filename="{case_id}.pdf"'})
+
+
+@bp.get("/cases/<case_id>/attachments/<attachment_id>")
+def attachment(case_id: str, attachment_id: str) -> Response:
+    """A file the case's conversation sent (ids of any other conversation are not found)."""
+    store = ATTACHMENTS.get()
+    found = store.get(_case(case_id)["session_id"], [attachment_id])
+    if not found:
+        raise ApiError(404, "unknown_attachment", "This case's conversation sent no such file.")
+    return send_file(store.path(found[0]), mimetype=found[0].mime, download_name=found[0].name)
+
+
+def _case(case_id: str) -> dict[str, Any]:
+    case = CASES.get().get(case_id)
+    if case is None:
+        raise ApiError(404, "unknown_case", "No case with that id.")
+    return case
+
+
+def init_app(app: Flask) -> None:
+    app.register_blueprint(bp)

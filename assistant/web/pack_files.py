@@ -1,0 +1,35 @@
+"""GET /pack-files/images/<name>.svg: the pack's example drawings, which quote replies send.
+
+Only SVG files directly in the pack's images/ folder are served; any other path is not found,
+so nothing else of the pack (or beyond it) can be read through this route.
+"""
+
+from __future__ import annotations
+
+import re
+
+from flask import Blueprint, Flask, Response, abort, current_app, send_from_directory
+
+from assistant.infra.config import SETTINGS
+
+bp = Blueprint("pack_files", __name__)
+SERVED = re.compile(r"[\w-][\w.-]{0,99}\.svg")  # a plain file name: no folders, no "..", no hidden files
+
+
+def example_url(example: str) -> str:
+    """Where the page fetches a pack's example ("images/escape.svg")."""
+    return f"/pack-files/{example}"
+
+
+@bp.get("/pack-files/images/<name>")
+def image(name: str) -> Response:
+    if not SERVED.fullmatch(name) or ".." in name:
+        abort(404)
+    folder = SETTINGS.get(current_app).pack_dir / "images"
+    response = send_from_directory(folder, name, mimetype="image/svg+xml", max_age=3600)
+    response.headers["Content-Security-Policy"] = "default-src 'none'; style-src 'unsafe-inline'"  # an SVG runs no script
+    return response
+
+
+def init_app(app: Flask) -> None:
+    app.register_blueprint(bp)

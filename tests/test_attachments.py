@@ -1,0 +1,229 @@
+"""Files sent with chat messages: checked by their content, kept without their metadata, under
+their own size cap, usable only in the conversation they were sent to, by upload or with the message."""
+
+from __future__ import annotations
+
+import io
+import uuid
+
+import pytest
+from fpdf import FPDF
+from PIL import Image
+
+import crew_pipeline
+from assistant.attachments.content import sniff
+from assistant.web.edge import body_limit
+from tests.conftest import app_for, signed_in
+
+GPS = 0x8825
+MAKER = 0x010F
+
+
+def jpeg_with_gps() -> bytes:
+    """A phone's photo: where it was taken, in its EXIF."""
+    exif = Image.Exif()
+    exif[MAKER] = "PhoneMaker"
+    exif[GPS] = {1: "N", 2: (40.0, 25.0, 1.5), 3: "W", 4: (3.0, 42.0, 2.0)}
+    out = io.BytesIO()
+    Image.new("RGB", (64, 48), (200, 30, 30)).save(out, "JPEG", exif=exif.tobytes())
+    return out.getvalue()
+
+
+def png(size: tuple[int, int] = (32, 32)) -> bytes:
+    out = io.BytesIO()
+    Image.effect_noise(size, 80).convert("RGB").save(out, "PNG")
+    return out.getvalue()
+
+
+def pdf() -> bytes:
+    document = FPDF()
+    document.add_page()
+    document.set_font("Helvetica", size=12)
+    document.cell(0, 10, "Registration certificate")
+    return bytes(document.output())
+
+
+def upload(client, session: str, data: bytes, name: str = "photo.jpg", **headers):
+    form = {"session_id": session, "file": (io.BytesIO(data), name)}
+    return client.post("/attachments", data=form, content_type="multipart/form-data", headers=headers)
+
+
+def kept_files(tmp_path, session: str) -> list:
+    folder = tmp_path / "attachments" / session
+    return sorted(p for p in folder.iterdir() if p.suffix != ".json") if folder.exists() else []
+
+
+def test_a_photo_is_kept_without_its_location(client, tmp_path, session):
+    photo = jpeg_with_gps()
+    assert b"PhoneMaker" in photo and Image.open(io.BytesIO(photo)).getexif().get_ifd(GPS)
+    response = upload(client, session, photo)
+    assert response.status_code == 201
+    body = response.get_json()
+    assert body["kind"] == "image" and body["mime"] == "image/jpeg" and set(body) == {"id", "kind", "mime", "size"}
+    [kept] = kept_files(tmp_path, session)
+    stored = kept.read_bytes()
+    assert len(stored) == body["size"] and b"PhoneMaker" not in stored and b"Exif" not in stored
+    with Image.open(kept) as image:
+        assert image.format == "JPEG" and image.size == (64, 48) and not image.getexif()
+
+
+def test_a_png_and_a_pdf_are_kept(client, tmp_path, session):
+    assert upload(client, session, png(), "screen.png").get_json()["mime"] == "image/png"
+    kept = upload(client, session, pdf(), "ficha.pdf").get_json()
+    assert kept["kind"] == "pdf" and kept["mime"] == "application/pdf"
+    assert sorted(p.suffix for p in kept_files(tmp_path, session)) == [".pdf", ".png"]
+
+
+def test_text_named_like_a_photo_is_refused_and_not_kept(client, tmp_path, session):
+    response = upload(client, session, b"just some text, not a picture\n" * 5, "photo.jpg")
+    assert response.status_code == 415
+    assert response.get_json()["error"] == "unsupported_file" and "content" in response.get_json()["message"]
+    assert kept_files(tmp_path, session) == []
+
+
+def test_a_broken_image_and_a_cut_pdf_are_refused(client, tmp_path, session):
+    assert upload(client, session, jpeg_with_gps()[:200]).status_code == 400
+    assert upload(client, session, pdf()[:-300], "cut.pdf").status_code == 400
+    assert kept_files(tmp_path, session) == []
+
+
+def test_heic_is_known_by_its_box_and_refused_with_advice_where_pillow_cannot_read_it(client, tmp_path, session):
+    heic = b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + bytes(64)
+    assert sniff(heic) == "heic" and sniff(b"GIF89a") is None
+    response = upload(client, session, heic, "IMG_0001.HEIC")
+    assert response.status_code == 415 and "JPEG" in response.get_json()["message"]
+    assert kept_files(tmp_path, session) == []
+
+
+def test_over_the_size_limit_is_413(tmp_path, session):
+    client = app_for(tmp_path, attachment_max_bytes=4096).test_client()
+    big = png((200, 200))
+    assert len(big) > 4096
+    response = upload(client, session, big, "big.png")
+    assert response.status_code == 413
+    assert kept_files(tmp_path, session) == []
+    assert upload(client, session, jpeg_with_gps()).status_code == 201  # under it
+
+
+def test_uploads_have_their_own_cap_and_everything_else_keeps_16_kib():
+    from assistant.infra.config import Settings
+
+    settings = Settings()
+    multipart = {"CONTENT_TYPE": "multipart/form-data; boundary=x"}
+    assert body_limit({"PATH_INFO": "/attachments", **multipart}, settings) == 16 * 1024 + 8 * 1024 * 1024
+    assert body_limit({"PATH_INFO": "/chat", **multipart}, settings) == 16 * 1024 + 10 * 8 * 1024 * 1024
+    assert body_limit({"PATH_INFO": "/chat", "CONTENT_TYPE": "application/json"}, settings) == 16 * 1024
+    assert body_limit({"PATH_INFO": "/customers/x/preferences", **multipart}, settings) == 16 * 1024
+
+
+def test_a_large_photo_passes_the_request_cap_and_json_does_not(client, session):
+    photo = png((400, 400))
+    assert len(photo) > 16 * 1024
+    assert upload(client, session, photo, "big.png").status_code == 201
+    assert client.post("/chat", json={"query": "x" * 20_000}).status_code == 413
+
+
+def test_upload_needs_a_session_and_one_file(client, session):
+    assert client.post("/attachments", data={"session_id": session}, content_type="multipart/form-data").status_code == 400
+    assert upload(client, "not-a-uuid", png()).status_code == 400
+    assert client.post("/attachments", json={"session_id": session}).status_code == 415
+
+
+def test_a_page_of_another_site_cannot_upload(client, session):
+    response = upload(client, session, png(), "x.png", Origin="https://evil.example")
+    assert response.status_code == 403
+    assert upload(client, session, png(), "x.png", Origin="http://localhost").status_code == 201  # the test client's host
+
+
+@pytest.fixture
+def seen(monkeypatch):
+    """The attachments each turn's agents saw."""
+    turns: list[list] = []
+    formatter = crew_pipeline.AGENTS["formatter"]
+
+    def spy(work):
+        turns.append(list(work.request.attachments))
+        formatter(work)
+
+    monkeypatch.setitem(crew_pipeline.AGENTS, "formatter", spy)
+    return turns
+
+
+def test_the_next_message_brings_uploaded_ids_to_the_turn(client, session, seen):
+    file_id = upload(client, session, jpeg_with_gps()).get_json()["id"]
+    response = client.post("/chat", json={"query": "here is the photo", "session_id": session, "attachments": [file_id]})
+    assert response.status_code == 200
+    [attachment] = seen[-1]
+    assert attachment.id == file_id and attachment.kind == "image" and attachment.session_id == session
+
+
+def test_an_id_from_another_conversation_is_not_usable(client, session, seen):
+    file_id = upload(client, session, png()).get_json()["id"]
+    other = str(uuid.uuid4())
+    response = client.post("/chat", json={"query": "hello", "session_id": other, "attachments": [file_id]})
+    assert response.status_code == 404 and response.get_json()["error"] == "unknown_attachment"
+    assert seen == []
+    assert client.post("/chat", json={"query": "hello", "attachments": [file_id]}).status_code == 404  # no session at all
+    assert client.post("/chat", json={"query": "hello", "session_id": session, "attachments": ["../../x"]}).status_code == 400
+
+
+def test_multipart_chat_uploads_and_answers_at_once(client, tmp_path, session, seen):
+    form = {
+        "query": "mis fotos",
+        "session_id": session,
+        "file": [(io.BytesIO(jpeg_with_gps()), "a.jpg"), (io.BytesIO(pdf()), "b.pdf")],
+    }
+    response = client.post("/chat", data=form, content_type="multipart/form-data")
+    assert response.status_code == 200 and response.get_json()["session_id"] == session
+    assert [a.kind for a in seen[-1]] == ["image", "pdf"]
+    assert len(kept_files(tmp_path, session)) == 2
+
+
+def test_multipart_chat_with_files_only_and_no_session_starts_one(client, seen):
+    response = client.post("/chat", data={"file": (io.BytesIO(png()), "p.png")}, content_type="multipart/form-data")
+    assert response.status_code == 200
+    assert uuid.UUID(response.get_json()["session_id"]).version == 4 and len(seen[-1]) == 1
+
+
+def test_a_bad_file_in_a_multipart_message_keeps_none_and_answers_nothing(client, tmp_path, session, seen):
+    form = {"query": "hi", "session_id": session, "file": [(io.BytesIO(png()), "ok.png"), (io.BytesIO(b"MZ\x90\x00"), "x.jpg")]}
+    response = client.post("/chat", data=form, content_type="multipart/form-data")
+    assert response.status_code == 415 and seen == [] and kept_files(tmp_path, session) == []
+
+
+def test_other_bodies_are_still_415(client):
+    assert client.post("/chat", data="query=hi", content_type="text/plain").status_code == 415
+    assert client.post("/chat", data={"query": "hi"}, content_type="application/x-www-form-urlencoded").status_code == 415
+
+
+def test_a_signed_in_customers_conversation_takes_files_from_them_alone(client, session):
+    assert client.post("/chat", json={"query": "hello", "session_id": session}, headers=signed_in("ana")).status_code == 200
+    assert upload(client, session, png()).status_code == 401
+    assert upload(client, session, png(), **signed_in("bob")).status_code == 403
+    assert upload(client, session, png(), **signed_in("ana")).status_code == 201
+
+
+def test_a_chunked_upload_is_read_up_to_the_uploads_cap(tmp_path, session):
+    """A chunked body has no Content-Length: edge.SizedBody reads it to the cap of its kind of request."""
+    from werkzeug.datastructures import FileStorage
+    from werkzeug.test import encode_multipart
+
+    client = app_for(tmp_path, attachment_max_bytes=64 * 1024).test_client()
+
+    def chunked_upload(data: bytes):
+        boundary, body = encode_multipart({"session_id": session, "file": FileStorage(io.BytesIO(data), "p.png")})
+        headers = {"Transfer-Encoding": "chunked", "Content-Type": f"multipart/form-data; boundary={boundary}"}
+        return client.post("/attachments", input_stream=io.BytesIO(body), headers=headers)
+
+    photo = png((120, 120))
+    assert 16 * 1024 < len(photo) < 64 * 1024
+    assert chunked_upload(photo).status_code == 201  # past MAX_REQUEST_BYTES, within ATTACHMENT_MAX_BYTES
+    assert chunked_upload(png((300, 300))).status_code == 413
+
+
+def test_a_small_file_that_decodes_huge_is_refused_undecoded(client, tmp_path, session):
+    out = io.BytesIO()
+    Image.new("1", (8000, 8000)).save(out, "PNG")  # 64 million pixels in 10 KB
+    response = upload(client, session, out.getvalue(), "bomb.png")
+    assert response.status_code == 413 and response.get_json()["error"] == "image_too_large"
+    assert kept_files(tmp_path, session) == []

@@ -1,0 +1,377 @@
+"""The quotation: identify, select_variant and tariff over elements.yaml, the quote's steps
+(the seed's anti-patterns as tests), the pack's constraints, and whole turns of the homologation pack."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from pydantic import ValidationError
+
+from assistant.dialogue.quote import Quote, step
+from assistant.pack.constraints import Constraint, broken
+from assistant.pack.quotes import Elements, QuoteSetup
+from assistant.pack.texts import say
+from assistant.tools import quotes
+
+FIXTURE = Path(__file__).parent / "fixtures" / "quotes" / "elements.yaml"
+SETUP = QuoteSetup(
+    asks_images=["fotos", "imágenes", "mándamelas", "photos"], asks_needs=["qué necesito"], agree=["sí", "vale", "yes"]
+)
+
+
+@pytest.fixture(scope="module")
+def elements() -> Elements:
+    return Elements.model_validate(yaml.safe_load(FIXTURE.read_text(encoding="utf-8")))
+
+
+class Tools:
+    """The quotation tools as the agent calls them, with every call noted."""
+
+    def __init__(self, elements: Elements):
+        self.elements, self.calls = elements, []  # type: ignore[var-annotated]
+
+    def __call__(self, tool: str, *args: Any) -> Any:
+        self.calls.append(tool)
+        return getattr(quotes, tool)(self.elements, *args)
+
+
+def turn(elements: Elements, quote: Quote | None, text: str) -> tuple[Any, list[str]]:
+    tools = Tools(elements)
+    return step(quote, text, SETUP, elements, tools), tools.calls
+
+
+# identify
+
+
+def test_an_option_said_beside_its_element_resolves_it_at_once(elements):
+    found = quotes.identify(elements, "quiero homologar el escape y el amortiguador delantero de mi moto")
+    assert found.ready == ["ESCAPE_MOTO", "SUSPENSION_MOTO_DEL"]
+    assert found.with_variants == []
+
+
+def test_an_element_whose_option_is_not_said_gets_the_datas_question(elements):
+    found = quotes.identify(elements, "cuánto cuesta homologar la suspensión de la moto")
+    assert found.ready == []
+    [asked] = found.with_variants
+    assert asked.code == "SUSPENSION_MOTO"
+    assert asked.question == "¿Es la suspensión delantera o trasera?"
+    assert asked.options == ["Suspensión delantera", "Suspensión trasera"]
+
+
+def test_the_category_comes_from_the_message_or_is_asked(elements):
+    car = quotes.identify(elements, "how much to homologate a tow bar on my car?")
+    assert [q.code for q in car.with_variants] == ["BOLA_REMOLQUE_TURISMO"]
+    motorhome = quotes.identify(elements, "una bola de remolque en la autocaravana")
+    assert motorhome.ready == ["BOLA_REMOLQUE_AUTOCARAVANA"]
+    unsure = quotes.identify(elements, "how much to homologate a tow bar?")
+    assert unsure.ready == [] and unsure.with_variants == []
+    assert sorted(unsure.categories) == ["autocaravanas", "turismos"]
+    assert quotes.identify(elements, "un enganche", category="turismos").with_variants[0].code == "BOLA_REMOLQUE_TURISMO"
+
+
+def test_an_option_belongs_to_the_element_it_is_said_beside(elements):
+    found = quotes.identify(elements, "front exhaust and a rear shock for my motorbike")
+    assert found.ready == ["ESCAPE_MOTO", "SUSPENSION_MOTO_TRAS"]
+
+
+def test_nothing_named_is_nothing_found(elements):
+    found = quotes.identify(elements, "hola, ¿qué tal?")
+    assert found.ready == found.with_variants == found.categories == []
+
+
+# select_variant
+
+
+@pytest.mark.parametrize(
+    ("answer", "code"),
+    [
+        ("delantera", "SUSPENSION_MOTO_DEL"),
+        ("la delantera", "SUSPENSION_MOTO_DEL"),
+        ("la de atrás", "SUSPENSION_MOTO_TRAS"),
+        ("rear", "SUSPENSION_MOTO_TRAS"),
+        ("Suspensión trasera", "SUSPENSION_MOTO_TRAS"),
+    ],
+)
+def test_an_answer_picks_one_of_the_datas_options(elements, answer, code):
+    assert quotes.select_variant(elements, "SUSPENSION_MOTO", answer) == code
+
+
+@pytest.mark.parametrize("answer", ["de muelles", "no sé", "delantera y trasera", "de barras"])
+def test_an_answer_that_picks_no_single_option_picks_none(elements, answer):
+    assert quotes.select_variant(elements, "SUSPENSION_MOTO", answer) is None
+
+
+def test_no_variant_is_invented_for_an_element_without_them(elements):
+    assert quotes.select_variant(elements, "ESCAPE_MOTO", "delantera") is None
+
+
+# tariff
+
+
+def test_the_cheapest_cover_of_combination_rules_prices_the_codes(elements):
+    priced = quotes.tariff(elements, ["ESCAPE_MOTO", "SUSPENSION_MOTO_DEL"])
+    assert priced.price == 300  # the rule, not 180 + 150
+    assert priced.combination == "Escape + suspensión delantera"
+    assert priced.tax_note == "+IVA"
+    rear = quotes.tariff(elements, ["ESCAPE_MOTO", "SUSPENSION_MOTO_TRAS"])
+    assert rear.price == 310  # a base code in a rule covers any of its variants
+    alone = quotes.tariff(elements, ["LUCES_TURISMO"])
+    assert (alone.price, alone.combination, [line.name for line in alone.lines]) == (120, None, ["Luces LED"])
+
+
+def test_every_warning_is_gathered_once_with_a_variants_own(elements):
+    priced = quotes.tariff(elements, ["ESCAPE_MOTO", "SUSPENSION_MOTO_TRAS"])
+    assert priced.warnings == [
+        "No incluye el certificado del taller de montaje",
+        "El escape debe llevar marcado E",
+        "Requiere informe de resistencia del basculante",
+    ]
+
+
+def test_elements_yaml_is_checked(elements):
+    raw = yaml.safe_load(FIXTURE.read_text(encoding="utf-8"))
+    raw["combinations"].append({"elements": ["ESCAPE_MOTO", "SUSPENSION_MOTO_ARRIBA"], "price": 1, "name": "x"})
+    with pytest.raises(ValidationError, match="SUSPENSION_MOTO_ARRIBA"):
+        Elements.model_validate(raw)
+    raw = yaml.safe_load(FIXTURE.read_text(encoding="utf-8"))
+    del raw["elements"]["SUSPENSION_MOTO"]["variants"]["options"]["DEL"]["price"]
+    with pytest.raises(ValidationError, match="a price"):
+        Elements.model_validate(raw)
+
+
+# the quote's steps: the seed's anti-patterns
+
+
+def test_a_variant_answer_selects_and_never_identifies_again(elements):
+    asked, calls = turn(elements, None, "cuánto cuesta homologar la suspensión de la moto")
+    assert calls == ["identify"]
+    assert asked.question == "¿Es la suspensión delantera o trasera?" and asked.tariff is None
+    assert asked.quote.pending == ["SUSPENSION_MOTO"]
+    priced, calls = turn(elements, asked.quote, "la de atrás")
+    assert calls == ["select_variant", "tariff"]  # no identify
+    assert priced.quote.elements == ["SUSPENSION_MOTO_TRAS"] and priced.quote.pending == []
+    assert priced.tariff is not None and priced.quote.price == 140
+
+
+def test_an_answer_that_matches_no_option_asks_the_same_question_again(elements):
+    asked, _ = turn(elements, None, "la suspensión de mi moto")
+    again, calls = turn(elements, asked.quote, "de muelles")
+    assert calls == ["select_variant"]
+    assert again.again and again.question == asked.question and again.choices == asked.choices
+    assert again.quote.pending == ["SUSPENSION_MOTO"]
+
+
+def test_the_price_comes_with_every_warning_and_the_offer_of_images_not_the_images(elements):
+    priced, _ = turn(elements, None, "quiero homologar el escape y el amortiguador delantero de mi moto")
+    assert priced.tariff is not None and priced.tariff.price == 300
+    assert priced.quote.warnings == priced.tariff.warnings
+    assert priced.images == [] and priced.quote.images_offered and not priced.quote.images_sent
+
+
+def test_images_are_sent_once_when_asked(elements):
+    priced, _ = turn(elements, None, "el escape de mi moto")
+    sent, calls = turn(elements, priced.quote, "sí, mándamelas")
+    assert calls == []
+    assert [i.example for i in sent.images] == ["images/escape_general.svg", "images/ficha_tecnica.svg"]
+    assert sent.quote.images_sent and sent.tariff is None  # the price was said before
+    again, _ = turn(elements, sent.quote, "mándame las fotos otra vez")
+    assert again.images == [] and again.images_again
+
+
+def test_a_yes_alone_answers_the_offer_of_images(elements):
+    priced, _ = turn(elements, None, "el escape de mi moto")
+    sent, _ = turn(elements, priced.quote, "sí")
+    assert sent.images
+
+
+def test_asking_what_they_need_sends_the_images_with_the_price(elements):
+    priced, _ = turn(elements, None, "cuánto cuesta y qué necesito para homologar el escape de mi moto")
+    assert priced.tariff is not None and priced.images and priced.quote.images_sent
+
+
+def test_the_category_is_asked_once_and_the_description_kept(elements):
+    asked, _ = turn(elements, None, "qué necesito para homologar una bola de remolque")
+    assert asked.asks_category and sorted(asked.choices) == ["Autocaravanas", "Turismos"]
+    again, calls = turn(elements, asked.quote, "no sé")
+    assert again.asks_category and again.again and calls == []
+    priced, _ = turn(elements, asked.quote, "en la autocaravana")
+    assert priced.tariff is not None and priced.tariff.price == 260
+    assert priced.images and priced.quote.images_sent  # they asked what they need: the images come with the price
+
+
+# constraints
+
+
+PRICE = Constraint(name="price_requires_tool", pattern=r"\d+(?:[.,]\d+)?\s*(?:€|eur\b|euros?\b)", requires="tariff")
+
+
+def test_a_price_breaks_the_constraint_only_without_its_tool():
+    assert broken("Son 300 € +IVA", set(), [PRICE]) == [PRICE]
+    assert broken("Son 300 € +IVA", {"tariff"}, [PRICE]) == []
+    assert broken("Tarda 3 semanas", set(), [PRICE]) == []
+
+
+def test_a_constraint_ends_with_its_template():
+    with pytest.raises(ValidationError, match="template"):
+        Constraint(name="x", pattern="€", requires="tariff", on_violation=["template", "regenerate"])
+
+
+# whole turns of the homologation pack (offline)
+
+DOMAIN = "homologation"
+
+
+def chat(client, text: str, session: str = "123e4567-e89b-42d3-a456-426614174000") -> dict[str, Any]:
+    response = client.post("/chat", json={"query": text, "session_id": session})
+    assert response.status_code == 200, response.get_json()
+    return response.get_json()
+
+
+def spy(pipeline, monkeypatch) -> list[str]:
+    """The quotation tools the turns call, in order."""
+    called: list[str] = []
+    tools = pipeline.tools._tools
+    for name in ("identify", "select_variant", "tariff"):
+        monkeypatch.setitem(tools, name, lambda *a, _n=name, _f=tools[name]: called.append(_n) or _f(*a))
+    return called
+
+
+def test_exhaust_and_front_suspension_price_first_then_every_warning_then_the_offer(client, catalog):
+    body = chat(client, "quiero homologar el escape y el amortiguador delantero de mi moto")
+    priced = quotes.tariff(catalog.elements, ["ESCAPE_MOTO", "SUSPENSION_MOTO_DEL"])
+    reply = body["reply"]
+    assert body["agents"] == ["quote", "formatter"] and body["intent"]["type"] == "quote"
+    assert reply.startswith(f"El presupuesto es de {priced.price:.0f} € +IVA")
+    offer = reply.index("¿Quieres ver fotos de la documentación que necesitaremos?")
+    assert priced.warnings and all(0 < reply.index(w) < offer for w in priced.warnings)
+    assert body["images"] == []
+    quoted = {"elements": ["ESCAPE_MOTO", "SUSPENSION_MOTO_DEL"], "pending": [], "price": 300, "images_sent": False}
+    assert body["state"]["quote"] == quoted
+
+
+def test_a_variant_answer_selects_it_without_identifying_again(client, catalog, pipeline, monkeypatch):
+    called = spy(pipeline, monkeypatch)
+    variants = catalog.elements.elements["SUSPENSION_MOTO"].variants
+    asked = chat(client, "cuánto cuesta homologar la suspensión de mi moto")
+    assert asked["ask_user"] == variants.question
+    assert asked["choices"] == [v.name for v in variants.options.values()]
+    assert "€" not in asked["reply"]
+    again = chat(client, "de muelles")
+    assert again["ask_user"] == variants.question and "€" not in again["reply"]
+    priced = chat(client, "la de atrás")
+    assert called == ["identify", "select_variant", "select_variant", "tariff"]
+    rear = quotes.tariff(catalog.elements, ["SUSPENSION_MOTO_TRAS"])
+    assert priced["reply"].startswith(f"El presupuesto es de {rear.price:.0f} € +IVA")
+
+
+def test_asked_what_they_need_the_price_and_warnings_come_before_the_images(client, catalog):
+    body = chat(client, "cuánto cuesta y qué necesito para homologar el escape de mi moto")
+    reply, priced = body["reply"], quotes.tariff(catalog.elements, ["ESCAPE_MOTO"])
+    assert reply.index("El presupuesto es de") < reply.index(priced.warnings[-1]) < reply.index("Aquí tienes fotos")
+    assert [i["url"] for i in body["images"]][:1] == ["/pack-files/images/escape.svg"]
+    assert {"url", "label"} == set(body["images"][0])
+
+
+def test_the_images_are_sent_once_when_asked_for(client):
+    chat(client, "quiero homologar el escape y el amortiguador delantero de mi moto")
+    sent = chat(client, "sí, mándamelas")
+    assert sent["images"] and "€" not in sent["reply"]
+    again = chat(client, "mándame las fotos otra vez")
+    assert again["images"] == [] and "Ya te envié" in again["reply"]
+
+
+def test_an_element_in_several_categories_asks_which_vehicle(client):
+    asked = chat(client, "qué necesito para homologar el escape")
+    assert asked["agents"] == ["quote", "formatter"] and asked["ask_user"] and "€" not in asked["reply"]
+    priced = chat(client, "moto")
+    assert priced["reply"].startswith("El presupuesto es de") and priced["images"]
+
+
+def test_english_tow_bar_asks_fixed_or_removable_then_prices(client, catalog):
+    variants = catalog.elements.elements["ENGANCHE_TURISMO"].variants
+    asked = chat(client, "how much to homologate a tow bar on my car?")
+    assert asked["ask_user"] == variants.question
+    priced = chat(client, "removable")
+    assert priced["reply"].startswith("El presupuesto es de") and "+IVA" in priced["reply"]
+
+
+def test_agreeing_to_open_the_case_is_not_the_quotes(client):
+    chat(client, "quiero homologar el escape y el amortiguador delantero de mi moto")
+    for text in ("dale, adelante", "sí, abre el expediente"):
+        assert "quote" not in chat(client, text)["agents"]
+
+
+def test_a_price_in_a_turn_without_the_tariff_is_replaced(client, catalog, monkeypatch):
+    from agents.crew import OFFLINE
+
+    def pricing(work):
+        work.out.reply = "Homologar eso cuesta 99 € +IVA."
+
+    monkeypatch.setitem(OFFLINE, "formatter", pricing)
+    body = chat(client, "hola")
+    assert "99" not in body["reply"]
+    assert body["reply"] == say(catalog, "constraint_broken")
+
+
+def test_the_packs_example_images_are_served_and_nothing_else(client):
+    served = client.get("/pack-files/images/escape.svg")
+    assert served.status_code == 200 and served.mimetype == "image/svg+xml"
+    refused = [
+        "/pack-files/images/..%2Fpack.yaml",
+        "/pack-files/pack.yaml",
+        "/pack-files/images/nope.svg",
+        "/pack-files/images/.x.svg",
+    ]
+    for path in refused:
+        assert client.get(path).status_code == 404, path
+
+
+def test_llm_mode_regenerates_a_price_the_tariff_did_not_back(catalog):
+    from assistant.llm import grounding
+
+    reply = "El presupuesto es de 300 € +IVA."
+    unbacked = grounding.Facts(text=f"quiero homologar el escape\n{reply}", product_names=set())
+    assert grounding.violations(reply, unbacked, catalog) == ["a statement the tariff tool did not back (price_requires_tool)"]
+    assert grounding.regenerable(reply, unbacked, catalog)  # the pack's rule: regenerate, then the template
+    backed = grounding.Facts(text=unbacked.text, product_names=set(), tools_run={"tariff"})
+    assert grounding.violations(reply, backed, catalog) == []
+    strict = catalog.pack.constraints[0].model_copy(update={"on_violation": ["template"]})
+    pack = catalog.pack.model_copy(update={"constraints": [strict]})
+    assert not grounding.regenerable(reply, unbacked, catalog.model_copy(update={"pack": pack}))
+
+
+@pytest.fixture
+def llm_client(tmp_path):
+    from scripted_llm import ScriptedLLM
+
+    from tests.conftest import app_for
+
+    def make(llm: ScriptedLLM):
+        app = app_for(tmp_path, DOMAIN, llm_model="openai/test", llm_base_url="http://127.0.0.1:9/v1")
+        app.extensions["pipeline"].crew_mode.llm = llm
+        return app.test_client()
+
+    return make
+
+
+def test_llm_mode_quotes_through_the_quote_agent_and_keeps_the_tariffs_price(llm_client):
+    from scripted_llm import ScriptedLLM, restate_draft
+
+    llm = ScriptedLLM(default=restate_draft)
+    body = chat(llm_client(llm), "quiero homologar el escape y el amortiguador delantero de mi moto")
+    assert [call["agent"] for call in llm.calls] == ["Quotation Specialist", "Response Formatter"]  # no reading call
+    assert body["mode"] == "crew" and body["grounding"] == "passed"
+    assert body["reply"].startswith("El presupuesto es de 300 € +IVA")
+    assert '"price": 300.0' in llm.prompt_text(0)  # the tariff, as the quote task's context
+
+
+def test_llm_mode_never_says_a_price_without_the_tariff(llm_client):
+    from scripted_llm import ScriptedLLM
+
+    llm = ScriptedLLM(script=["Final Answer: ¡Hola! Homologar un escape cuesta 180 €.", "Son 180 € más IVA."])
+    body = chat(llm_client(llm), "hola")
+    assert body["grounding"] == "fallback" and "180" not in body["reply"]
+    assert "price_requires_tool" in llm.prompt_text(1)
