@@ -539,6 +539,8 @@ class CrewPipeline:
         state.pending = work.out.pending
         if work.out.quote:
             state.quote = work.out.quote.quote
+        elif work.out.flow_step and work.out.flow_step.submitted:
+            state.quote = None  # handed in with its case: "let's do it" again opens no second case
         elif work.request.intent.type == "cancel" and state.quote and state.quote.asking:
             state.quote = None  # "never mind" while we asked about a variant: no quote waits for it
         shown = [p.id for p in work.out.products]

@@ -24,8 +24,18 @@ OFFLINE: dict[str, Callable[[TurnWork], None]] = {
 }
 
 
-def build_crew(agent_names: list[str], llm: BaseLLM, work: TurnWork, inputs: dict[str, str]) -> Crew:
-    """A sequential crew of exactly `agent_names`; each task sees the previous tasks' output."""
+def build_crew(
+    agent_names: list[str],
+    llm: BaseLLM,
+    work: TurnWork,
+    inputs: dict[str, str],
+    offer: Callable[[str], set[str]] | None = None,
+    phased: tuple[str, ...] = (),
+) -> Crew:
+    """A sequential crew of exactly `agent_names`; each task sees the previous tasks' output.
+    `offer(agent)`: the tools its model is shown (default: all it may use); `phased`: the input
+    placeholders (the phase's prompt module, the state summary) added to the first task, the
+    one that does the phase's work (assistant/llm/phases.py)."""
     from crewai import Agent, Crew, Process, Task
 
     from agents.definitions import build_agent, build_task
@@ -36,7 +46,8 @@ def build_crew(agent_names: list[str], llm: BaseLLM, work: TurnWork, inputs: dic
     agents: list[Agent] = []
     tasks: list[Task] = []
     for name in agent_names:
-        agent = build_agent(name, llm, make_tools(work, name), inputs)
-        tasks.append(build_task(name, agent, context=list(tasks)))
+        shown = offer(name) if offer else None
+        agent = build_agent(name, llm, make_tools(work, name, shown.__contains__ if shown is not None else None), inputs)
+        tasks.append(build_task(name, agent, context=list(tasks), adds=phased if not tasks else ()))
         agents.append(agent)
     return Crew(agents=agents, tasks=tasks, process=Process.sequential, memory=False, planning=False, verbose=False)

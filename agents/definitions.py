@@ -41,11 +41,14 @@ def build_agent(name: str, llm: BaseLLM, tools: dict[str, BaseTool], inputs: dic
     )
 
 
-def build_task(name: str, agent: Agent, context: list[Task]) -> Task:
+def build_task(name: str, agent: Agent, context: list[Task], adds: tuple[str, ...] = ()) -> Task:
+    """The task of `name`; `adds`: input placeholders appended to its description, each filled at kickoff
+    (as data: what the inputs hold is never read for placeholders)."""
     spec = definitions("tasks")[name]
+    description = "\n\n".join([spec["description"].rstrip(), *(f"{{{key}}}" for key in adds)])
     return Task(
         name=name,
-        description=spec["description"],
+        description=description if adds else spec["description"],
         expected_output=spec["expected_output"],
         agent=agent,
         context=context,

@@ -398,7 +398,7 @@
     if (text.length > 1000) { addError("Your message is too long (max 1000 characters)."); return; }
     Array.prototype.forEach.call(log.querySelectorAll(".choices"), function (x) { x.remove(); });
     addUser(isCode ? "••••••" : codeAwaited() ? masked(text) : text, isCode ? [] : chips);
-    input.value = "";
+    input.value = ""; fit();
     if (!isCode) clearTray();
     setBusy(true);
     var asked = sessionId, payload = { query: text, session_id: sessionId };
@@ -423,6 +423,9 @@
       .then(function () { setBusy(false); });
   }
 
+  // The box grows with its lines (Shift+Enter: a new line, as the questions that want one answer per line ask).
+  function fit() { input.style.height = "auto"; if (input.value) input.style.height = input.scrollHeight + 2 + "px"; }
+  input.addEventListener("input", fit);
   form.addEventListener("submit", function (e) { e.preventDefault(); send(input.value); });
   input.addEventListener("keydown", function (e) {
     if (e.key === "Enter" && !e.shiftKey && !e.isComposing) { e.preventDefault(); send(input.value); }

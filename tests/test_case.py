@@ -307,3 +307,6 @@ def test_a_whole_case_from_the_first_message_to_the_office(app, client):
     assert kept["transcript"][0]["text"].startswith("quiero homologar")
     office = client.get(f"/cases/{case_id}", headers={"X-API-Key": OPERATOR_KEY})
     assert office.status_code == 200 and office.get_json()["data"]["Datos personales"]["Email"] == "juan@example.com"
+    again = say("ok let's do it")
+    assert again["intent"]["type"] != "booking" or "Envíame" not in again["reply"], "a quote is handed in once"
+    assert again["state"].get("quote") is None

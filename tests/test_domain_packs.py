@@ -58,6 +58,14 @@ SCENARIOS = {
         "unanswerable": "Can you walk my dog tomorrow?",
         "booking": ["book a table for 2 at Masala Terrace on Saturday at 8 pm", "Meera Joshi 9820012345"],  # then the code
     },
+    "homologation": {
+        "search": "qué se puede homologar en una autocaravana",
+        "filters": {"category": "autocaravanas"},
+        "change": ("y en una moto", "category", "motos"),
+        "faq": ("¿cuánto tarda la homologación?", "cuanto-tarda"),
+        "unanswerable": "¿Me puedes pasear al perro mañana?",
+        "booking": None,  # a case, not an appointment: tests/test_case.py
+    },
 }
 PACKS = sorted(SCENARIOS)
 MONDAY_MORNING = dt.datetime(2026, 11, 23, 9, 30)

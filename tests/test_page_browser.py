@@ -102,9 +102,11 @@ def opened(page: Page, url: str) -> None:
     expect(page.locator(".msg.bot")).to_have_count(1)
 
 
-def say(page: Page, text: str) -> None:
+def say(page: Page, text: str | None) -> None:
+    """`text` typed and sent with Enter (None: what the box already holds), and its answer drawn."""
     answers = page.locator(".msg.bot:not(.streaming)").count()
-    page.fill("#input", text)
+    if text is not None:
+        page.fill("#input", text)
     page.press("#input", "Enter")
     expect(page.locator(".msg.bot:not(.streaming)")).to_have_count(answers + 1, timeout=15_000)
     expect(page.locator("#input")).to_be_enabled()
@@ -433,3 +435,142 @@ def test_the_attach_button_uploads_a_photo_shows_its_chip_and_the_next_message_b
     expect(page.locator(".msg.user").last.locator(".att.sent img.thumb")).to_be_visible()
     expect(page.locator("#tray")).to_be_hidden()
     page.screenshot(path=str(ARTIFACTS / "attach-sent.png"))
+
+
+# --- the homologation desk: a whole case in the page, photos and all -------------------------
+
+
+def _photo(folder: Path, name: str, label: str, size: tuple[int, int] = (640, 480)) -> Path:
+    """A real photo for the attach button: a colour gradient with its label drawn (JPEG or PNG by its name)."""
+    from PIL import Image, ImageDraw
+
+    shade = Image.linear_gradient("L").resize(size)
+    photo = Image.merge("RGB", (shade, shade.transpose(Image.Transpose.FLIP_LEFT_RIGHT), Image.new("L", size, 140)))
+    ImageDraw.Draw(photo).text((24, size[1] // 2), label, fill=(255, 255, 255))
+    path = folder / name
+    photo.save(path, "JPEG" if name.endswith(".jpg") else "PNG")
+    return path
+
+
+def _scanned_pdf(folder: Path, name: str) -> Path:
+    """A small real PDF, as a scanned document is sent."""
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.set_font("helvetica", size=14)
+    pdf.cell(text="Ficha tecnica y permiso de circulacion - 1234 BCD")
+    path = folder / name
+    pdf.output(str(path))
+    return path
+
+
+def attach_and_send(page: Page, files: list[Path], text: str = "", shot: str | None = None) -> list[str]:
+    """Files chosen with the attach button, uploaded (their chips ready), then sent with `text`:
+    the ids the message brought."""
+    with page.expect_file_chooser() as chooser:
+        page.click("#attach")
+    chooser.value.set_files([str(f) for f in files])
+    expect(page.locator("#tray .att.ready")).to_have_count(len(files))
+    if shot:
+        page.screenshot(path=str(ARTIFACTS / shot))
+    with page.expect_request(lambda r: r.url.endswith("/chat/stream")) as sent:
+        say(page, text)
+    ids: list[str] = json.loads(sent.value.post_data or "{}")["attachments"]
+    expect(page.locator(".msg.user").last.locator(".att.sent")).to_have_count(len(files))
+    return ids
+
+
+def choose(page: Page, choice: str) -> None:
+    answers = page.locator(".msg.bot:not(.streaming)").count()
+    page.locator(".choices").last.get_by_role("button", name=choice).click()
+    expect(page.locator(".msg.bot:not(.streaming)")).to_have_count(answers + 1, timeout=15_000)
+    expect(page.locator("#input")).to_be_enabled()
+
+
+def test_a_whole_homologation_case_in_the_page_with_photos_to_the_office(new_page, tmp_path):
+    """Seed 004's desk from the first message to the office: the quote and its warning, the example
+    drawings, real photos through the attach button, every phase typed as a customer types it
+    (five answers on five lines with Shift+Enter), the review, and the case read with the operator key."""
+    from tests.conftest import OPERATOR_KEY, app_for
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    files = tmp_path / "files"
+    files.mkdir()
+    exhaust = [_photo(files, f"escape-{i}.jpg", label) for i, label in enumerate(("escape montado", "marcaje e13", "moto lateral 1234 BCD"))]
+    shock = [_photo(files, f"amortiguador-{i}.png", label) for i, label in enumerate(("amortiguador", "etiqueta Ohlins"))]
+    papers = [_scanned_pdf(files, "ficha-tecnica.pdf"), _photo(files, "permiso.jpg", "permiso de circulacion")]
+    page = new_page()
+    with serving(app_for(tmp_path, "homologation")) as url:
+        opened(page, url)
+        say(page, "quiero homologar el escape y el amortiguador delantero de mi moto")
+        quote = last_answer(page)
+        expect(quote).to_contain_text("300 € +IVA")
+        expect(quote.locator("li")).to_contain_text(["No incluye el certificado del taller de montaje"])
+        expect(quote.locator(".examples img")).to_have_count(0)  # offered, not sent
+        page.screenshot(path=str(ARTIFACTS / "homologation-1-quote.png"))
+
+        say(page, "sí, envíame las fotos de ejemplo")
+        drawings = last_answer(page).locator(".examples img")
+        expect(drawings).to_have_count(7)
+        expect(last_answer(page).locator(".examples figcaption").first).to_have_text("Foto general del escape montado en la moto")
+        drawings.last.scroll_into_view_if_needed()
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('.examples img')].every(i => i.complete && i.naturalWidth > 0)"
+        )
+        page.screenshot(path=str(ARTIFACTS / "homologation-2-images.png"))
+
+        say(page, "dale, adelante")
+        expect(last_answer(page)).to_contain_text("Envíame 3 fotos de Escape")
+        exhaust_ids = attach_and_send(page, exhaust, "ahí van", shot="homologation-3-photos-attached.png")
+        expect(last_answer(page)).to_contain_text("Recibido (Escape): 3.")
+        expect(last_answer(page).locator("li strong")).to_have_count(5)  # five fields at once
+        page.fill("#input", "Akrapovic")
+        for line in ("GP-1", "e13*1234", "95", "no"):
+            page.press("#input", "Shift+Enter")
+            page.type("#input", line)
+        assert page.input_value("#input") == "Akrapovic\nGP-1\ne13*1234\n95\nno"
+        say(page, None)  # Enter sends what the box holds
+        expect(page.locator(".msg.user").last).to_have_text("Akrapovic\nGP-1\ne13*1234\n95\nno")
+        expect(last_answer(page)).to_contain_text("Envíame 2 fotos de Suspensión delantera")
+
+        shock_ids = attach_and_send(page, shock)
+        page.screenshot(path=str(ARTIFACTS / "homologation-4-photos-sent.png"))
+        expect(last_answer(page)).to_contain_text("¿De qué marca es la suspensión?")  # one by one
+        say(page, "Öhlins")
+        expect(last_answer(page)).to_contain_text("¿Qué referencia o modelo tiene?")
+        say(page, "FG 432")
+        expect(last_answer(page)).to_contain_text("documentación del vehículo")
+        document_ids = attach_and_send(page, papers, "la ficha y el permiso")
+        expect(page.locator(".msg.user").last.locator(".att.sent .doc")).to_have_text("PDF")
+        expect(last_answer(page)).to_contain_text("Datos personales")
+        say(page, "Juan García López\n12345678Z\nCalle Mayor 5, 28013 Madrid\njuan@example.com\n612345678")
+        expect(last_answer(page)).to_contain_text("Datos del vehículo")
+        say(page, "1234 BCD\nHonda\nCB650R\nVF1AB000123456789")
+        expect(last_answer(page)).to_contain_text("taller")
+        choose(page, "Todavía no")
+        review = last_answer(page)
+        expect(review).to_contain_text("Revisa tu expediente")
+        expect(review.locator("strong")).to_contain_text(["Escape", "Suspensión delantera", "Datos personales", "Datos del vehículo"])
+        expect(review).to_contain_text("Nº de bastidor (VIN): VF1AB000123456789")
+        assert "**" not in review.inner_text()
+        review.screenshot(path=str(ARTIFACTS / "homologation-5-review.png"))  # all of it: taller than the log
+        choose(page, "Sí, todo correcto")
+        done = last_answer(page)
+        expect(done).to_contain_text("está enviado")
+        case_id = done.locator("strong").inner_text()
+        page.screenshot(path=str(ARTIFACTS / "homologation-6-completed.png"))
+
+        office = page.request.get(f"{url}/cases/{case_id}", headers={"X-API-Key": OPERATOR_KEY})
+        assert office.status == 200
+        case = office.json()
+        assert [(e["code"], e["variant"]) for e in case["elements"]] == [("ESCAPE_MOTO", None), ("SUSPENSION_MOTO_DEL", "DEL")]
+        assert case["elements"][0]["photos"] == exhaust_ids and case["elements"][1]["photos"] == shock_ids
+        assert case["elements"][0]["fields"]["Nº de homologación"] == "E13*1234"
+        assert case["documents"] == document_ids
+        assert case["data"]["Datos personales"]["DNI/NIE"] == "12345678Z"
+        assert case["data"]["Datos del vehículo"]["Matrícula"] == "1234 BCD"
+        assert case["data"]["Datos del vehículo"]["Nº de bastidor (VIN)"] == "VF1AB000123456789"
+        summary = page.request.get(f"{url}/cases/{case_id}/summary.pdf", headers={"X-API-Key": OPERATOR_KEY})
+        assert summary.status == 200 and summary.body().startswith(b"%PDF")
+        assert page.request.get(f"{url}/cases/{case_id}").status in (401, 403)  # the office's key only

@@ -21,7 +21,7 @@ from assistant.dialogue.flows import FlowEngine, FlowStep, Said, filled
 from assistant.dialogue.state import SessionState
 from assistant.language import phrases
 from assistant.pack.display import money
-from assistant.pack.flows import Flow, Option, Slot, Step
+from assistant.pack.flows import DOCUMENTS_STAGE, ELEMENT_STAGE, Flow, Option, Slot, Step
 from assistant.pack.model import Catalog
 from assistant.pack.quotes import DataField, Elements
 from assistant.pack.texts import say
@@ -134,6 +134,16 @@ class CaseDesk:
         fields = _bullets(f"**{flow.slot(name).name}**: {flow.slot(name).ask}" for name in asked)
         return say(self.catalog, "case_fields", what=_phase(flow, first), fields=fields)
 
+    def at(self, name: str, slots: dict[str, Any], missing: list[str]) -> Step | None:
+        """The step the case is at: the one holding the first slot still missing."""
+        first = missing[0] if missing else None
+        return next((step for step in self.flow(name, slots).steps if any(s.slot == first for s in step.collect)), None)
+
+    def status(self, name: str, slots: dict[str, Any]) -> str:
+        """How far the case is (the case_status tool)."""
+        flow = self.flow(name, slots)
+        return self.progress(flow, slots, self.engine.missing(flow, slots))
+
     def progress(self, flow: Flow, slots: dict[str, Any], missing: list[str]) -> str:
         """Where the case stands: the phases done, the one at hand and what it still needs."""
         phases = list(dict.fromkeys(step.phase or "" for step in flow.steps))
@@ -193,7 +203,7 @@ class CaseDesk:
         record = self.record(flow, slots, state)
         case_id = self.store.submit(record)
         slots = {**slots, CASE_ID: case_id}
-        return FlowStep(slots=slots, text=say(self.catalog, "case_submitted", id=case_id), done=True)
+        return FlowStep(slots=slots, text=say(self.catalog, "case_submitted", id=case_id), done=True, submitted=case_id)
 
     def record(self, flow: Flow, slots: dict[str, Any], state: SessionState) -> dict[str, Any]:
         """The case as the office reads it: elements, variants, tariff, fields, documents, the
@@ -264,16 +274,16 @@ def build(flow: Flow, codes: Sequence[str], elements: Elements, catalog: Catalog
             ask = say(catalog, "case_photos", count=len(needs), what=name, needs=_bullets(needs))
             label = say(catalog, "case_photos_label")
             slot = Slot(slot=f"e{index}_photos", kind="attachment", ask=ask, label=label, needs=needs)
-            steps.append(Step(collect=[slot], phase=name))
+            steps.append(Step(collect=[slot], phase=name, stage=ELEMENT_STAGE))
         fields = elements.fields_of(code)
         if fields:
-            steps.append(Step(collect=[_field_slot(index, f, fields, catalog) for f in fields], phase=name))
+            steps.append(Step(collect=[_field_slot(index, f, fields, catalog) for f in fields], phase=name, stage=ELEMENT_STAGE))
     if elements.documents:
         needs = [d.label for d in elements.documents]
         what = say(catalog, "case_documents")
         ask = say(catalog, "case_documents_ask", count=len(needs), what=what, needs=_bullets(needs))
         slot = Slot(slot=DOCUMENTS, kind="attachment", ask=ask, label=what, needs=needs, accepts=["image", "pdf"])
-        steps.append(Step(collect=[slot], phase=what))
+        steps.append(Step(collect=[slot], phase=what, stage=DOCUMENTS_STAGE))
     return flow.model_copy(update={"steps": [*steps, *flow.steps]})
 
 

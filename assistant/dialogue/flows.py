@@ -82,6 +82,7 @@ class FlowStep:
     article: FaqEntry | None = None
     done: bool = False
     handover: bool = False  # the customer asked for a person: the reply says how to reach one
+    submitted: str | None = None  # the id of the record a `submit` flow handed in
 
 
 def collection_mode(step: Step) -> Mode:

@@ -34,7 +34,7 @@ class Settings(BaseSettings):
     domain: str = Field(
         default="bank",
         pattern=r"^[a-z0-9][a-z0-9_-]{0,39}$",
-        description="the domain pack: a folder under data/ (bank, cars, store)",
+        description="the domain pack: a folder under data/ (bank, cars, store, restaurants, homologation)",
     )
     data_dir: Path | None = Field(default=None, description="a domain pack folder elsewhere; overrides DOMAIN")
     session_db: Path | None = Field(default=None, description="SQLite file for sessions; default: <instance>/sessions.sqlite3")

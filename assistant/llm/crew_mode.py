@@ -2,7 +2,9 @@
 
 The deterministic tools have already run (agents/), so the crew gets their results as
 task context and needs no tool-calling round trips; the LLM only understands what the rules
-could not and writes the reply. Every reply passes the grounding guard (one regeneration,
+could not and writes the reply. In a pack with `prompting:` the model is shown only the turn's
+phase's tools, and the prompt is the core, that phase's module and a state summary
+(assistant/llm/phases.py). Every reply passes the grounding guard (one regeneration,
 then the template reply), and any fault of the model falls back to the offline reply.
 """
 
@@ -21,7 +23,7 @@ from agents.crew import build_crew
 from agents.work import TurnWork
 from assistant.booking.codes import redact_codes
 from assistant.infra.config import Settings
-from assistant.llm import grounding
+from assistant.llm import grounding, phases
 from assistant.llm.client import BudgetedLLM, EmptyReply, LLMFault, build_llm
 from assistant.pack.model import Catalog, IntentType, Product
 from assistant.understanding.reader import Intent
@@ -46,6 +48,7 @@ class CrewMode:
         self.settings = settings
         self.catalog = catalog
         self.llm = llm if llm is not None else build_llm(settings)
+        self.static = False  # True: every phase's tools and modules in every prompt (bench/llm_calls.py's baseline)
 
     def start_turn(self) -> CrewTurn:
         budgeted = BudgetedLLM(
@@ -54,17 +57,19 @@ class CrewMode:
             max_calls=self.settings.llm_calls_per_turn,
             deadline=time.monotonic() + self.settings.llm_turn_deadline_s,
         )
-        return CrewTurn(budgeted, self.catalog)
+        return CrewTurn(budgeted, self.catalog, self.static)
 
 
 class CrewTurn:
     """One turn in LLM mode; after a fault it makes no further calls and reports the fallback."""
 
-    def __init__(self, llm: BudgetedLLM, catalog: Catalog):
+    def __init__(self, llm: BudgetedLLM, catalog: Catalog, static: bool = False):
         self.llm = llm
         self.catalog = catalog
+        self.static = static
         self.fault: str | None = None
         self.grounding: Grounding | None = None
+        self.stage: str | None = None  # the phase of the conversation the last reply was written in
 
     @property
     def mode(self) -> str:
@@ -149,8 +154,21 @@ class CrewTurn:
         return draft
 
     def _kickoff(self, agents: list[str], work: TurnWork) -> str:
-        inputs = _inputs(work)
-        crew = build_crew([*agents, "formatter"], self.llm, work, inputs)
+        self.stage = stage = phases.stage_of(work)
+        added = {
+            "phase_module": phases.module(self.catalog, stage, self.static),
+            "state_summary": phases.summary(work, stage),
+        }
+        added = {key: text for key, text in added.items() if text}
+        inputs = {**_inputs(work), **added}
+        crew = build_crew(
+            [*agents, "formatter"],
+            self.llm,
+            work,
+            inputs,
+            lambda agent: phases.offer(work, agent, stage, self.static),
+            tuple(added),
+        )
         output = self.llm.run_before_deadline(lambda: crew.kickoff(inputs=inputs))
         return _text(output.raw)  # type: ignore[union-attr]  # crewai types kickoff as maybe streaming; this crew never streams
 

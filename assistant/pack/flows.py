@@ -29,6 +29,10 @@ FlowAction = Literal["book", "troubleshoot", "reserve", "submit"]
 AgentOfFlow = Literal["booking", "support"]
 RESERVES_WITH = ("date", "time", "number", "person", "phone")  # a table: when, for how many, for whom
 FORM_KINDS = ("choice", "person", "phone", "number", "text", "attachment", "email")  # what `reads: asked` reads
+# The stages LLM mode knows without a flow step naming them (pack.yaml `prompting.phases`): a quote
+# being given, a case's steps built per element and for the base documents, and a case handed in.
+QUOTE_STAGE, ELEMENT_STAGE, DOCUMENTS_STAGE, DONE_STAGE = "quote", "element", "documents", "completed"
+BUILT_STAGES = (QUOTE_STAGE, ELEMENT_STAGE, DOCUMENTS_STAGE, DONE_STAGE)
 BATCH_FROM = 3  # a group of this many simple slots is asked all at once (seed 004's smart collection)
 
 
@@ -110,6 +114,7 @@ class Step(_Strict):
     ask: str | None = None  # the group's question when asked at once; default: the slots' questions
     mode: Literal["sequential", "batch", "hybrid"] | None = None  # None: seed 004's choice by the slots
     phase: str | None = None  # how progress names the part of the flow it belongs to ("Datos personales")
+    stage: str | None = Field(default=None, pattern=r"^[a-z][a-z0-9_]{0,39}$")  # its key in pack.yaml `prompting.phases`
 
     @model_validator(mode="before")
     @classmethod

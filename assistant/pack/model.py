@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 
 from assistant.language import DateOrder, Languages, load_languages
 from assistant.pack.constraints import Constraint
-from assistant.pack.flows import Flow
+from assistant.pack.flows import BUILT_STAGES, Flow
 from assistant.pack.quotes import Elements, Example, QuoteSetup
 
 T = TypeVar("T")
@@ -41,6 +41,7 @@ Template = str | list[str]  # a list's pieces are joined; a piece naming a missi
 AgentName = Literal["retriever", "comparator", "eligibility", "booking", "support", "quote", "formatter"]
 ToolName = Literal[
     "search_products", "search_faq", "compare_products", "check_eligibility", "calculate", "identify", "select_variant", "tariff",
+    "case_status", "check_field", "handover",
 ]  # fmt: skip
 QUOTE_TOOLS: tuple[ToolName, ...] = ("identify", "select_variant", "tariff")
 # What a message can ask for; a pack's nlu.yml gives examples of the ones its business serves.
@@ -357,6 +358,21 @@ DEFAULT_TOOLS: dict[AgentName, list[ToolName]] = {
 }
 
 
+class Phase(Strict):
+    """One phase of the conversation in LLM mode (seed 004's contextual tools and dynamic prompts)."""
+
+    tools: list[ToolName] = []  # offered to the model in this phase, within its agent's allow-list
+    prompt: str | None = None  # the phase's prompt module: a text file of the pack ("prompts/personal.md")
+
+
+class Prompting(Strict):
+    """pack.yaml `prompting:` what LLM mode offers and says per phase: only the current phase's
+    tools (and the universal ones) and only its prompt module, after the core prompt."""
+
+    universal: list[ToolName] = []  # offered in every phase (a hand-over to a person)
+    phases: dict[str, Phase] = Field(min_length=1)  # by stage: a flow step's `stage`, or one the engine builds
+
+
 class Pack(Strict):
     """pack.yaml: everything about a business except the catalog, knowledge and vocabulary."""
 
@@ -384,6 +400,7 @@ class Pack(Strict):
     texts: dict[str, str] = {}  # the pack's own words; the engine's defaults say the rest (Catalog.text)
     quote: QuoteSetup | None = None  # what customers can ask a price for (assistant/pack/quotes.py)
     constraints: list[Constraint] = []  # rules on every reply (assistant/pack/constraints.py)
+    prompting: Prompting | None = None  # LLM mode's tools and prompt module per phase; None: every allowed tool, one prompt
 
     @model_validator(mode="after")
     def _references(self) -> Pack:
@@ -428,6 +445,7 @@ class Pack(Strict):
         self._check_templates()
         self._check_tools()
         self._check_constraints()
+        self._check_prompting()
         return self
 
     def _check_facts(self) -> None:
@@ -494,6 +512,28 @@ class Pack(Strict):
                 raise ValueError(f"constraints.{rule.name} requires '{rule.requires}', which no agent in tools has")
             if rule.template not in DEFAULT_TEXTS:
                 raise ValueError(f"constraints.{rule.name}: template '{rule.template}' is not a text the engine says")
+
+    def _check_prompting(self) -> None:
+        """Every stage a flow step names has its phase, every phase is a stage, and every tool a
+        phase offers is some agent's."""
+        stages = {step.stage for flow in self.flows.values() for step in flow.steps if step.stage}
+        if self.prompting is None:
+            if stages:
+                raise ValueError(f"flows name stages {sorted(stages)}, and there is no prompting: section")
+            return
+        phases = self.prompting.phases
+        missing = sorted(stages - set(phases))
+        if missing:
+            raise ValueError(f"flows name stages {missing}, which prompting.phases lacks")
+        unknown = sorted(set(phases) - stages - set(BUILT_STAGES))
+        if unknown:
+            raise ValueError(f"prompting.phases {unknown}: no flow step has that stage; the engine's are {list(BUILT_STAGES)}")
+        tools = {tool for allowed in self.tools.values() for tool in allowed}
+        offered = [("prompting.universal", t) for t in self.prompting.universal]
+        offered += [(f"prompting.phases.{name}", t) for name, phase in phases.items() for t in phase.tools]
+        for where, tool in offered:
+            if tool not in tools:
+                raise ValueError(f"{where} offers '{tool}', which no agent in tools has")
 
     @model_validator(mode="after")
     def _scales_for_money(self) -> Pack:
@@ -631,6 +671,7 @@ class Catalog(BaseModel):
     vocabulary: Vocabulary
     examples: Examples
     elements: Elements | None = None  # pack.yaml's quote.elements, where the pack quotes
+    prompts: dict[str, str] = {}  # each phase's prompt module (pack.yaml prompting), read from its file
 
     @property
     def business(self) -> Business:
@@ -848,6 +889,13 @@ def load_catalog(folder: Path) -> Catalog:
         missing = [e.example for e in _examples(elements) if e.example and not (folder / e.example).is_file()]
         if missing:
             raise DataError(f"{elements_path}: example images {sorted(set(missing))[:5]} are not in the pack")
+    prompts = {}
+    for stage, phase in (pack.prompting.phases.items() if pack.prompting else []):
+        if phase.prompt:
+            path = folder / phase.prompt
+            if not path.is_file():
+                raise DataError(f"{folder / 'pack.yaml'}: prompting.phases.{stage}.prompt: {phase.prompt} is not in the pack")
+            prompts[stage] = path.read_text(encoding="utf-8").strip()
     try:
         return Catalog(
             name=pack.business.name,
@@ -857,6 +905,7 @@ def load_catalog(folder: Path) -> Catalog:
             vocabulary=vocabulary,
             examples=examples,
             elements=elements,
+            prompts=prompts,
         )
     except ValidationError as exc:
         raise DataError(f"{folder}: {exc}") from exc
