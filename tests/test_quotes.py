@@ -375,3 +375,19 @@ def test_llm_mode_never_says_a_price_without_the_tariff(llm_client):
     body = chat(llm_client(llm), "hola")
     assert body["grounding"] == "fallback" and "180" not in body["reply"]
     assert "price_requires_tool" in llm.prompt_text(1)
+
+
+def test_a_catalog_that_drifts_from_the_tariff_stops_start_up(tmp_path):
+    """The search's prices and the quote's come from two files: a changed tariff must change both."""
+    import json
+    import shutil
+
+    from assistant.pack.model import DataError, load_catalog
+
+    folder = tmp_path / "homologation"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "data" / "homologation", folder)
+    items = json.loads((folder / "elements.json").read_text(encoding="utf-8"))
+    items[0]["price"] += 10
+    (folder / "elements.json").write_text(json.dumps(items, ensure_ascii=False), encoding="utf-8")
+    with pytest.raises(DataError, match=f"items \\['{items[0]['code']}'\\] disagree"):
+        load_catalog(folder)

@@ -851,6 +851,23 @@ def _is_number(text: str) -> bool:
     return True
 
 
+def _drifted(products: list[Product], elements: Elements) -> list[str]:
+    """The elements the catalog lists otherwise than the tariff: each once, by its code, in its
+    category, from its lowest price; so what a search shows and what a quote charges agree."""
+    listed: dict[str, list[Product]] = {}
+    for product in products:
+        listed.setdefault(str(product.value("code")), []).append(product)
+    drifted = sorted(set(listed) - set(elements.elements))
+    for code, element in elements.elements.items():
+        options = element.variants.options.values() if element.variants else []
+        prices = [option.price if option.price is not None else element.price for option in options] or [element.price]
+        found = listed.get(code, [])
+        lowest = min(price for price in prices if price is not None)
+        if len(found) != 1 or found[0].value("category") != element.category or found[0].value("price") != lowest:
+            drifted.append(code)
+    return drifted
+
+
 def _examples(elements: Elements) -> list[Example]:
     """Every photo and document the pack draws an example of."""
     found = [*elements.documents]
@@ -889,8 +906,13 @@ def load_catalog(folder: Path) -> Catalog:
         missing = [e.example for e in _examples(elements) if e.example and not (folder / e.example).is_file()]
         if missing:
             raise DataError(f"{elements_path}: example images {sorted(set(missing))[:5]} are not in the pack")
+        drifted = _drifted(products, elements)
+        if drifted:
+            raise DataError(
+                f"{folder / pack.catalog.file}: items {drifted[:5]} disagree with {elements_path} (code, category or lowest price)"
+            )
     prompts = {}
-    for stage, phase in (pack.prompting.phases.items() if pack.prompting else []):
+    for stage, phase in pack.prompting.phases.items() if pack.prompting else []:
         if phase.prompt:
             path = folder / phase.prompt
             if not path.is_file():
