@@ -22,6 +22,5 @@ def booking(work: TurnWork) -> None:
 
 def _tariff(work: TurnWork, codes: list[str]) -> float:
     """The case's price, from the tariff tool in this turn (the pack's constraint on prices holds)."""
-    work.out.tools_run.add("tariff")
-    price: float = work.services.tools.call("booking", "tariff", codes).price
+    price: float = work.call("booking", "tariff", codes).price
     return price

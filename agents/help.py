@@ -16,7 +16,7 @@ def look_up(work: TurnWork, agent: str) -> None:
     of scope, that an article answers becomes a faq turn (the pipeline says so)."""
     request, services, out = work.request, work.services, work.out
     question = request.intent.read_as or request.query
-    hits = services.tools.call(agent, "search_faq", question, limit=SUGGESTIONS)
+    hits = work.call(agent, "search_faq", question, limit=SUGGESTIONS)
     if hits and services.index.help.answers(question, hits[0][0]):
         out.faq = hits[0][0]
     else:
@@ -26,7 +26,7 @@ def look_up(work: TurnWork, agent: str) -> None:
 def calculate(work: TurnWork, agent: str) -> None:
     request, out = work.request, work.out
     try:
-        result = work.services.tools.call(agent, "calculate", request.intent.expression or "")
+        result = work.call(agent, "calculate", request.intent.expression or "")
     except CalculationError as error:
         out.calculation = say(work.services.catalog, "calculation_failed", error=error)
         return

@@ -10,11 +10,10 @@ from assistant.dialogue.quote import step
 
 def quote(work: TurnWork) -> None:
     """The quote after this message; every tool goes through the gateway, and is noted as run."""
-    catalog, tools = work.services.catalog, work.services.tools
+    catalog = work.services.catalog
     assert catalog.pack.quote and catalog.elements, "the pipeline sends messages here only in a pack that quotes"
 
     def call(tool: str, *args: Any) -> Any:
-        work.out.tools_run.add(tool)
-        return tools.call("quote", tool, *args)
+        return work.call("quote", tool, *args)
 
     work.out.quote = step(work.request.state.quote, work.request.query, catalog.pack.quote, catalog.elements, call)

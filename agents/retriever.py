@@ -13,7 +13,7 @@ def retriever(work: TurnWork) -> None:
     makes it a faq turn.
     """
     request, services, out = work.request, work.services, work.out
-    tools = services.tools
+
     if request.intent.type == "calculate":
         calculate(work, "retriever")
         return
@@ -26,8 +26,8 @@ def retriever(work: TurnWork) -> None:
     if named:  # "show me the Legion 5", "is the G502 wireless?": the items named, whatever was searched before
         out.selection = named[: services.max_products]
     elif request.intent.rank:
-        out.selection = tools.call("retriever", "ranked_products", filters, request.intent.rank, services.max_products)
+        out.selection = work.call("retriever", "ranked_products", filters, request.intent.rank, services.max_products)
     else:
         query = " ".join([request.query, *map(str, filters.values())])
-        out.selection = tools.call("retriever", "search_products", query, filters, services.max_products)
+        out.selection = work.call("retriever", "search_products", query, filters, services.max_products)
     out.retrieved = True

@@ -4,6 +4,7 @@ and adds what it produced; the pipeline alone turns it into the session's new st
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from assistant.attachments.store import Attachment
 from assistant.booking.desk import BookingDesk
@@ -79,6 +80,12 @@ class TurnWork:
     request: TurnRequest
     services: Services
     out: TurnOutput = field(default_factory=TurnOutput)
+
+    def call(self, agent: str, tool: str, *args: Any, **kwargs: Any) -> Any:
+        """`agent` calls `tool` through the gateway; the turn notes it ran, which the pack's
+        constraints check a reply against ("a price requires the tariff tool")."""
+        self.out.tools_run.add(self.services.tools.family(tool))
+        return self.services.tools.call(agent, tool, *args, **kwargs)
 
 
 def goal_of(work: TurnWork) -> Goal:

@@ -2,7 +2,8 @@
 the seed's conversation with cards, table, verdicts and agents; reload; phone width; booking
 with the code field; HTML injection; friendly errors; the same page for the showroom and
 the shop; what a reload restores; one welcome however "New conversation" races the page's
-loading; codes masked; emphasis. Screenshots go to test-artifacts/."""
+loading; codes masked; emphasis; the attach button; a whole homologation case, photos and all,
+handed to the office. Screenshots go to test-artifacts/."""
 
 from __future__ import annotations
 
@@ -497,8 +498,8 @@ def test_a_whole_homologation_case_in_the_page_with_photos_to_the_office(new_pag
     ARTIFACTS.mkdir(exist_ok=True)
     files = tmp_path / "files"
     files.mkdir()
-    exhaust = [_photo(files, f"escape-{i}.jpg", label) for i, label in enumerate(("escape montado", "marcaje e13", "moto lateral 1234 BCD"))]
-    shock = [_photo(files, f"amortiguador-{i}.png", label) for i, label in enumerate(("amortiguador", "etiqueta Ohlins"))]
+    exhaust = [_photo(files, f"escape-{i}.jpg", text) for i, text in enumerate(("escape montado", "marcaje e13", "moto 1234 BCD"))]
+    shock = [_photo(files, f"amortiguador-{i}.png", text) for i, text in enumerate(("amortiguador", "etiqueta Ohlins"))]
     papers = [_scanned_pdf(files, "ficha-tecnica.pdf"), _photo(files, "permiso.jpg", "permiso de circulacion")]
     page = new_page()
     with serving(app_for(tmp_path, "homologation")) as url:
@@ -515,9 +516,7 @@ def test_a_whole_homologation_case_in_the_page_with_photos_to_the_office(new_pag
         expect(drawings).to_have_count(7)
         expect(last_answer(page).locator(".examples figcaption").first).to_have_text("Foto general del escape montado en la moto")
         drawings.last.scroll_into_view_if_needed()
-        page.wait_for_function(
-            "() => [...document.querySelectorAll('.examples img')].every(i => i.complete && i.naturalWidth > 0)"
-        )
+        page.wait_for_function("() => [...document.querySelectorAll('.examples img')].every(i => i.complete && i.naturalWidth > 0)")
         page.screenshot(path=str(ARTIFACTS / "homologation-2-images.png"))
 
         say(page, "dale, adelante")
@@ -551,7 +550,8 @@ def test_a_whole_homologation_case_in_the_page_with_photos_to_the_office(new_pag
         choose(page, "Todavía no")
         review = last_answer(page)
         expect(review).to_contain_text("Revisa tu expediente")
-        expect(review.locator("strong")).to_contain_text(["Escape", "Suspensión delantera", "Datos personales", "Datos del vehículo"])
+        headings = ["Escape", "Suspensión delantera", "Datos personales", "Datos del vehículo"]
+        expect(review.locator("strong")).to_contain_text(headings)
         expect(review).to_contain_text("Nº de bastidor (VIN): VF1AB000123456789")
         assert "**" not in review.inner_text()
         review.screenshot(path=str(ARTIFACTS / "homologation-5-review.png"))  # all of it: taller than the log

@@ -334,7 +334,9 @@ def test_llm_mode_regenerates_a_price_the_tariff_did_not_back(catalog):
 
     reply = "El presupuesto es de 300 € +IVA."
     unbacked = grounding.Facts(text=f"quiero homologar el escape\n{reply}", product_names=set())
-    assert grounding.violations(reply, unbacked, catalog) == ["a statement the tariff tool did not back (price_requires_tool)"]
+    assert grounding.violations(reply, unbacked, catalog) == [
+        "a statement the tariff or search_products or compare_products tool did not back (price_requires_tool)"
+    ]
     assert grounding.regenerable(reply, unbacked, catalog)  # the pack's rule: regenerate, then the template
     backed = grounding.Facts(text=unbacked.text, product_names=set(), tools_run={"tariff"})
     assert grounding.violations(reply, backed, catalog) == []
@@ -391,3 +393,14 @@ def test_a_catalog_that_drifts_from_the_tariff_stops_start_up(tmp_path):
     (folder / "elements.json").write_text(json.dumps(items, ensure_ascii=False), encoding="utf-8")
     with pytest.raises(DataError, match=f"items \\['{items[0]['code']}'\\] disagree"):
         load_catalog(folder)
+
+
+def test_a_country_that_writes_the_sign_after_the_amount_reads_it_there(tmp_path):
+    """Spain writes 390 €: lists and comparisons follow the pack's `currency_after`, as the quote does."""
+    from app import create_app
+
+    settings = {"domain": "homologation", "session_db": tmp_path / "s.sqlite3", "reminder_poll_s": 0}
+    client = create_app(settings).test_client()
+    listed = client.post("/chat", json={"query": "qué se puede homologar en una autocaravana"}).get_json()
+    assert listed["agents"] == ["retriever", "formatter"]
+    assert "390 € +IVA" in listed["reply"] and "€390" not in listed["reply"]

@@ -260,7 +260,7 @@ class CaseDesk:
         return f"{value:g}" if isinstance(value, float) else str(value)
 
     def _price(self, price: float | None) -> str:
-        return money(price, "") + f" {self.catalog.business.currency_symbol}"
+        return money(price, self.catalog.business)
 
 
 def build(flow: Flow, codes: Sequence[str], elements: Elements, catalog: Catalog) -> Flow:

@@ -81,16 +81,16 @@ def _kept(name: str, value: FactValue, catalog: Catalog) -> str | None:
         return None
     if fact.kind == "category":
         return str(value)
-    sign, low = catalog.business.currency_symbol, 0
+    business, low = catalog.business, 0
     for limit in fact.bands:
         if int(value) < limit:
             return (
-                say(catalog, "band_under", high=money(limit, sign))
+                say(catalog, "band_under", high=money(limit, business))
                 if low == 0
-                else say(catalog, "band_between", low=money(low, sign), high=money(limit, sign))
+                else say(catalog, "band_between", low=money(low, business), high=money(limit, business))
             )
         low = limit
-    return say(catalog, "band_over", low=money(low, sign))
+    return say(catalog, "band_over", low=money(low, business))
 
 
 def starting_state(preferences: Preferences, state: SessionState, catalog: Catalog) -> None:

@@ -79,7 +79,9 @@ def violations(reply: str, facts: Facts, catalog: Catalog) -> list[str]:
         problems.append("a 'not eligible' verdict the rules did not give")
     if _claims(_SAYS_ELIGIBLE, reply) and True not in verdicts:
         problems.append("an 'eligible' verdict the rules did not give")
-    problems += [f"a statement the {c.requires} tool did not back ({c.name})" for c in constrained(reply, facts, catalog)]
+    problems += [
+        f"a statement the {' or '.join(c.requires)} tool did not back ({c.name})" for c in constrained(reply, facts, catalog)
+    ]
     return problems
 
 

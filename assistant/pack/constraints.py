@@ -12,7 +12,7 @@ from collections.abc import Collection
 from functools import cached_property
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 Remedy = Literal["regenerate", "template"]
 
@@ -22,9 +22,16 @@ class Constraint(BaseModel):
 
     name: str
     pattern: str  # what the statement looks like in a reply (an amount in euros)
-    requires: str  # the tool whose result must back it in the same turn
+    # the tools, any one of which must have run in the same turn to back it (a price: the
+    # tariff, or the catalog's search over the same prices); one tool may be written alone
+    requires: list[str] = Field(min_length=1)
     on_violation: list[Remedy] = Field(default=["regenerate", "template"], min_length=1)
     template: str = "constraint_broken"  # the text said instead (assistant/pack/texts.yaml)
+
+    @field_validator("requires", mode="before")
+    @classmethod
+    def _one_or_more(cls, requires: str | list[str]) -> list[str]:
+        return [requires] if isinstance(requires, str) else requires
 
     @model_validator(mode="after")
     def _valid(self) -> Constraint:
@@ -38,7 +45,7 @@ class Constraint(BaseModel):
         return re.compile(self.pattern, re.IGNORECASE)
 
     def broken_by(self, reply: str, tools_run: Collection[str]) -> bool:
-        return self.requires not in tools_run and bool(self.regex.search(reply))
+        return not set(self.requires) & set(tools_run) and bool(self.regex.search(reply))
 
 
 def broken(reply: str, tools_run: Collection[str], constraints: Collection[Constraint]) -> list[Constraint]:

@@ -6,29 +6,31 @@ is left out instead of printing "None".
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from typing import Any
 
-from assistant.pack.model import Attribute, Catalog, Product, Template
+from assistant.pack.model import Attribute, Business, Catalog, Product, Template
 
 _FIELD = re.compile(r"\{(\w+)(?:\|(\w+))?\}")
 
 
-def money(amount: float | None, symbol: str, scales: Mapping[str, int] | None = None) -> str:
-    """An amount after the currency sign; with `scales` ({"million": 1000000}), in the largest
-    scale it reaches ("$1.25 million")."""
+def money(amount: float | None, business: Business, scaled: bool = False) -> str:
+    """An amount with the business's currency sign, before it or after it as its country writes
+    it; `scaled`: in the largest of its money scales it reaches ("$1.25 million")."""
     if amount is None:
         return "—"
-    size, name = max(((size, name) for name, size in (scales or {}).items() if amount >= size), default=(1, ""))
+    scales = business.money_scales if scaled else {}
+    size, name = max(((size, name) for name, size in scales.items() if amount >= size), default=(1, ""))
     if name:
-        return f"{symbol}{amount / size:.2f}".rstrip("0").rstrip(".") + f" {name}"
-    return f"{symbol}{amount:,.0f}" if float(amount).is_integer() else f"{symbol}{amount:,.2f}"
+        figure = f"{amount / size:.2f}".rstrip("0").rstrip(".") + f" {name}"
+    else:
+        figure = f"{amount:,.0f}" if float(amount).is_integer() else f"{amount:,.2f}"
+    symbol = business.currency_symbol
+    return f"{figure} {symbol}" if business.currency_after else f"{symbol}{figure}"
 
 
 def price(amount: float, attribute: Attribute, catalog: Catalog) -> str:
     """An amount of a currency attribute, scaled as the attribute's style says."""
-    business = catalog.business
-    return money(amount, business.currency_symbol, business.money_scales if attribute.style == "scaled" else None)
+    return money(amount, catalog.business, scaled=attribute.style == "scaled")
 
 
 def show_value(value: Any, attribute: Attribute | None, catalog: Catalog) -> str:

@@ -301,6 +301,7 @@ class Business(Strict):
 
     name: str = Field(min_length=1)
     currency_symbol: str
+    currency_after: bool = False  # "390 €", as Spain writes it, rather than "৳390"
     currency_words: list[str] = []  # what customers type for the currency besides its sign ("usd", "dollars")
     money_scales: dict[str, Annotated[int, Field(gt=1)]] = {}  # what `style: scaled` amounts read in: {million: 1000000}
     date_order: DateOrder = "day_first"  # 3/4 is 3 April (month_first: March 4); 2026-04-03 reads either way
@@ -508,8 +509,9 @@ class Pack(Strict):
         """A constraint requires a tool some agent has, and says a text the engine has."""
         tools = {tool for allowed in self.tools.values() for tool in allowed}
         for rule in self.constraints:
-            if rule.requires not in tools:
-                raise ValueError(f"constraints.{rule.name} requires '{rule.requires}', which no agent in tools has")
+            missing = [tool for tool in rule.requires if tool not in tools]
+            if missing:
+                raise ValueError(f"constraints.{rule.name} requires {missing}, which no agent in tools has")
             if rule.template not in DEFAULT_TEXTS:
                 raise ValueError(f"constraints.{rule.name}: template '{rule.template}' is not a text the engine says")
 

@@ -54,7 +54,7 @@ def fact_words(catalog: Catalog, name: str, value: FactValue) -> str:
     fact = catalog.pack.profile[name]
     if fact.kind == "category":
         return fact.values.get(str(value), str(value).replace("_", " "))
-    return money(int(value), catalog.business.currency_symbol) if fact.kind == "amount" else str(value)
+    return money(int(value), catalog.business) if fact.kind == "amount" else str(value)
 
 
 def describe_filters(filters: Filters, catalog: Catalog, count: int = 2) -> str:

@@ -54,9 +54,13 @@ class ToolGateway:
             ),
         }
 
+    @staticmethod
+    def family(tool: str) -> str:
+        """The tool a pack's lists name for this one: a ranking is a search's or a comparison's."""
+        return {"ranked_products": "search_products", "rank_products": "compare_products"}.get(tool, tool)
+
     def allowed(self, agent: str, tool: str) -> bool:
-        family = {"ranked_products": "search_products", "rank_products": "compare_products"}.get(tool, tool)
-        return family in self.permissions.get(agent, [])
+        return self.family(tool) in self.permissions.get(agent, [])
 
     def offered(self, agent: str, tool: str, stage: str | None) -> bool:
         """Whether LLM mode offers the model a tool in a phase: the agent may use it, and the
