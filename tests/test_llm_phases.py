@@ -162,3 +162,22 @@ def test_handover_is_offered_in_every_phase_and_says_the_packs_words(case):
     prompting = catalog.pack.prompting
     assert prompting is not None and prompting.universal == ["handover"]
     assert "910 000 000" in text_of(catalog, "handover")
+
+
+def test_the_case_tools_check_a_value_say_the_progress_and_hand_over(case):
+    from agents.tools import make_tools
+    from agents.work import TurnRequest, TurnWork
+    from assistant.understanding.reader import Intent
+
+    case.to_personal_data()
+    pipeline = case.client.application.extensions["pipeline"]
+    state = pipeline.store.load(case.session)
+    work = TurnWork(TurnRequest("", Intent(type="booking"), state, state.goals.active), pipeline.services)
+    tools = make_tools(work, "booking")
+    assert set(tools) == {"tariff", "case_status", "check_field", "handover"}  # the agent's whole allow-list
+    assert tools["check_field"].run(key="dni", value="12345678Z") == "ok"
+    assert tools["check_field"].run(key="dni", value="12345678A") == "refused: check_id_letter"
+    assert tools["check_field"].run(key="nope", value="x") == "unknown field: nope"
+    assert "Ahora: Datos personales" in tools["case_status"].run()
+    assert "910 000 000" in tools["handover"].run()
+    assert '"price":300.0' in tools["tariff"].run(codes=["ESCAPE_MOTO", "SUSPENSION_MOTO_DEL"]).replace(" ", "")

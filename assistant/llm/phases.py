@@ -15,6 +15,7 @@ from typing import Any
 
 from agents.work import TurnWork
 from assistant.dialogue.goals import masked
+from assistant.pack.display import money
 from assistant.pack.flows import DONE_STAGE, QUOTE_STAGE, Flow
 from assistant.pack.model import Catalog
 
@@ -38,9 +39,10 @@ def stage_of(work: TurnWork) -> str | None:
 
 def offer(work: TurnWork, agent: str, stage: str | None, static: bool = False) -> set[str]:
     """The tools the model driving `agent` is shown: the phase's and the universal ones among the
-    agent's; `static`: every tool of every phase (the one-prompt-for-all baseline of bench/llm_calls.py)."""
+    agent's; `static`: every tool of every phase to each agent with tools (the one-prompt-for-all
+    baseline of bench/llm_calls.py)."""
     tools, prompting = work.services.tools, work.services.catalog.pack.prompting
-    if static and prompting is not None:
+    if static and prompting is not None and tools.permissions.get(agent):
         return {*prompting.universal, *(t for phase in prompting.phases.values() for t in phase.tools)}
     return {name for name in tools.permissions.get(agent, []) if tools.offered(agent, name, stage)}
 
@@ -59,7 +61,7 @@ def summary(work: TurnWork, stage: str | None) -> str:
     elements = catalog.elements
     if quote and quote.elements and elements:
         names = ", ".join(elements.name_of(code) for code in quote.elements)
-        price = f" = {quote.price:g} {catalog.business.currency_symbol} {elements.tax_note}" if quote.price is not None else ""
+        price = f" = {money(quote.price, catalog.business)} {elements.tax_note}" if quote.price is not None else ""
         lines.append(f"Quote: {names}{price}")
     if quote and quote.pending:
         lines.append(f"Variant asked for: {', '.join(quote.pending)}")
@@ -74,8 +76,9 @@ def summary(work: TurnWork, stage: str | None) -> str:
             lines.append(f"Case phase: {stage}")
         have: dict[str, list[str]] = {}
         for part in flow.steps:
+            shown = [s for s in part.collect if _filled(slots.get(s.slot))]
             have.setdefault(part.phase or part.stage or "", []).extend(
-                f"{s.name}={_shown(slots[s.slot], s.slot in private or s.private)}" for s in part.collect if _filled(slots.get(s.slot))
+                f"{s.name}={_shown(slots[s.slot], s.slot in private or s.private)}" for s in shown
             )
         collected = [f"{phase}: {', '.join(values)}" for phase, values in have.items() if values]
         if collected:
