@@ -236,9 +236,7 @@ class CrewPipeline:
             grounding=crew.grounding if crew else None,
             llm_calls=crew.calls if crew else 0,
             booking=work.out.flow_step.booking if work.out.flow_step else None,
-            images=[ImageLink(url=example_url(i.example), label=i.label) for i in work.out.quote.images if i.example]
-            if work.out.quote
-            else [],
+            images=_images(work),
             help=HelpResult(
                 article=work.out.faq.id if work.out.faq else None,
                 suggested=[e.id for e in work.out.suggestions],
@@ -549,7 +547,8 @@ class CrewPipeline:
         state.wishes = work.request.intent.wishes() if work.out.pending == "clarify_product" else Wishes()
         limit = self.settings.history_limit
         said = redact_codes(query) if work.out.flow_step else query  # a typed code is not kept
-        state.remember(Turn(role="user", text=said, intent=work.request.intent.type), limit)
+        files = [a.public() | {"name": a.name} for a in work.request.attachments]
+        state.remember(Turn(role="user", text=said, intent=work.request.intent.type, files=files), limit)
         state.remember(
             Turn(
                 role="assistant",
@@ -561,6 +560,7 @@ class CrewPipeline:
                 eligibility=[v.model_dump() for v in work.out.verdicts or []],
                 choices=work.out.choices,
                 ask_user=work.out.ask_user,
+                images=[image.model_dump() for image in _images(work)],
             ),
             limit,
         )
@@ -577,6 +577,12 @@ def _merge_profile(
     both; only the facts the pack declares, with values they take, are kept."""
     page = catalog.pack.page_fact
     return catalog.pack.told({**old, **said, **({page: page_value} if page and page_value else {})})
+
+
+def _images(work: TurnWork) -> list[ImageLink]:
+    """The example images the reply sends (a quote's documentation), as links the page draws."""
+    quoted = work.out.quote
+    return [ImageLink(url=example_url(i.example), label=i.label) for i in quoted.images if i.example] if quoted else []
 
 
 PIPELINE: Slot[CrewPipeline] = Slot("pipeline")

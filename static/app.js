@@ -8,6 +8,27 @@
   var attachBtn = document.getElementById("attach"), fileInput = document.getElementById("file");
   var tray = document.getElementById("tray"), uploading = 0; // files still on their way to POST /attachments
   var PAPERCLIP = "\uD83D\uDCCE"; // the words of a message that is only files
+  var MAX_CHARS = 1000;
+  // The page's own words: the pack's `page.labels` (GET /about) once they arrive; these English
+  // ones (the same defaults as assistant/pack/model.py Labels) until then, or if they never do.
+  var labels = {
+    new_conversation: "New conversation", send: "Send", message: "Your message", conversation: "Conversation",
+    attach: "Attach a photo or PDF", remove_file: "Remove {name}", files_for_next: "Files for your next message",
+    profile: "I am a\u2026", profile_unset: "not set", suggested_replies: "Suggested replies",
+    agents: "Agents that answered", comparison: "Product comparison", best: "Best", eligible: "Eligible",
+    not_eligible: "Not eligible", need_more_info: "Need more info", booking_confirmed: "{subject} confirmed \u00b7 {id}",
+    booking_in_progress: "{subject} in progress", call_back: "Call-back to {phone}", how: "How", day: "Day",
+    time: "Time", name: "Name", phone: "Phone", confirm: "Confirm", code_placeholder: "6-digit code",
+    one_time_code: "One-time code", error: "Sorry, something went wrong: {message}", unknown_error: "unknown error",
+    unreachable: "could not reach the server. Please try again.", server_error: "the server returned an error ({status}).",
+    cut_off: "the answer was cut off. Please try again.", too_long: "Your message is too long (max {max} characters)."
+  };
+  // A label with its {names} filled in.
+  function fill(key, values) {
+    return String(labels[key]).replace(/\{(\w+)\}/g, function (all, name) {
+      return values && values[name] !== undefined && values[name] !== null ? String(values[name]) : all;
+    });
+  }
 
   function uuid() {
     if (window.crypto && typeof crypto.randomUUID === "function") return crypto.randomUUID();
@@ -88,6 +109,10 @@
   }
 
   function title(s) { return s ? String(s).charAt(0).toUpperCase() + String(s).slice(1) : ""; }
+  // Which agents answered: a developer's detail, kept quiet under the reply and named in the pack's words.
+  function trace(text) { var box = el("div", "agents", text); box.title = labels.agents; return box; }
+  // Dates in the page's language; a plain English page keeps the day-first British dates.
+  function locale() { return about.lang && about.lang !== "en" ? about.lang : "en-GB"; }
 
   // Each product carries `display` (badge, meta, headline, highlights) built by the server
   // from the domain pack, so the page shows cards, cars or gadgets alike.
@@ -116,7 +141,7 @@
     var ids = Array.isArray(cmp.products) && cmp.products.length ? cmp.products
       : Object.keys(((cmp.rows || [])[0] || {}).values || {});
     var wrap = el("div", "tbl-wrap"), t = el("table"), thead = el("thead"), hr = el("tr");
-    t.setAttribute("aria-label", "Product comparison");
+    t.setAttribute("aria-label", labels.comparison);
     hr.appendChild(el("th", null, ""));
     ids.forEach(function (id) { var th = el("th", null, names[id] || id); th.scope = "col"; hr.appendChild(th); });
     thead.appendChild(hr); t.appendChild(thead);
@@ -127,7 +152,7 @@
       ids.forEach(function (id) {
         var v = row.values ? row.values[id] : undefined;
         var td = el("td", best.indexOf(id) >= 0 ? "best" : null, v === undefined || v === null ? "—" : v);
-        if (best.indexOf(id) >= 0) td.title = "Best";
+        if (best.indexOf(id) >= 0) td.title = labels.best;
         tr.appendChild(td);
       });
       tb.appendChild(tr);
@@ -141,7 +166,8 @@
     items.forEach(function (it) {
       var box = el("div", "elig-item"), head = el("div");
       head.appendChild(el("strong", null, it.product_name || it.product_id));
-      var v = it.eligible === true ? ["yes", "Eligible"] : it.eligible === false ? ["no", "Not eligible"] : ["maybe", "Need more info"];
+      var v = it.eligible === true ? ["yes", labels.eligible] : it.eligible === false ? ["no", labels.not_eligible]
+        : ["maybe", labels.need_more_info];
       head.appendChild(el("span", "chip " + v[0], v[1]));
       box.appendChild(head);
       if (Array.isArray(it.reasons) && it.reasons.length) {
@@ -162,9 +188,16 @@
       var img = el("img", "thumb"); img.alt = ""; img.src = URL.createObjectURL(file); chip.appendChild(img);
     } else chip.appendChild(el("span", "doc", "PDF"));
     chip.appendChild(el("span", "name", file.name));
-    remove.type = "button"; remove.setAttribute("aria-label", "Remove " + file.name);
+    remove.type = "button"; remove.setAttribute("aria-label", fill("remove_file", { name: file.name }));
     remove.addEventListener("click", function () { chip.remove(); trayChanged(); });
     chip.appendChild(remove);
+    return chip;
+  }
+  // A file a restored message sent, as its chip was drawn (the photo itself stays with the office).
+  function sentChip(file) {
+    var chip = el("div", "att sent");
+    chip.appendChild(el("span", "doc", file.kind === "pdf" ? "PDF" : "IMG"));
+    chip.appendChild(el("span", "name", file.name || ""));
     return chip;
   }
   function trayChanged() {
@@ -183,7 +216,7 @@
       .then(function (data) { chip.dataset.id = data.id; chip.className = "att ready"; })
       .catch(function (err) {
         chip.className = "att failed";
-        chip.title = err && err.friendly ? err.friendly : "could not reach the server.";
+        chip.title = err && err.friendly ? err.friendly : labels.unreachable;
         chip.insertBefore(el("span", "why", chip.title), chip.lastChild);
       })
       .then(function () { uploading--; trayChanged(); });
@@ -219,7 +252,7 @@
   // In the business's time zone: a 10:00 booking reads 10:00 wherever the customer's browser is.
   function when(iso) {
     var d = new Date(iso);
-    return isNaN(d) ? iso : d.toLocaleString("en-GB", { weekday: "long", day: "numeric", month: "long",
+    return isNaN(d) ? iso : d.toLocaleString(locale(), { weekday: "long", day: "numeric", month: "long",
       hour: "2-digit", minute: "2-digit", timeZone: about.timezone });
   }
 
@@ -230,9 +263,10 @@
     card.setAttribute("aria-label", subject);
     if (b) {
       card.classList.add("confirmed");
-      card.appendChild(el("h3", null, subject + " confirmed · " + b.id));
+      card.appendChild(el("h3", null, fill("booking_confirmed", { subject: subject, id: b.id })));
       // Only the details this booking has: a call-back or a test drive at home has no branch.
-      var how = b.channel === "call" && b.phone ? "Call-back to " + b.phone : [title(b.channel), b.branch].filter(Boolean).join(": ");
+      var how = b.channel === "call" && b.phone ? fill("call_back", { phone: b.phone })
+        : [title(b.channel), b.branch].filter(Boolean).join(": ");
       [b.product_name, b.starts_at && when(b.starts_at), how].filter(Boolean)
         .forEach(function (line) { card.appendChild(el("div", null, line)); });
       return card;
@@ -241,21 +275,21 @@
     var s = goal.slots || {};
     // The item once the customer chose it (the flow's slot holds its id), not whatever the answer showed.
     var chosen = s.product && (data.products || []).filter(function (p) { return p.id === s.product; })[0];
-    card.appendChild(el("h3", null, subject + " in progress"));
+    card.appendChild(el("h3", null, fill("booking_in_progress", { subject: subject })));
     var dl = el("dl");
-    [[title(about.item || "item"), chosen ? chosen.name : s.product], ["How",
-      s.branch ? title(s.channel) + ": " + s.branch : title(s.channel)], ["Day", s.date &&
-      new Date(s.date + "T12:00:00").toLocaleDateString("en-GB", { weekday: "long", day: "numeric", month: "long" })],
-     ["Time", s.time], ["Name", s.name], ["Phone", s.phone]].forEach(function (row) {
+    [[title(about.item || "item"), chosen ? chosen.name : s.product], [labels.how,
+      s.branch ? title(s.channel) + ": " + s.branch : title(s.channel)], [labels.day, s.date &&
+      new Date(s.date + "T12:00:00").toLocaleDateString(locale(), { weekday: "long", day: "numeric", month: "long" })],
+     [labels.time, s.time], [labels.name, s.name], [labels.phone, s.phone]].forEach(function (row) {
       if (!row[1]) return;
       dl.appendChild(el("dt", null, row[0])); dl.appendChild(el("dd", null, row[1]));
     });
     card.appendChild(dl);
     if (s.code_sent) {
-      var f = el("form", "code-form"), inp = el("input"), btn = el("button", null, "Confirm");
+      var f = el("form", "code-form"), inp = el("input"), btn = el("button", null, labels.confirm);
       inp.type = "text"; inp.inputMode = "numeric"; inp.autocomplete = "one-time-code"; inp.maxLength = 6;
-      inp.pattern = "[0-9]{6}"; inp.required = true; inp.placeholder = "6-digit code";
-      inp.setAttribute("aria-label", "One-time code"); btn.type = "submit";
+      inp.pattern = "[0-9]{6}"; inp.required = true; inp.placeholder = labels.code_placeholder;
+      inp.setAttribute("aria-label", labels.one_time_code); btn.type = "submit";
       f.appendChild(inp); f.appendChild(btn);
       f.addEventListener("submit", function (e) {
         e.preventDefault();
@@ -312,11 +346,11 @@
     if (Array.isArray(data.images) && data.images.length) m.appendChild(exampleImages(data.images));
     var booking = bookingCard(data);
     if (booking) m.appendChild(booking);
-    if (Array.isArray(data.agents) && data.agents.length) m.appendChild(el("div", "agents", data.agents.join(" → ")));
+    if (Array.isArray(data.agents) && data.agents.length) m.appendChild(trace(data.agents.join(" → ")));
     if (replacing) log.replaceChild(m, replacing); else log.appendChild(m);
     if (Array.isArray(data.choices) && data.choices.length) {
       var ch = el("div", "choices");
-      ch.setAttribute("role", "group"); ch.setAttribute("aria-label", "Suggested replies");
+      ch.setAttribute("role", "group"); ch.setAttribute("aria-label", labels.suggested_replies);
       data.choices.forEach(function (c) {
         var b = el("button", null, c); b.type = "button";
         b.addEventListener("click", function () { send(String(c)); });
@@ -328,8 +362,8 @@
   }
 
   function addError(msg) {
-    var text = String(msg || "unknown error").slice(0, 300);
-    log.appendChild(el("div", "msg bot error", "Sorry, something went wrong: " + text));
+    var text = String(msg || labels.unknown_error).slice(0, 300);
+    log.appendChild(el("div", "msg bot error", fill("error", { message: text })));
     scrollDown();
   }
 
@@ -344,7 +378,7 @@
     return res.json().catch(function () { return null; }).then(function (data) {
       if (!res.ok || !data) {
         var msg = data && typeof data.message === "string" && data.message ? data.message
-          : "the server returned an error (" + res.status + ").";
+          : fill("server_error", { status: res.status });
         throw { friendly: msg };
       }
       return data;
@@ -361,7 +395,7 @@
       var type = res.headers.get("Content-Type") || "";
       if (res.status === 404 || res.status === 405) throw { fallback: true };
       if (!res.ok || type.indexOf("text/event-stream") < 0 || !res.body) return jsonOrThrow(res);
-      var live = el("div", "msg bot streaming"), text = el("div", "md"), agents = el("div", "agents"), names = [];
+      var live = el("div", "msg bot streaming"), text = el("div", "md"), agents = trace(""), names = [];
       live.appendChild(text); live.appendChild(agents); log.appendChild(live);
       var reader = res.body.getReader(), decoder = new TextDecoder(), buffer = "", final = null;
       function handle(block) {
@@ -382,7 +416,7 @@
           blocks.forEach(handle);
           if (!step.done) return pump();
           if (buffer.trim()) handle(buffer);
-          if (!final) throw { friendly: "the answer was cut off. Please try again." };
+          if (!final) throw { friendly: labels.cut_off };
           return { data: final, live: live };
         });
       }
@@ -395,7 +429,7 @@
     var files = isCode ? [] : readyIds(), chips = Array.prototype.slice.call(tray.querySelectorAll(".att.ready"));
     if (!text && files.length) text = PAPERCLIP;
     if (!text || busy || uploading > 0) return;
-    if (text.length > 1000) { addError("Your message is too long (max 1000 characters)."); return; }
+    if (text.length > MAX_CHARS) { addError(fill("too_long", { max: MAX_CHARS })); return; }
     Array.prototype.forEach.call(log.querySelectorAll(".choices"), function (x) { x.remove(); });
     addUser(isCode ? "••••••" : codeAwaited() ? masked(text) : text, isCode ? [] : chips);
     input.value = ""; fit();
@@ -418,7 +452,7 @@
         addBot(data, result.live);
       })
       .catch(function (err) {
-        if (sessionId === asked) addError(err && err.friendly ? err.friendly : "could not reach the server. Please try again.");
+        if (sessionId === asked) addError(err && err.friendly ? err.friendly : labels.unreachable);
       })
       .then(function () { setBusy(false); });
   }
@@ -450,10 +484,10 @@
         var last = data.history.length - 1;
         lastState = data.state;
         data.history.forEach(function (turn, i) {
-          if (turn.role === "user") { addUser(turn.text); return; }
+          if (turn.role === "user") { addUser(turn.text, (turn.files || []).map(sentChip)); return; }
           // As it was drawn live: only the latest answer still offers quick replies and the booking in progress.
           addBot({ reply: turn.text, ask_user: turn.ask_user, intent: { type: turn.intent }, agents: turn.agents,
-            products: turn.products, eligibility: turn.eligibility, booking: turn.booking,
+            products: turn.products, eligibility: turn.eligibility, booking: turn.booking, images: turn.images,
             choices: i === last ? turn.choices : [], state: i === last ? data.state : null });
         });
       })
@@ -474,6 +508,15 @@
   // The business behind this page (its pack): title, placeholder, welcome, profile choices and time zone.
   function present(info) {
     about = info;
+    if (info.lang) document.documentElement.lang = info.lang;
+    Object.keys(info.labels || {}).forEach(function (k) { if (typeof info.labels[k] === "string") labels[k] = info.labels[k]; });
+    var newChat = document.getElementById("new-chat");
+    newChat.textContent = labels.new_conversation; sendBtn.textContent = labels.send;
+    attachBtn.setAttribute("aria-label", labels.attach); attachBtn.title = labels.attach;
+    tray.setAttribute("aria-label", labels.files_for_next); log.setAttribute("aria-label", labels.conversation);
+    document.querySelector('label[for="input"]').textContent = labels.message;
+    document.querySelector('label[for="profile"]').textContent = labels.profile;
+    profile.options[0].textContent = labels.profile_unset;
     document.title = info.title;
     document.querySelector("header h1").textContent = info.title;
     input.placeholder = info.placeholder;

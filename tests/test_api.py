@@ -187,3 +187,19 @@ def test_a_session_id_that_is_not_random_is_refused(client, pipeline, session_id
     response = client.post("/chat", json={"query": "hello", "session_id": session_id})
     assert response.status_code == 400 and "session_id" in response.get_json()["message"]
     assert pipeline.store.load(session_id) is None
+
+
+def test_about_serves_the_pages_own_words_english_unless_the_pack_words_them(client, tmp_path):
+    from conftest import app_for
+
+    from assistant.pack.model import Labels
+
+    bank = client.get("/about").get_json()
+    assert bank["lang"] == "en" and bank["labels"] == Labels().model_dump()
+    assert bank["labels"]["new_conversation"] == "New conversation" and bank["labels"]["send"] == "Send"
+    desk = app_for(tmp_path, "homologation").test_client().get("/about").get_json()
+    assert desk["lang"] == "es" and desk["labels"].keys() == bank["labels"].keys()
+    assert desk["labels"]["new_conversation"] == "Nueva conversación" and desk["labels"]["send"] == "Enviar"
+    assert desk["labels"]["error"] == "Lo sentimos, algo ha fallado: {message}"
+    english = [word for word in ("How much", "homologate", "lift kit") if word in " ".join(desk["examples"])]
+    assert not english, desk["examples"]

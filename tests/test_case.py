@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import io
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -81,9 +82,11 @@ class Office:
     def __init__(self) -> None:
         self.cases: list[dict[str, Any]] = []
 
-    def submit(self, case: dict[str, Any]) -> str:
-        self.cases.append(case)
-        return f"CASE-{len(self.cases)}"
+    def submit(self, case: dict[str, Any], reply: Callable[[str], str] | None = None) -> str:
+        case_id = f"CASE-{len(self.cases) + 1}"
+        told = [{"role": "assistant", "text": reply(case_id)}] if reply else []
+        self.cases.append({**case, "transcript": [*case["transcript"], *told]})
+        return case_id
 
 
 class Case:
@@ -251,6 +254,7 @@ def test_a_confirmed_review_is_submitted_with_everything_the_office_needs():
     assert record["documents"] == ["file3", "file4"]
     assert record["data"]["Datos personales"]["DNI/NIE"] == "12345678Z"
     assert record["data"]["Datos del vehículo"]["Nº de bastidor (VIN)"] == "JYARM06E0JA000001"
+    assert [t["text"] for t in record["transcript"][-2:]] == ["sí, todo correcto", done.text]  # this turn, and its reply
 
 
 def test_status_and_a_person_leave_the_case_where_it_was(escape):
@@ -305,8 +309,27 @@ def test_a_whole_case_from_the_first_message_to_the_office(app, client):
     assert [e["code"] for e in kept["elements"]] == ["ESCAPE_MOTO", "SUSPENSION_MOTO_DEL"]
     assert kept["elements"][1]["variant"] == "DEL" and len(kept["elements"][0]["photos"]) == 3 and len(kept["documents"]) == 2
     assert kept["transcript"][0]["text"].startswith("quiero homologar")
+    confirmed, told = kept["transcript"][-2:]  # the record is made before the turn is remembered: it holds it all the same
+    assert confirmed["role"] == "user" and confirmed["text"] == "sí, todo correcto"
+    assert told["role"] == "assistant" and case_id in told["text"] and "está enviado" in told["text"]
+    assert len(kept["transcript"]) == 2 * 13  # every turn once
     office = client.get(f"/cases/{case_id}", headers={"X-API-Key": OPERATOR_KEY})
     assert office.status_code == 200 and office.get_json()["data"]["Datos personales"]["Email"] == "juan@example.com"
     again = say("ok let's do it")
     assert again["intent"]["type"] != "booking" or "Envíame" not in again["reply"], "a quote is handed in once"
     assert again["state"].get("quote") is None
+
+
+def test_a_reloaded_conversation_keeps_its_example_images_and_the_files_sent(app, client):
+    """GET /sessions/<id> is what a reloaded page redraws: the drawings and the files go with their turns."""
+    session, store = str(uuid.uuid4()), ATTACHMENTS.get(app)
+    client.post("/chat", json={"query": "quiero homologar el escape de mi moto", "session_id": session})
+    client.post("/chat", json={"query": "sí, mándamelas", "session_id": session})
+    client.post("/chat", json={"query": "dale, adelante", "session_id": session})
+    photo = store.save(session, "escape.png", _png())
+    client.post("/chat", json={"query": "ahí va", "session_id": session, "attachments": [photo.id]})
+    history = client.get(f"/sessions/{session}").get_json()["history"]
+    drawn = [turn["images"] for turn in history if turn["role"] == "assistant" and turn["images"]]
+    assert len(drawn) == 1 and all(image["url"].startswith("/pack-files/images/") for image in drawn[0])
+    sent = [turn["files"] for turn in history if turn["role"] == "user" and turn["files"]]
+    assert sent == [[photo.public() | {"name": "escape.png"}]]

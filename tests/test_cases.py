@@ -7,12 +7,19 @@ from __future__ import annotations
 import io
 import re
 import uuid
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from pdfminer.high_level import extract_text
 
 from assistant.cases.store import CASES
 from tests.conftest import OPERATOR_KEY, signed_in
 from tests.test_attachments import jpeg_with_gps, upload
 
+DOMAIN = "homologation"
 OPERATOR = {"X-API-Key": OPERATOR_KEY}
+ADDRESS = "Calle de la Princesa de Éboli 125, escalera B, piso 4º, puerta izquierda, urbanización Los Almendros, 28013 Madrid"
+VIN = "VF1AB000123456789"
 
 
 def record(session: str, **more) -> dict:
@@ -71,6 +78,68 @@ def test_the_summary_is_one_pdf_page(app, client, session):
         assert response.mimetype == "application/pdf"
         assert response.data.startswith(b"%PDF")
         assert len(re.findall(rb"/Type\s*/Page\b", response.data)) == 1
+    assert "líneas más: el expediente completo está en su JSON" in pdf_text(response.data)  # the busy one's foot
+
+
+def full(session: str, photos: list[str]) -> dict:
+    """A case as the case desk hands it in (assistant/dialogue/case.py)."""
+    return {
+        "session_id": session,
+        "title": "Expediente de homologación",
+        "labels": {"elements": "Elementos", "tariff": "Presupuesto", "documents": "Documentación", "data": "Datos"},
+        "elements": [
+            {
+                "code": "ESCAPE_MOTO",
+                "element": "ESCAPE_MOTO",
+                "variant": None,
+                "name": "Escape",
+                "fields": {"Marca": "Akrapovic", "Nº de homologación": "E13*1234", "Lleva catalizador": "No"},
+                "photos": photos,
+            },
+            {
+                "code": "SUSPENSION_MOTO_DEL",
+                "element": "SUSPENSION_MOTO",
+                "variant": "DEL",
+                "name": "Suspensión delantera",
+                "fields": {"Marca": "Öhlins", "Referencia": "FG 432"},
+                "photos": [],
+            },
+        ],
+        "tariff": {"price": 300.0, "tax_note": "+IVA", "warnings": ["No incluye el certificado del taller de montaje"]},
+        "documents": [],
+        "data": {
+            "Datos personales": {"Nombre y apellidos": "Juan García López", "Dirección": ADDRESS, "Email": "juan@example.com"},
+            "Datos del vehículo": {"Matrícula": "1234 BCD", "Nº de bastidor (VIN)": VIN},
+            "Taller": {"Taller": "Todavía no"},
+        },
+        "transcript": [{"role": "user", "text": "quiero homologar el escape"}, {"role": "assistant", "text": "300 € +IVA"}],
+    }
+
+
+def pdf_text(data: bytes) -> str:
+    """The page's words, each run of spaces and line breaks one space (a long value wraps)."""
+    return " ".join(extract_text(io.BytesIO(data)).split())
+
+
+def test_the_summary_prints_every_value_whole_in_the_packs_words(app, client, session):
+    photo = upload(client, session, jpeg_with_gps()).get_json()["id"]
+    case_id = CASES.get(app).submit(full(session, [photo]))
+    response = client.get(f"/cases/{case_id}/summary.pdf", headers=OPERATOR)
+    assert len(re.findall(rb"/Type\s*/Page\b", response.data)) == 1
+    text = pdf_text(response.data)
+    assert f"Dirección: {ADDRESS}" in text and "Email: juan@example.com" in text  # wrapped, not cut
+    assert f"Nº de bastidor (VIN): {VIN}" in text and "Lleva catalizador: No" in text and "..." not in text
+    assert "Escape" in text and "Suspensión delantera" in text and "1 foto " in text
+    assert "Precio: 300 € +IVA" in text and "Ten en cuenta: - No incluye el certificado del taller de montaje" in text
+    assert "Taller: Todavía no" in text and "Taller: Taller" not in text
+    kept = CASES.get(app).get(case_id)
+    at = datetime.fromisoformat(kept["created_at"]).astimezone(ZoneInfo("Europe/Madrid"))
+    assert f"Enviado el {at:%d/%m/%Y} a las {at:%H:%M} · estado: recibido" in text
+    assert f"Expediente {case_id} · 2 mensajes · 1 archivos" in text
+    for raw in ("code:", "element:", "variant:", "name:", "fields:", "photos:", "price:", "tax_note:", "warnings:"):
+        assert raw not in text
+    for raw in ("ESCAPE_MOTO", "SUSPENSION_MOTO", "submitted", "UTC", "messages", "300.0"):
+        assert raw not in text
 
 
 def test_the_office_opens_the_files_of_the_cases_conversation_only(app, client, session):

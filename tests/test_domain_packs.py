@@ -199,6 +199,9 @@ BREAKAGES = [
         "'in' needs a fact of kind category; 'monthly_income' is amount",
     ),
     ("pack.yaml", lambda pack: pack["profile"]["employment"]["choices"].pop(), "one choice per value"),
+    ("pack.yaml", lambda pack: pack["page"].update(labels={"send": "Send {what}"}), "page.labels.send names ['what']"),
+    ("pack.yaml", lambda pack: pack["page"].update(labels={"sned": "Send"}), "page.labels.sned"),
+    ("pack.yaml", lambda pack: pack["page"].update(lang="es"), "page.lang 'es' is not among languages ['en', 'bn']"),
     (
         "vocabulary.json",
         lambda words: words["facts"]["employment"].update(astronaut=["astronaut"]),

@@ -489,6 +489,56 @@ def choose(page: Page, choice: str) -> None:
     expect(page.locator("#input")).to_be_enabled()
 
 
+def test_the_homologation_page_speaks_spanish_and_the_banks_stays_english(new_page, server, tmp_path):
+    """The page's own words are the pack's (`page.labels`, `page.lang`): the Spanish desk's buttons,
+    labels, error line and <html lang> are Spanish, its agent trace quiet; the bank keeps English."""
+    from tests.conftest import app_for
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    bank = new_page()
+    opened(bank, server[0])
+    expect(bank.locator("html")).to_have_attribute("lang", "en")
+    expect(bank.locator("#new-chat")).to_have_text("New conversation")
+    expect(bank.locator("#send")).to_have_text("Send")
+    expect(bank.locator("#attach")).to_have_attribute("aria-label", "Attach a photo or PDF")
+    page = new_page()
+    with serving(app_for(tmp_path, "homologation")) as url:
+        opened(page, url)
+        expect(page.locator("html")).to_have_attribute("lang", "es")
+        expect(page.locator("#new-chat")).to_have_text("Nueva conversación")
+        expect(page.locator("#send")).to_have_text("Enviar")
+        expect(page.locator("#attach")).to_have_attribute("aria-label", "Adjuntar una foto o un PDF")
+        expect(page.locator("#attach")).to_have_attribute("title", "Adjuntar una foto o un PDF")
+        expect(page.locator("#tray")).to_have_attribute("aria-label", "Archivos para tu próximo mensaje")
+        expect(page.locator("label[for='input']")).to_have_text("Tu mensaje")
+        expect(page.locator(".choices")).to_have_attribute("aria-label", "Respuestas sugeridas")
+        expect(page.locator(".choices button").last).to_have_text("¿Cuánto cuesta homologar un kit de elevación en mi todoterreno?")
+        page.screenshot(path=str(ARTIFACTS / "homologation-es-welcome.png"))
+        chrome = page.evaluate("() => document.querySelector('header').innerText + document.querySelector('#composer').innerText")
+        assert not re.search(r"New conversation|Send|Attach", chrome), chrome
+
+        say(page, "quiero homologar el escape de mi moto")
+        trace = last_answer(page).locator(".agents")
+        expect(trace).to_have_text("quote → formatter")
+        expect(trace).to_have_attribute("title", "Agentes que han preparado la respuesta")
+        assert float(trace.evaluate("e => getComputedStyle(e).opacity")) < 1  # a developer's detail, kept quiet
+        page.screenshot(path=str(ARTIFACTS / "homologation-es-page.png"))
+
+        with page.expect_file_chooser() as chooser:
+            page.click("#attach")
+        chooser.value.set_files([str(_photo(tmp_path, "escape.jpg", "escape"))])
+        expect(page.locator("#tray .att .x")).to_have_attribute("aria-label", "Quitar escape.jpg")
+        page.locator("#tray .att .x").click()
+
+        page.route(
+            "**/chat/stream",
+            lambda route: route.fulfill(status=502, content_type="text/html", body="<html>bad gateway</html>"),
+        )
+        page.fill("#input", "hola")
+        page.press("#input", "Enter")
+        expect(page.locator(".msg.error")).to_have_text("Lo sentimos, algo ha fallado: el servidor ha devuelto un error (502).")
+
+
 def test_a_whole_homologation_case_in_the_page_with_photos_to_the_office(new_page, tmp_path):
     """Seed 004's desk from the first message to the office: the quote and its warning, the example
     drawings, real photos through the attach button, every phase typed as a customer types it
@@ -574,3 +624,9 @@ def test_a_whole_homologation_case_in_the_page_with_photos_to_the_office(new_pag
         summary = page.request.get(f"{url}/cases/{case_id}/summary.pdf", headers={"X-API-Key": OPERATOR_KEY})
         assert summary.status == 200 and summary.body().startswith(b"%PDF")
         assert page.request.get(f"{url}/cases/{case_id}").status in (401, 403)  # the office's key only
+
+        page.reload()  # what the conversation showed comes back: the drawings and the files sent
+        expect(page.locator(".examples img")).to_have_count(7)
+        expect(page.locator(".msg.user .att.sent")).to_have_count(len(exhaust) + len(shock) + len(papers))
+        expect(page.locator(".msg.user .att.sent .name").first).to_have_text("escape-0.jpg")
+        page.screenshot(path=str(ARTIFACTS / "homologation-7-reloaded.png"))

@@ -1,7 +1,8 @@
 """Cases, one record each, in the bookings' SQLite file (the office's side of the data). A
 record is the JSON its flow built (items, prices, fields, documents, the transcript); the store
 adds the id, the status and the times. A turn retried after a commit conflict hands the same
-record in again: it gets the case made the first time, not a second one."""
+record in again: it gets the case made the first time, not a second one (the times of the
+transcript's messages, which a retry takes anew, are no part of what makes a record the same)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import builtins
 import hashlib
 import json
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -53,13 +54,17 @@ class CaseStore:
     def __init__(self, db: SharedSQLite):
         self._db = db
 
-    def submit(self, case: Mapping[str, Any]) -> str:
-        """Keeps the record with status "submitted"; its case id."""
+    def submit(self, case: Mapping[str, Any], reply: Callable[[str], str] | None = None) -> str:
+        """Keeps the record with status "submitted"; its case id. `reply`: what the customer is
+        told, given the case id, which ends the kept transcript."""
         record = CaseRecord.model_validate({k: v for k, v in case.items() if k not in MANAGED}).model_dump(mode="json")
-        text = json.dumps(record, ensure_ascii=False)  # in the flow's order, which the summary keeps
-        fingerprint = hashlib.sha256(json.dumps(record, sort_keys=True).encode()).hexdigest()
+        same = {**record, "transcript": [{k: v for k, v in t.items() if k != "at"} for t in record["transcript"]]}
+        fingerprint = hashlib.sha256(json.dumps(same, sort_keys=True).encode()).hexdigest()
         now = datetime.now(UTC)
         case_id = f"{now:%Y%m%d}-{secrets.token_hex(3).upper()}"
+        if reply is not None:
+            record["transcript"].append({"role": "assistant", "text": reply(case_id), "at": now.timestamp()})
+        text = json.dumps(record, ensure_ascii=False)  # in the flow's order, which the summary keeps
         with self._db.transaction() as db:
             kept = db.execute("SELECT id FROM cases WHERE fingerprint = ?", (fingerprint,)).fetchone()
             if kept is not None:

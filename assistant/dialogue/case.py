@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
+from assistant.booking.codes import redact_codes
 from assistant.dialogue.flows import FlowEngine, FlowStep, Said, filled
 from assistant.dialogue.state import SessionState
 from assistant.language import phrases
@@ -39,7 +40,7 @@ Price = Callable[[list[str]], float]  # the tariff tool, run in the turn that sa
 class Submitter(Protocol):
     """The office's side (assistant/cases/store.py): keeps a record, returns its id."""
 
-    def submit(self, case: dict[str, Any]) -> str: ...
+    def submit(self, case: dict[str, Any], reply: Callable[[str], str] | None = None) -> str: ...
 
 
 class CaseDesk:
@@ -112,7 +113,7 @@ class CaseDesk:
                 question=self.question(flow, collected.slots, missing, price),
                 choices=collected.choices,
             )
-        return self._submit(flow, collected.slots, state)
+        return self._submit(flow, collected.slots, state, said.text)
 
     def question(self, flow: Flow, slots: dict[str, Any], missing: list[str], price: Price) -> str | None:
         """The next question: the photos still needed, the fields of the step (a list when
@@ -199,15 +200,17 @@ class CaseDesk:
         counts = [(s, len(after.get(s.slot) or []) - len(before.get(s.slot) or [])) for s in holders]
         return [say(self.catalog, "case_files_taken", count=n, what=_phase(flow, s)) for s, n in counts if n > 0]
 
-    def _submit(self, flow: Flow, slots: dict[str, Any], state: SessionState) -> FlowStep:
-        record = self.record(flow, slots, state)
-        case_id = self.store.submit(record)
+    def _submit(self, flow: Flow, slots: dict[str, Any], state: SessionState, text: str) -> FlowStep:
+        """The case handed in, its transcript ending with the message that confirmed it and the reply (with the case id)."""
+        record = self.record(flow, slots, state, text)
+        case_id = self.store.submit(record, lambda case_id: say(self.catalog, "case_submitted", id=case_id))
         slots = {**slots, CASE_ID: case_id}
         return FlowStep(slots=slots, text=say(self.catalog, "case_submitted", id=case_id), done=True, submitted=case_id)
 
-    def record(self, flow: Flow, slots: dict[str, Any], state: SessionState) -> dict[str, Any]:
+    def record(self, flow: Flow, slots: dict[str, Any], state: SessionState, text: str = "") -> dict[str, Any]:
         """The case as the office reads it: elements, variants, tariff, fields, documents, the
-        customer's data by phase, and the conversation."""
+        customer's data by phase, and the conversation, to `text`, the message of this turn (the
+        session remembers the turn only once it is answered)."""
         codes = list(slots.get(ELEMENTS) or [])
         elements = []
         for index, code in enumerate(codes):
@@ -248,7 +251,10 @@ class CaseDesk:
             "tariff": {"price": slots.get(PRICE), "tax_note": self.elements.tax_note, "warnings": _warnings(codes, self.elements)},
             "documents": slots.get(DOCUMENTS) or [],
             "data": data,
-            "transcript": [{"role": t.role, "text": t.text, "at": t.at} for t in state.history],
+            "transcript": [
+                *({"role": t.role, "text": t.text, "at": t.at} for t in state.history),
+                *([{"role": "user", "text": redact_codes(text), "at": self.clock().timestamp()}] if text else []),
+            ],
         }
 
     def _shown(self, slot: Slot, value: Any) -> str:

@@ -43,6 +43,8 @@ class Turn(BaseModel):
     eligibility: list[dict[str, Any]] = []  # its verdicts
     choices: list[str] = []  # its quick replies
     ask_user: str | None = None
+    images: list[dict[str, str]] = []  # the example images it sent ({url, label})
+    files: list[dict[str, Any]] = []  # the files the customer's message brought ({id, kind, mime, size, name})
 
 
 class SessionState(BaseModel):

@@ -338,6 +338,54 @@ class Source(Strict):
     list_separator: str = ";"
 
 
+class Labels(Strict):
+    """The chat page's own words (static/index.html, static/app.js): its buttons, messages and the
+    labels screen readers say. English unless the pack words them; a `{name}` is filled by the page."""
+
+    new_conversation: str = "New conversation"
+    send: str = "Send"
+    message: str = "Your message"  # the message box's label (screen readers)
+    conversation: str = "Conversation"  # the log's label (screen readers)
+    attach: str = "Attach a photo or PDF"
+    remove_file: str = "Remove {name}"
+    files_for_next: str = "Files for your next message"
+    profile: str = "I am a…"  # the page fact's list (profile facts' on_page)
+    profile_unset: str = "not set"
+    suggested_replies: str = "Suggested replies"
+    agents: str = "Agents that answered"  # the hint on the quiet agent trace under each reply
+    comparison: str = "Product comparison"
+    best: str = "Best"
+    eligible: str = "Eligible"
+    not_eligible: str = "Not eligible"
+    need_more_info: str = "Need more info"
+    booking_confirmed: str = "{subject} confirmed · {id}"
+    booking_in_progress: str = "{subject} in progress"
+    call_back: str = "Call-back to {phone}"
+    how: str = "How"
+    day: str = "Day"
+    time: str = "Time"
+    name: str = "Name"
+    phone: str = "Phone"
+    confirm: str = "Confirm"
+    code_placeholder: str = "6-digit code"
+    one_time_code: str = "One-time code"
+    error: str = "Sorry, something went wrong: {message}"
+    unknown_error: str = "unknown error"
+    unreachable: str = "could not reach the server. Please try again."
+    server_error: str = "the server returned an error ({status})."
+    cut_off: str = "the answer was cut off. Please try again."
+    too_long: str = "Your message is too long (max {max} characters)."
+
+    @model_validator(mode="after")
+    def _placeholders(self) -> Labels:
+        """Each label names only what the page fills in for it."""
+        for key, text in self.model_dump().items():
+            unknown = placeholders(text) - placeholders(type(self).model_fields[key].default)
+            if unknown:
+                raise ValueError(f"page.labels.{key} names {sorted(unknown)}, which the page does not fill")
+        return self
+
+
 class Page(Strict):
     """The chat page's words for this business."""
 
@@ -345,6 +393,8 @@ class Page(Strict):
     placeholder: str
     welcome: str
     examples: list[str] = Field(default=[], max_length=4)
+    lang: str = Field(default="en", pattern=r"^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$")  # BCP-47: <html lang>, dates
+    labels: Labels = Labels()
 
 
 # Each agent's tools unless the pack says otherwise: whatever its own work needs.
@@ -435,6 +485,8 @@ class Pack(Strict):
                     raise ValueError(f"flows.{name}.{slot.slot} names '{slot.filter}', which is not a filter")
         if self.name_pattern:
             re.compile(self.name_pattern)
+        if self.page.lang.split("-")[0].lower() not in self.languages:
+            raise ValueError(f"page.lang '{self.page.lang}' is not among languages {self.languages}")
         lacking = [a for a in CONCIERGE_ATTRIBUTES if self.concierge and a not in self.attributes]
         if lacking:
             raise ValueError(f"the concierge needs the attributes {lacking}")

@@ -119,7 +119,21 @@ def session_history(session_id: str) -> Response:
         require_customer(state.customer_id)
     turns = [
         {
-            **turn.model_dump(include={"role", "text", "intent", "agents", "at", "booking", "eligibility", "choices", "ask_user"}),
+            **turn.model_dump(
+                include={
+                    "role",
+                    "text",
+                    "intent",
+                    "agents",
+                    "at",
+                    "booking",
+                    "eligibility",
+                    "choices",
+                    "ask_user",
+                    "images",
+                    "files",
+                }
+            ),
             "products": [public_product(p, pipeline.catalog) for p in pipeline.catalog.products_by_id(turn.products)],
         }
         for turn in state.history

@@ -12,6 +12,7 @@ from flask import Blueprint, Flask, Response, jsonify, request, send_file
 from assistant.attachments.store import ATTACHMENTS
 from assistant.cases.store import CASES, STATUSES
 from assistant.cases.summary import summary_pdf
+from assistant.tools.retrieval import CATALOG
 from assistant.web.errors import ApiError, json_object
 from assistant.web.identity import require_operator
 
@@ -48,7 +49,7 @@ def set_status(case_id: str) -> Response:
 @bp.get("/cases/<case_id>/summary.pdf")
 def summary(case_id: str) -> Response:
     case = _case(case_id)
-    pdf = summary_pdf(case, ATTACHMENTS.get().of_session(case["session_id"]))
+    pdf = summary_pdf(case, ATTACHMENTS.get().of_session(case["session_id"]), CATALOG.get())
     return Response(pdf, mimetype="application/pdf", headers={"Content-Disposition": f'inline; filename="{case_id}.pdf"'})
 
 

@@ -8,7 +8,7 @@ from pydantic import BaseModel
 
 from assistant.attachments.store import ATTACHMENT_ID
 from assistant.cases.store import STATUSES
-from assistant.pack.model import Catalog
+from assistant.pack.model import Catalog, Labels
 from assistant.web.concierge import AssistantRequest
 from assistant.web.schemas import ATTACHMENTS_ONLY, CUSTOMER_ID, SESSION_ID_PATTERN, ChatRequest, ChatResponse
 
@@ -133,15 +133,23 @@ def document(catalog: Catalog) -> dict[str, Any]:
         "type": "array",
         "items": {"type": "object", "required": ["value", "label"], "properties": {"value": text, "label": text}},
     }
+    labels = {
+        "type": "object",
+        "description": "the page's own words (pack `page.labels`, English by default); a {name} is filled in by the page",
+        "required": list(Labels.model_fields),
+        "properties": {key: {**text, "example": field.default} for key, field in Labels.model_fields.items()},
+    }
     about = {
         "type": "object",
-        "required": ["business", "title", "placeholder", "welcome", "examples", "profile_choices", "timezone"],
+        "required": ["business", "title", "placeholder", "welcome", "examples", "lang", "labels", "profile_choices", "timezone"],
         "properties": {
             "business": text,
             "title": text,
             "placeholder": text,
             "welcome": text,
             "examples": {"type": "array", "items": text},
+            "lang": {"type": "string", "description": "the page's language (BCP-47): <html lang> and its dates"},
+            "labels": labels,
             "booking": {"type": "string", "nullable": True},
             "item": text,
             "timezone": {"type": "string", "description": "the IANA time zone bookings are made in"},
