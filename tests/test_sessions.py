@@ -174,3 +174,38 @@ def test_a_turn_longer_than_the_lease_keeps_its_lock(app, pipeline, monkeypatch)
             pass
         assert turn.result().status_code == 200
     assert pipeline.store.load(sid).version == 1
+
+
+def test_two_keys_on_one_stripe_nest_in_one_thread(tmp_path):
+    """An Idempotency-Key held around a concierge plan's key: keys that share a thread-lock stripe
+    (these two do: crc32 % 64) are taken one inside the other, not waited on forever."""
+    locks = SQLiteLocks(tmp_path / "locks.sqlite3")
+    outer, inner = "idempotency:assistant:guest:u1:key-1", "concierge:guest:user-172"
+    done = threading.Event()
+
+    def nest() -> None:
+        with locks.lock(outer), locks.lock(inner):
+            done.set()
+
+    worker = threading.Thread(target=nest, daemon=True)
+    worker.start()
+    assert done.wait(5), "the inner key waited on the stripe its own thread holds"
+
+
+def test_a_stripe_held_by_another_thread_is_busy_in_time_not_a_hang(tmp_path, monkeypatch):
+    monkeypatch.setattr(store_module, "LOCK_WAIT_S", 0.2)
+    locks = SQLiteLocks(tmp_path / "locks.sqlite3")
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with locks.lock("idempotency:assistant:guest:u1:key-1"):
+            held.set()
+            release.wait(5)
+
+    threading.Thread(target=hold, daemon=True).start()
+    assert held.wait(5)
+    started = time.monotonic()
+    with pytest.raises(SessionBusy), locks.lock("concierge:guest:user-172"):
+        pass
+    assert time.monotonic() - started < 2
+    release.set()

@@ -80,13 +80,23 @@ class SessionLocks(Protocol):
 
 
 class StripedLocks:
-    """A fixed pool of thread locks: bounded memory however many sessions there are."""
+    """A fixed pool of thread locks: bounded memory however many sessions there are. Keys share
+    stripes, so a thread holding one key may take another on the same stripe (re-entrant: an
+    Idempotency-Key held around a concierge plan's key), and a stripe another thread holds is
+    waited for no longer than a lock is: then the key is busy, never a thread stuck for good."""
 
     def __init__(self, stripes: int = 64):
-        self._locks = [threading.Lock() for _ in range(stripes)]
+        self._locks = [threading.RLock() for _ in range(stripes)]
 
-    def __call__(self, key: str) -> threading.Lock:
-        return self._locks[zlib.crc32(key.encode()) % len(self._locks)]
+    @contextmanager
+    def __call__(self, key: str) -> Iterator[None]:
+        stripe = self._locks[zlib.crc32(key.encode()) % len(self._locks)]
+        if not stripe.acquire(timeout=LOCK_WAIT_S):
+            raise SessionBusy(key)
+        try:
+            yield
+        finally:
+            stripe.release()
 
 
 def _wait_for(acquire: Callable[[], bool], key: str) -> None:
