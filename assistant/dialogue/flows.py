@@ -106,18 +106,11 @@ class FlowEngine:
         self.languages = catalog.languages
         self.zone = ZoneInfo(catalog.business.timezone)
         self.rules = FilterRules(catalog)
-        self._words: dict[tuple[str, ...], re.Pattern[str]] = {}  # an option's words, compiled once
-        self.forms = FormReader(catalog, self.words)
+        self.forms = FormReader(catalog)
 
     def flow(self, name: str | Flow) -> Flow:
         """The pack's flow of that name; a flow built for one conversation (a case) is itself."""
         return name if isinstance(name, Flow) else self.catalog.pack.flows[name]
-
-    def words(self, said: Sequence[str]) -> re.Pattern[str]:
-        key = tuple(said)
-        if key not in self._words:
-            self._words[key] = phrases(said)
-        return self._words[key]
 
     def collect(self, name: str | Flow, slots: dict[str, Any], said: Said, now: dt.datetime) -> Collected:
         """Take in what the message says (a bare answer goes to the slots the last question asked for)."""
@@ -236,7 +229,7 @@ class FlowEngine:
                     key
                     for key, option in slot.options.items()
                     if option.words
-                    and self.words(option.words).search(said.text)
+                    and phrases(option.words).search(said.text)
                     or not option.words
                     and option.choice.split()[0].lower() in lowered
                 ),

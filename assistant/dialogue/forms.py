@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from assistant.booking.notifications import PHONE_LIKE, e164
+from assistant.language import phrases
 from assistant.pack.flows import Flow, Slot
 from assistant.pack.model import Catalog
 from assistant.pack.texts import say
@@ -42,10 +43,8 @@ def fold(text: str) -> str:
 class FormReader:
     """Reads the slots of the flows that read only what was asked."""
 
-    def __init__(self, catalog: Catalog, words: Callable[[Sequence[str]], re.Pattern[str]]):
-        """`words`: an option's words as one compiled pattern (the engine's cache)."""
+    def __init__(self, catalog: Catalog):
         self.catalog = catalog
-        self.words = words
 
     def read(self, flow: Flow, said: Said, asked: Sequence[str], slots: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
         """The slots the message fills, and the refusals of what it got wrong, by slot."""
@@ -102,7 +101,7 @@ class FormReader:
         folded = fold(text)
         for key, option in slot.options.items():
             names = option.words or [option.choice, key]
-            if self.words([fold(word) for word in names]).search(folded):
+            if phrases([fold(word) for word in names]).search(folded):
                 return key
         return None
 

@@ -174,7 +174,13 @@ class Languages(BaseModel):
 
 def phrases(said: Iterable[str]) -> re.Pattern[str]:
     """Any of these words or phrases, whole and regardless of case: how a pack's own words for
-    something (a channel, "text message") are found in a message."""
+    something (a channel, "text message") are found in a message. Built once per list of words:
+    a turn asks for the same pack words every time."""
+    return _phrases(tuple(said))
+
+
+@cache
+def _phrases(said: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(Table(((key(word), key(word), True) for word in said), "phrases").pattern, re.IGNORECASE)
 
 
