@@ -9,6 +9,10 @@
   var tray = document.getElementById("tray"), uploading = 0; // files still on their way to POST /attachments
   var PAPERCLIP = "\uD83D\uDCCE"; // the words of a message that is only files
   var MAX_CHARS = 1000;
+  // A conversation handed to people: the page asks for what they wrote every POLL_MS while the
+  // server says people have it; lastAt is the newest turn's time this page has seen (a turn is drawn once).
+  var POLL_MS = 2000, handledBy = "assistant", lastAt = 0, pollTimer = null, polling = false;
+  var answered = 0; // answers drawn: a poll that started before the latest one doesn't overrule what it said
   // The page's own words: the pack's `page.labels` (GET /about) once they arrive; these English
   // ones (the same defaults as assistant/pack/model.py Labels) until then, or if they never do.
   var labels = {
@@ -21,7 +25,8 @@
     time: "Time", name: "Name", phone: "Phone", confirm: "Confirm", code_placeholder: "6-digit code",
     one_time_code: "One-time code", error: "Sorry, something went wrong: {message}", unknown_error: "unknown error",
     unreachable: "could not reach the server. Please try again.", server_error: "the server returned an error ({status}).",
-    cut_off: "the answer was cut off. Please try again.", too_long: "Your message is too long (max {max} characters)."
+    cut_off: "the answer was cut off. Please try again.", too_long: "Your message is too long (max {max} characters).",
+    operator_label: "{name} (staff)", sent: "Sent"
   };
   // A label with its {names} filled in.
   function fill(key, values) {
@@ -367,6 +372,56 @@
     scrollDown();
   }
 
+  // What a person on the business's side wrote: a bot bubble of its own kind, named.
+  function addOperator(turn) {
+    var m = el("div", "msg bot operator"), body = el("div", "md");
+    m.appendChild(el("div", "who", fill("operator_label", { name: turn.by || "" })));
+    body.innerHTML = renderMarkdown(turn.text || ""); // escaped by renderMarkdown
+    m.appendChild(body);
+    log.appendChild(m); scrollDown();
+  }
+  // A message people will read (no answer of the assistant's to draw): a quiet line under it.
+  function addSent() {
+    Array.prototype.forEach.call(log.querySelectorAll(".sent-note"), function (x) { x.remove(); });
+    log.appendChild(el("div", "sent-note", labels.sent)); scrollDown();
+  }
+  function seen(at) { var n = Number(at); if (isFinite(n) && n > lastAt) lastAt = n; }
+
+  // While people have the conversation: GET /sessions/<id>/messages every POLL_MS, one request at a
+  // time, their turns drawn as they come; the assistant back (or a new conversation) ends it.
+  function handled(by) {
+    handledBy = by === "human" ? "human" : "assistant";
+    if (handledBy === "human") schedulePoll(); else stopPolling();
+  }
+  function stopPolling() { if (pollTimer) clearTimeout(pollTimer); pollTimer = null; }
+  function schedulePoll() { if (!pollTimer && !polling) pollTimer = setTimeout(poll, POLL_MS); }
+  function poll() {
+    pollTimer = null;
+    if (handledBy !== "human") return;
+    var asked = sessionId, since = answered;
+    polling = true;
+    fetch("/sessions/" + encodeURIComponent(asked) + "/messages?after=" + encodeURIComponent(String(lastAt)))
+      .then(function (res) { if (!res.ok) throw { status: res.status }; return res.json(); })
+      .then(function (data) {
+        if (sessionId !== asked) return;
+        (Array.isArray(data.messages) ? data.messages : []).forEach(function (turn) {
+          var at = Number(turn.at);
+          if (isFinite(at) && at <= lastAt) return; // drawn already
+          if (turn.role === "operator") addOperator(turn);
+          seen(at);
+        });
+        if (since === answered) handledBy = data.handled_by === "human" ? "human" : "assistant";
+      })
+      .catch(function (err) {
+        // A conversation the server doesn't know (or a server without people): nothing to wait for.
+        if (err && (err.status === 404 || err.status === 405) && since === answered) handledBy = "assistant";
+      })
+      .then(function () {
+        polling = false;
+        if (sessionId === asked && handledBy === "human") schedulePoll();
+      });
+  }
+
   function setBusy(b) {
     busy = b; input.disabled = b; sendBtn.disabled = b || uploading > 0; attachBtn.disabled = b; typing.hidden = !b;
     log.setAttribute("aria-busy", b ? "true" : "false");
@@ -449,7 +504,14 @@
         if (sessionId !== asked) { if (result.live) result.live.remove(); return; }
         if (data.session_id && data.session_id !== sessionId) { sessionId = data.session_id; store(SID_KEY, sessionId); }
         lastState = data.state || null;
-        addBot(data, result.live);
+        // With a person: the holding words while the conversation waits for one, then nothing of
+        // the assistant's (what the person writes comes by polling).
+        if (data.handled_by === "human" && !data.reply && !data.ask_user) {
+          if (result.live) result.live.remove();
+          addSent();
+        } else addBot(data, result.live);
+        answered++;
+        handled(data.handled_by);
       })
       .catch(function (err) {
         if (sessionId === asked) addError(err && err.friendly ? err.friendly : labels.unreachable);
@@ -467,6 +529,7 @@
   profile.addEventListener("change", function () { store(PROF_KEY, profile.value || null); });
   document.getElementById("new-chat").addEventListener("click", function () {
     sessionId = uuid(); store(SID_KEY, sessionId); lastState = null;
+    lastAt = 0; handled("assistant");
     while (log.firstChild) log.removeChild(log.firstChild);
     clearTray();
     greet(); input.focus();
@@ -484,12 +547,16 @@
         var last = data.history.length - 1;
         lastState = data.state;
         data.history.forEach(function (turn, i) {
+          seen(turn.at);
           if (turn.role === "user") { addUser(turn.text, (turn.files || []).map(sentChip)); return; }
+          if (turn.role === "operator") { addOperator(turn); return; }
           // As it was drawn live: only the latest answer still offers quick replies and the booking in progress.
           addBot({ reply: turn.text, ask_user: turn.ask_user, intent: { type: turn.intent }, agents: turn.agents,
             products: turn.products, eligibility: turn.eligibility, booking: turn.booking, images: turn.images,
             choices: i === last ? turn.choices : [], state: i === last ? data.state : null });
         });
+        // Still with people? One look tells (and keeps looking while they have it).
+        handledBy = "human"; poll();
       })
       .catch(function () { if (sessionId === asked && !log.firstChild) greet(); });
   }
