@@ -555,8 +555,8 @@
             products: turn.products, eligibility: turn.eligibility, booking: turn.booking, images: turn.images,
             choices: i === last ? turn.choices : [], state: i === last ? data.state : null });
         });
-        // Still with people? One look tells (and keeps looking while they have it).
-        handledBy = "human"; poll();
+        // Still with people? The history says (or, from a server that doesn't, one look tells).
+        if (data.handled_by) handled(data.handled_by); else { handledBy = "human"; poll(); }
       })
       .catch(function () { if (sessionId === asked && !log.firstChild) greet(); });
   }
