@@ -24,8 +24,10 @@ from assistant.dialogue.case import CaseDesk, Submitter
 from assistant.dialogue.goals import QUICK_PRIORITY, Goal
 from assistant.dialogue.preferences import PreferenceStore, learn, starting_state, welcome_back
 from assistant.dialogue.quote import wants as wants_quote
-from assistant.dialogue.sessions import LOCKS, STORE, SessionLocks, SessionStore, VersionConflict
+from assistant.dialogue.sessions import COMMIT_ATTEMPTS, LOCKS, STORE, SessionLocks, SessionStore, VersionConflict
 from assistant.dialogue.state import SessionState, Turn, Wishes
+from assistant.handover.desk import PeopleDesk
+from assistant.handover.store import HANDOVERS
 from assistant.infra.config import SETTINGS, Settings, bookings_file, sessions_file
 from assistant.infra.extensions import Slot
 from assistant.language import phrases
@@ -42,7 +44,7 @@ from assistant.understanding.references import refer
 from assistant.understanding.router import Router
 from assistant.web.concierge import SERVICE_READER, TABLES
 from assistant.web.pack_files import example_url
-from assistant.web.schemas import ChatRequest, ChatResponse, HelpResult, ImageLink
+from assistant.web.schemas import ChatRequest, ChatResponse, Handler, HelpResult, ImageLink
 
 if TYPE_CHECKING:  # crewai is imported only when an LLM is configured
     from assistant.llm.crew_mode import CrewMode
@@ -53,7 +55,6 @@ INTERRUPTIONS = {
     "booking": ("faq", "feature_query", "comparison", "eligibility_check", "calculate", "support", "product_info"),
     "support": ("booking", "comparison", "eligibility_check", "calculate"),
 }
-COMMIT_ATTEMPTS = 3
 CANCEL_WORDS = 3  # "never mind", "cancel that please": longer, with nothing active, it asks about something else
 
 
@@ -71,10 +72,13 @@ class CrewPipeline:
         details: Details | None = None,
         attachments: AttachmentStore | None = None,
         cases: Submitter | None = None,
+        *,
+        people: PeopleDesk,
     ):
         """`details`: the pack's service reader, where it has one (the restaurants' schema);
         `attachments`: where the files a message references are kept; `cases`: where a case
-        flow hands its cases to the office."""
+        flow hands its cases to the office; `people`: the desk of the business's people, who
+        take conversations over."""
         self.catalog = catalog
         self.index = index
         self.store = store
@@ -87,6 +91,7 @@ class CrewPipeline:
         self.rules = index.rules
         self.crew_mode = crew_mode  # None: no LLM configured, every turn is offline
         self.attachments = attachments
+        self.people = people
         self.services = Services(
             catalog,
             index,
@@ -120,7 +125,7 @@ class CrewPipeline:
                 )
                 if attack:  # refused before any agent or model sees it, and nothing is saved
                     return self._refusal(state, attack, emit)
-                response = self._turn(state, request, emit)
+                response = self._with_people(state, request, emit) or self._turn(state, request, emit)
                 saved = state.model_copy(update={"version": state.version + 1})  # the state as the save below writes it
                 response.state = saved.summary(self.catalog.pack.private_slots)
                 try:
@@ -131,19 +136,50 @@ class CrewPipeline:
         raise VersionConflict(session_id)
 
     def _refusal(self, state: SessionState, attack: str, emit: EventSink) -> ChatResponse:
-        emit("agent", {"name": "formatter", "status": "started"})
-        emit("agent", {"name": "formatter", "status": "finished"})
+        reply = formatting.say(self.catalog, "refusal")
+        return self._said(state, reply, {"type": "refused", "filters": {}, "reason": attack}, emit)
+
+    def _with_people(self, state: SessionState, request: ChatRequest, emit: EventSink) -> ChatResponse | None:
+        """A conversation people have, or one this message hands to them (the panic switch is on,
+        or it asks for a person). The assistant then says only what happens next, and nothing
+        once a person has it; the message waits in the transcript for them."""
+        held, reason = self.people.before_turn(state.session_id, request.query)
+        if held is None and reason is None:
+            return None
+        if reason is not None:
+            reply = self.people.hand_over(state, reason)
+        else:
+            assert held is not None, "no reason to hand over: people have it already"
+            self.people.note_unanswered(request.query, held.reason)
+            reply = "" if held.operator else formatting.say(self.catalog, "handover_waiting")
+        limit = self.settings.history_limit
+        state.remember(Turn(role="user", text=request.query, intent="handover"), limit)
+        if reply:
+            state.remember(Turn(role="assistant", text=reply, intent="handover", agents=["formatter"]), limit)
+        why = reason or (held.reason if held else None)
+        return self._said(state, reply, {"type": "handover", "filters": {}, "reason": why}, emit, handled_by="human")
+
+    def _said(
+        self, state: SessionState, reply: str, intent: dict[str, Any], emit: EventSink, handled_by: Handler = "assistant"
+    ) -> ChatResponse:
+        """A reply that no agent but the Formatter (none, for an empty one) had to work on."""
+        agents = ["formatter"] if reply else []
+        for name in agents:
+            emit("agent", {"name": name, "status": "started"})
+            emit("agent", {"name": name, "status": "finished"})
         return ChatResponse(
             session_id=state.session_id,
-            reply=formatting.say(self.catalog, "refusal"),
-            intent={"type": "refused", "filters": {}, "reason": attack},
-            agents=["formatter"],
+            reply=reply,
+            intent=intent,
+            agents=agents,
             products=[],
             comparison=None,
             eligibility=None,
             ask_user=None,
             choices=[],
             mode="offline",
+            handled_by=handled_by,
+            help=HelpResult(handover=handled_by == "human"),
             state=state.summary(self.catalog.pack.private_slots),
         )
 
@@ -217,6 +253,7 @@ class CrewPipeline:
         self._settle_goal(goal, work, state)
         if welcome:
             work.out.reply = f"{welcome}\n\n{work.out.reply}"
+        handed = self._hand_over_after(intent, work, state, bool(question))
         self._update_state(state, work, [*agents, "formatter"], request.query)
         if known is not None and request.customer_id:
             learned = learn(known, state, request.query, self.catalog)
@@ -240,10 +277,26 @@ class CrewPipeline:
             help=HelpResult(
                 article=work.out.faq.id if work.out.faq else None,
                 suggested=[e.id for e in work.out.suggestions],
-                handover=work.out.handover,
+                handover=work.out.handover or handed,
             ),
+            handled_by="human" if handed else "assistant",
             state=state.summary(self.catalog.pack.private_slots),
         )
+
+    def _hand_over_after(self, intent: Intent, work: TurnWork, state: SessionState, asked_back: bool) -> bool:
+        """Whether this turn hands the conversation to people (a pack rule, or the assistant not
+        understanding again), telling the customer so after the answer. A question nobody
+        answered is kept for the console, masked."""
+        understood = asked_back or work.out.faq is not None or intent.type not in ("unknown", "faq")
+        state.misunderstood = 0 if understood else state.misunderstood + 1
+        if not understood:
+            self.people.note_unanswered(work.request.query, "not_understood")
+        reason = self.people.after_turn(work, state.misunderstood)
+        if reason is None:
+            return False
+        state.misunderstood = 0
+        work.out.reply = f"{work.out.reply}\n\n{self.people.hand_over(state, reason)}".strip()
+        return True
 
     def _plan_goal(self, intent: Intent, state: SessionState, text: str, files: bool = False) -> Goal | None:
         """The goal this message serves. A booking or troubleshooting goal waiting for an answer
@@ -289,7 +342,7 @@ class CrewPipeline:
         flow = self.catalog.pack.flows[goal.type]
         cases = self.services.cases
         if flow.action == "submit" and cases:  # a case takes its files, its status, any value but a help question
-            if files or cases.aside(goal.type, text):
+            if files or cases.asks_progress(goal.type, text):
                 return True
             asks = intent.type in HELP_INTENTS and "?" in text
             return not asks and (intent.type != "faq" or cases.answers(goal.type, goal.slots, text))
@@ -613,5 +666,6 @@ def init_app(app: Flask) -> None:
             SERVICE_READER.find(app),
             ATTACHMENTS.get(app),
             CASES.find(app),
+            people=PeopleDesk(catalog, settings.pack_dir.name, HANDOVERS.get(app), desk.clock, INDEX.get(app).embedder),
         ),
     )

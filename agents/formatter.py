@@ -23,7 +23,7 @@ def formatter(work: TurnWork) -> None:
         out.products = [p for p in catalog.products_by_id([i for i in items if i])]
         sections = [formatting.faq_answer(out.faq) if out.faq else step.text, step.question]
         out.ask_user, out.choices = step.question, step.choices
-        out.handover = step.handover or (step.done and flow.action == "troubleshoot" and not out.faq)  # no fix known: people
+        out.handover = step.done and flow.action == "troubleshoot" and not out.faq  # no fix known: people
     elif kind == "cancel":
         out.products, sections = [], [formatting.cancelled(request.goal, catalog)]
     elif kind == "calculate":

@@ -25,7 +25,7 @@ def test_every_pack_has_conversations():
 
 
 def test_every_expectation_has_a_check():
-    assert set(CHECKS) == set(Turn.model_fields) - {"user", "attach"}  # files sent are no expectation
+    assert set(CHECKS) == set(Turn.model_fields) - {"user", "person", "attach"}  # files sent and people's turns are no expectation
 
 
 def test_a_misspelt_expectation_or_a_turn_that_checks_nothing_is_refused(tmp_path):

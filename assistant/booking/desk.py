@@ -53,6 +53,7 @@ class Refused:
 
     why: str
     again: SlotKind | None = None
+    unplaced: bool = False  # no hour near the one asked for has room either: people may place it
 
 
 class Reserver(Protocol):
@@ -240,11 +241,14 @@ class BookingDesk:
         return FlowStep(slots=slots, booking=public_booking(made.booking), done=True, text=made.said)
 
     def _refused(self, flow: Flow, slots: dict[str, Any], refused: Refused) -> FlowStep:
-        """Why it can't be booked, and the question for the slot it names again (none: the end)."""
+        """Why it can't be booked, and the question for the slot it names again (none: the end, and
+        a booking nobody placed)."""
         again = next((s.slot for s in flow.slots() if s.kind == refused.again), None)
         if again is None:
-            return FlowStep(slots=slots, text=refused.why, done=True)
-        return self.engine.ask(flow, {**slots, again: None}).asking(refused.why)
+            return FlowStep(slots=slots, text=refused.why, done=True, unplaced=True)
+        step = self.engine.ask(flow, {**slots, again: None}).asking(refused.why)
+        step.unplaced = refused.unplaced
+        return step
 
     def _hour(self, flow: Flow, slots: dict[str, Any], booking_id: str | None) -> Refused | None:
         """Whether the hour the slots ask for has room for one more booking of the chosen option
@@ -272,7 +276,7 @@ class BookingDesk:
         free = _next_free(option, capacity, self.bookings.taken(resource, hour), starts)
         asked = {"what": option.choice, "day": day_words(starts.date()), "time": f"{starts:%H:%M}"}
         if free is None:
-            return Refused(say(self.catalog, "flow_full_ahead", days=LOOK_AHEAD_DAYS, **asked), again="date")
+            return Refused(say(self.catalog, "flow_full_ahead", days=LOOK_AHEAD_DAYS, **asked), again="date", unplaced=True)
         free_when = say(self.catalog, "booked_when", day=day_words(free.date()), time=f"{free:%H:%M}")
         return Refused(
             say(self.catalog, "flow_full", free=free_when, **asked), again="time" if free.date() == starts.date() else "date"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import io
 import json
+import secrets
 import tempfile
 import textwrap
 import uuid
@@ -27,13 +28,14 @@ from PIL import Image
 from app import create_app
 from assistant.attachments.store import ATTACHMENTS
 from assistant.booking.codes import CODE_LIKE
-from assistant.conversations.schema import CODE, Bound, Conversation, Texts, Turn, Wanted, load
+from assistant.conversations.schema import CODE, Bound, Conversation, Person, Texts, Turn, Wanted, load
 from assistant.web.concierge import CONCIERGE
 from crew_pipeline import PIPELINE
 
 ROOT = Path(__file__).resolve().parents[2]
 FOLDER = ROOT / "tests" / "conversations"  # one folder per pack: tests/conversations/<pack>/*.yml
 EXCERPT = 240  # characters of a reply shown in a failure
+OPERATOR, OPERATOR_KEY = "conversation-test", secrets.token_urlsafe(24)  # who a `person` turn is, on the console
 
 
 @dataclass(frozen=True)
@@ -126,6 +128,7 @@ def play(conversation: Conversation, pack: str, *, label: str, default_name: str
                 "session_rate_per_min": 0,
                 "llm_model": None,  # offline whatever the environment says: replies are deterministic
                 "log_level": "ERROR",  # a refused manipulation logs a warning: expected here
+                "operator_api_keys": [f"{OPERATOR}:{OPERATOR_KEY}"],  # a `person` turn's credential
             }
         )
         if conversation.now:
@@ -141,16 +144,20 @@ def play(conversation: Conversation, pack: str, *, label: str, default_name: str
 
 
 def _pin_clock(app: Flask, now: dt.datetime) -> None:
-    """The booking desk's and the concierge's 'now', so relative dates in a file never drift."""
+    """The booking desk's, the people desk's and the concierge's 'now', so relative dates and
+    opening hours in a file never drift."""
     pipeline = PIPELINE.get(app)
     if now.tzinfo is None:
         now = now.replace(tzinfo=ZoneInfo(pipeline.catalog.business.timezone))
-    pipeline.desk.clock = lambda: now
+    pipeline.desk.clock = pipeline.people.clock = lambda: now
     if concierge := CONCIERGE.find(app):
         concierge.clock = lambda: now
 
 
 def _play_turn(client: FlaskClient, session_id: str, employment: str | None, turn: Turn, number: int, outbox: Path) -> TurnResult:
+    if turn.person is not None:
+        return _person(client, session_id, turn.person, number)
+    assert turn.user is not None, "a turn is the customer's or a person's (checked when the file loads)"
     message = turn.user
     if CODE in message:
         code = _last_code(outbox)
@@ -169,6 +176,21 @@ def _play_turn(client: FlaskClient, session_id: str, employment: str | None, tur
     checks = [CHECKS[key](value, data) for key, value in turn.expectations().items()]
     ids = tuple(str(p["id"]) for p in data["products"])
     return TurnResult(number, turn.user, checks, data["reply"], tuple(data["agents"]), ids)
+
+
+def _person(client: FlaskClient, session_id: str, person: Person, number: int) -> TurnResult:
+    """A person takes the conversation over on the console, says what they say, and hands it back."""
+    calls: list[tuple[str, dict[str, str] | None]] = [("take", None)]
+    calls += [("reply", {"text": person.says})] if person.says else []
+    calls += [("release", {"note": person.hands_back})] if person.hands_back else []
+    shown = f"(person) {person.says or ''} {'-> back to the assistant' if person.hands_back else ''}".strip()
+    for action, body in calls:
+        response = client.post(f"/console/api/conversations/{session_id}/{action}", json=body, headers={"X-API-Key": OPERATOR_KEY})
+        if response.status_code != 200:
+            return TurnResult(
+                number, shown, [], problem=f"{action}: HTTP {response.status_code}: {response.get_data(as_text=True)}"
+            )
+    return TurnResult(number, shown, [])
 
 
 def _last_code(outbox: Path) -> str | None:
@@ -291,6 +313,10 @@ def _booking(expected: str, data: dict[str, Any]) -> Check:
     return Check("booking", expected, actual, actual == expected)
 
 
+def _handled_by(expected: str, data: dict[str, Any]) -> Check:
+    return Check("handled_by", expected, str(data["handled_by"]), data["handled_by"] == expected)
+
+
 def _choices_include(expected: list[str], data: dict[str, Any]) -> Check:
     missing = [c for c in expected if c not in data["choices"]]
     return Check(
@@ -311,6 +337,7 @@ CHECKS: dict[str, Callable[[Any, dict[str, Any]], Check]] = {
     "ask_user": _ask_user,
     "booking": _booking,
     "choices_include": _choices_include,
+    "handled_by": _handled_by,
 }
 
 

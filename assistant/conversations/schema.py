@@ -60,10 +60,22 @@ Wanted = Annotated[
 ]
 
 
-class Turn(Strict):
-    """One customer message and what the reply to it must show; every expectation is optional."""
+class Person(Strict):
+    """What a person of the business does in the conversation, through the console's API: takes
+    it over, says something under their name, and hands it back to the assistant with a note."""
 
-    user: StrictStr = Field(min_length=1, description=f"the message; {CODE} in it types the one-time code last sent")
+    says: StrictStr | None = Field(default=None, min_length=1)
+    hands_back: StrictStr | None = Field(default=None, min_length=1)  # the note; the assistant answers again
+
+
+class Turn(Strict):
+    """One customer message and what the reply to it must show, every expectation optional; or
+    what a person of the business does (`person`)."""
+
+    user: StrictStr | None = Field(
+        default=None, min_length=1, description=f"the message; {CODE} in it types the one-time code last sent"
+    )
+    person: Person | None = None
     attach: list[Literal["image", "pdf"]] | None = None  # files sent with it: a small picture or PDF each
     intent: StrictStr | None = None
     agents: list[StrictStr] | None = Field(default=None, min_length=1)
@@ -76,10 +88,17 @@ class Turn(Strict):
     reply_not_contains: Texts | None = None
     ask_user: StrictBool | StrictStr | None = None  # asks something back, or asks something containing this
     booking: StrictStr | None = None  # `confirmed`, a waiting goal's status (`blocked`), or `none`
+    handled_by: Literal["assistant", "human"] | None = None  # who answers the conversation after this message
     choices_include: list[StrictStr] | None = Field(default=None, min_length=1)
 
     @model_validator(mode="after")
     def _checks_something(self) -> Turn:
+        if (self.user is None) == (self.person is None):
+            raise ValueError("a turn is what the customer says (user) or what a person of the business does (person)")
+        if self.person is not None:
+            if self.expectations() or self.attach:
+                raise ValueError("a person's turn sends nothing to check: check the customer's next message")
+            return self
         if not self.expectations():
             raise ValueError("a turn must check something: add intent, agents, products, reply_contains, ...")
         for name in ("reply_contains", "reply_not_contains", "ask_user"):
@@ -90,7 +109,7 @@ class Turn(Strict):
 
     def expectations(self) -> dict[str, Any]:
         """The expectations this turn sets, by key (in the order the format lists them)."""
-        return {name: value for name, value in self if name not in ("user", "attach") and value is not None}
+        return {name: value for name, value in self if name not in ("user", "person", "attach") and value is not None}
 
 
 class Conversation(Strict):

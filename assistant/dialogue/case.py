@@ -54,13 +54,10 @@ class CaseDesk:
         """The pack's flow with the steps of the elements quoted first."""
         return build(self.engine.flow(name), list(slots.get(ELEMENTS) or []), self.elements, self.catalog)
 
-    def aside(self, name: str, text: str) -> str | None:
-        """ "progress" or "handover" when the message asks how far the case is or for a person."""
-        flow = self.engine.flow(name)
-        for kind, words in (("progress", flow.progress_words), ("handover", flow.handover_words)):
-            if words and phrases(words).search(text):
-                return kind
-        return None
+    def asks_progress(self, name: str, text: str) -> bool:
+        """Whether the message asks how far the case is (a person is the people desk's: assistant/handover)."""
+        words = self.engine.flow(name).progress_words
+        return bool(words and phrases(words).search(text))
 
     def answers(self, name: str, slots: dict[str, Any], text: str) -> bool:
         """Whether a message gives a value the case takes."""
@@ -81,17 +78,14 @@ class CaseDesk:
         if ELEMENTS not in slots:
             return self._open(name, state, price)
         flow = self.flow(name, slots)
-        aside = self.aside(name, said.text)
-        if aside:
+        if self.asks_progress(name, said.text):
             asking = self.engine.ask(flow, slots)
-            text = self.progress(flow, slots, asking.missing) if aside == "progress" else say(self.catalog, "handover")
             return FlowStep(
                 slots=slots,
                 missing=asking.missing,
-                text=text,
+                text=self.progress(flow, slots, asking.missing),
                 question=self.question(flow, slots, asking.missing, price),
                 choices=asking.choices,
-                handover=aside == "handover",
             )
         asked = self.engine.asked(flow, self.engine.missing(flow, slots))
         collected = self.engine.collect(flow, slots, Said(text=said.text, asked=asked, attachments=said.attachments), self.clock())

@@ -81,8 +81,8 @@ class FlowStep:
     booking: dict[str, Any] | None = None
     article: FaqEntry | None = None
     done: bool = False
-    handover: bool = False  # the customer asked for a person: the reply says how to reach one
     submitted: str | None = None  # the id of the record a `submit` flow handed in
+    unplaced: bool = False  # the booking can't be placed at or near the time asked
 
 
 def collection_mode(step: Step) -> Mode:

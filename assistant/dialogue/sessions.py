@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
 LOCK_LEASE_S = 5.0  # a lock left by a killed worker frees itself after this; its holder renews it
 LOCK_WAIT_S = 10.0
+COMMIT_ATTEMPTS = 3  # saves of a session tried before its writers are told it is busy
 _POLL_S = 0.005
 log = logging.getLogger(__name__)
 
@@ -334,6 +335,23 @@ class RedisLocks:
             lambda: self._release(keys=[name], args=[owner]),
         ):
             yield
+
+
+def amend(store: SessionStore, locks: SessionLocks, session_id: str, change: Callable[[SessionState], None]) -> SessionState | None:
+    """`change` made to a saved session as a turn makes one: under its lock, and again on a fresh
+    copy if another writer committed first. None: there is no such session."""
+    for _ in range(COMMIT_ATTEMPTS):
+        with locks.lock(session_id):
+            state = store.load(session_id)
+            if state is None:
+                return None
+            change(state)
+            try:
+                store.save(state)
+            except VersionConflict:
+                continue
+            return state
+    raise VersionConflict(session_id)
 
 
 STORE: Slot[SessionStore] = Slot("session_store")

@@ -33,8 +33,9 @@ class Turn(BaseModel):
     """One message; an answer also keeps what a reloaded page draws besides its text (sessions
     saved before these fields load with none)."""
 
-    role: Literal["user", "assistant"]
+    role: Literal["user", "assistant", "operator"]  # an operator: a person of the business who took the conversation over
     text: str
+    by: str | None = None  # the operator's name
     at: float = Field(default_factory=time.time)
     intent: str | None = None
     agents: list[str] = []
@@ -62,6 +63,7 @@ class SessionState(BaseModel):
     wishes: Wishes = Wishes()  # what the message we answered with a clarifying question asked for
     goals: GoalBoard = Field(default_factory=GoalBoard)
     quote: Quote | None = None  # the quotation in progress or given, where the pack quotes
+    misunderstood: int = 0  # the customer's last messages in a row that the assistant did not understand
     history: list[Turn] = []
 
     @field_validator("wishes", mode="before")

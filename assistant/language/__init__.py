@@ -65,6 +65,9 @@ class Languages(BaseModel):
     _dropping: Dropping = PrivateAttr()
     _resend: re.Pattern[str] = PrivateAttr()
     _another: re.Pattern[str] = PrivateAttr()
+    _talk: re.Pattern[str] = PrivateAttr()
+    _humans: re.Pattern[str] = PrivateAttr()
+    _person_alone: re.Pattern[str] = PrivateAttr()
     _stop_words: frozenset[str] = PrivateAttr()
     _ceilings: Ceilings = PrivateAttr()
 
@@ -77,6 +80,10 @@ class Languages(BaseModel):
         self._dropping = Dropping(self.languages)
         self._resend = re.compile(Table.words(self.languages, "resend", lambda lang: lang.resend).pattern, re.IGNORECASE)
         self._another = re.compile(Table.words(self.languages, "another", lambda lang: lang.another).pattern, re.IGNORECASE)
+        self._talk = re.compile(Table.words(self.languages, "talk", lambda lang: lang.talk).pattern, re.IGNORECASE)
+        self._humans = re.compile(Table.words(self.languages, "humans", lambda lang: lang.humans).pattern, re.IGNORECASE)
+        alone = Table.words(self.languages, "person_alone", lambda lang: lang.person_alone).pattern
+        self._person_alone = re.compile(rf"^\W*(?:{alone})\W*$", re.IGNORECASE)
         self._stop_words = frozenset(key(word) for lang in self.languages for word in lang.stop_words)
         self._ceilings = Ceilings(self.languages, self._numbers)
 
@@ -151,6 +158,12 @@ class Languages(BaseModel):
         """Whether the text asks for one more of something ("another one", "ek aur") rather than
         a change to the one had."""
         return bool(self._another.search(text))
+
+    def asks_for_person(self, text: str) -> bool:
+        """Whether the text asks for a person rather than the assistant: a word for talking with
+        one for a person, in either order ("I want to talk to someone", "kisi insaan se baat
+        karni hai"), or a whole message that is such a request ("agent please")."""
+        return bool(self._person_alone.search(text) or (self._talk.search(text) and self._humans.search(text)))
 
     def pointing(self, text: str, nouns: Iterable[str] = ()) -> Pointing:
         """What the text points at among the items on screen ("the first two", "it", "that

@@ -127,6 +127,9 @@ class Language(_Strict):
     before: Words = []  # after a length of time, how long ahead: "an hour before", "do ghante pehle"
     resend: Words = []  # asking for a code again: "resend", "send it again", "code nahi aaya"
     another: Words = []  # asking for one more of something, not to change the one had: "book another one", "ek aur"
+    talk: Words = []  # talking to someone, in a request for a person: "talk to", "speak with", "baat", "hablar con"
+    humans: Words = []  # whom, in a request for a person: "a person", "a human", "an agent", "insaan", "manush"
+    person_alone: Words = []  # a whole message asking for a person: "agent please", "operator"
 
     names: Words = []  # before a person's name, whatever follows: "my name is", "amar nam", "मेरा नाम"
     self_names: Words = []  # before a name only when what follows looks like one: "I am", "this is"

@@ -148,7 +148,6 @@ class Flow(_Strict):
     reads: Literal["anywhere", "asked"] = "anywhere"
     start_words: list[str] = []  # what starts it besides its intent ("let's do it" after a quote)
     progress_words: list[str] = []  # "how is my case going?": where the flow stands, then the question again
-    handover_words: list[str] = []  # "I want to talk to a person": the text `handover`, and the flow waits
     value_words: list[str] = []  # words between a slot's name and its value ("the e-mail is …": is)
 
     @model_validator(mode="after")

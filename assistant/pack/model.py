@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 from assistant.language import DateOrder, Languages, load_languages
 from assistant.pack.constraints import Constraint
 from assistant.pack.flows import BUILT_STAGES, Flow
+from assistant.pack.handover import Handover
 from assistant.pack.quotes import Elements, Example, QuoteSetup
 
 T = TypeVar("T")
@@ -452,6 +453,7 @@ class Pack(Strict):
     quote: QuoteSetup | None = None  # what customers can ask a price for (assistant/pack/quotes.py)
     constraints: list[Constraint] = []  # rules on every reply (assistant/pack/constraints.py)
     prompting: Prompting | None = None  # LLM mode's tools and prompt module per phase; None: every allowed tool, one prompt
+    handover: Handover = Handover()  # when people take a conversation over (assistant/pack/handover.py)
 
     @model_validator(mode="after")
     def _references(self) -> Pack:
@@ -485,6 +487,9 @@ class Pack(Strict):
                     raise ValueError(f"flows.{name}.{slot.slot} names '{slot.filter}', which is not a filter")
         if self.name_pattern:
             re.compile(self.name_pattern)
+        for name in self.handover.flows:
+            if name not in self.flows:
+                raise ValueError(f"handover.flows names '{name}', which is not in flows")
         if self.page.lang.split("-")[0].lower() not in self.languages:
             raise ValueError(f"page.lang '{self.page.lang}' is not among languages {self.languages}")
         lacking = [a for a in CONCIERGE_ATTRIBUTES if self.concierge and a not in self.attributes]
@@ -755,6 +760,10 @@ class Catalog(BaseModel):
         if duplicates:
             raise ValueError(f"duplicate product ids: {sorted(duplicates)}")
         self._by_id = {p.id: p for p in self.products}
+        articles = {entry.id for entry in self.faq}
+        unknown = [a for a in self.pack.handover.articles if a not in articles]
+        if unknown:
+            raise ValueError(f"handover.articles names {unknown}, which are not help articles")
         return self
 
     _by_id: dict[str, Product] = PrivateAttr(default_factory=dict)

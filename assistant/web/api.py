@@ -18,7 +18,8 @@ from flask.typing import ResponseReturnValue
 
 from assistant.dialogue.preferences import PreferenceStore
 from assistant.dialogue.sessions import STORE, SessionBusy, VersionConflict
-from assistant.dialogue.state import NotYourSession
+from assistant.dialogue.state import NotYourSession, SessionState
+from assistant.handover.store import HANDOVERS
 from assistant.infra.config import bookings_file
 from assistant.infra.sqlite import writable
 from assistant.pack.display import public_product
@@ -104,25 +105,37 @@ def chat_stream() -> Response:
     return Response(stream(), mimetype="text/event-stream", headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
-@bp.get("/sessions/<session_id>")
-def session_history(session_id: str) -> Response:
-    """What a reloaded page needs to show the conversation again."""
+def _session(session_id: str) -> SessionState:
+    """A saved conversation, for its own customer (or anyone, a guest's: its id is the secret)."""
     try:
         session_id = str(uuid.UUID(session_id))
     except ValueError:
         raise ApiError(400, "invalid_session_id", "A session id is a UUID.") from None
-    pipeline = PIPELINE.get()
-    state = pipeline.store.load(session_id)
+    state = PIPELINE.get().store.load(session_id)
     if state is None:
         raise ApiError(404, "unknown_session", "No conversation with that id.")
     if state.customer_id is not None:
         require_customer(state.customer_id)
+    return state
+
+
+def _with_people(session_id: str) -> dict[str, Any]:
+    """Who answers the conversation now, and the operator, if one has it."""
+    held = HANDOVERS.get().current(session_id)
+    return {"handled_by": "human" if held else "assistant", "operator": held.operator if held else None}
+
+
+@bp.get("/sessions/<session_id>")
+def session_history(session_id: str) -> Response:
+    """What a reloaded page needs to show the conversation again."""
+    state, pipeline = _session(session_id), PIPELINE.get()
     turns = [
         {
             **turn.model_dump(
                 include={
                     "role",
                     "text",
+                    "by",
                     "intent",
                     "agents",
                     "at",
@@ -138,7 +151,21 @@ def session_history(session_id: str) -> Response:
         }
         for turn in state.history
     ]
-    return jsonify(session_id=session_id, history=turns, state=state.summary(pipeline.catalog.pack.private_slots))
+    summary = state.summary(pipeline.catalog.pack.private_slots)
+    return jsonify(session_id=state.session_id, history=turns, state=summary, **_with_people(state.session_id))
+
+
+@bp.get("/sessions/<session_id>/messages")
+def session_messages(session_id: str) -> Response:
+    """The messages after `after` (seconds since the epoch), and who answers now: what a page
+    polls while a person has the conversation, to show their replies as they come."""
+    try:
+        after = float(request.args.get("after", "0"))
+    except ValueError:
+        raise ApiError(400, "invalid_after", "after is a time in seconds since the epoch, such as 1764230400.5.") from None
+    state = _session(session_id)
+    messages = [t.model_dump(include={"role", "text", "at", "by"}) for t in state.history if t.at > after]
+    return jsonify(messages=messages, **_with_people(state.session_id))
 
 
 def _preferences(customer_id: str) -> PreferenceStore:

@@ -33,9 +33,13 @@ def store_unavailable(exc: BaseException) -> bool:
 
 
 class ApiError(Exception):
-    def __init__(self, status: int, code: str, message: str, headers: dict[str, str] | None = None):
+    def __init__(
+        self, status: int, code: str, message: str, headers: dict[str, str] | None = None, extra: dict[str, Any] | None = None
+    ):
+        """`extra`: more fields of the error's JSON for clients to act on (who holds a conversation)."""
         super().__init__(message)
         self.status, self.code, self.message, self.headers = status, code, message, headers or {}
+        self.extra = extra or {}
 
 
 def json_object(example: str) -> dict[str, Any]:
@@ -66,7 +70,7 @@ def _describe(exc: ValidationError) -> str:
 def init_app(app: Flask) -> None:
     @app.errorhandler(ApiError)
     def api_error(exc: ApiError) -> ResponseReturnValue:
-        return jsonify(error=exc.code, message=exc.message), exc.status, exc.headers
+        return jsonify(**exc.extra, error=exc.code, message=exc.message), exc.status, exc.headers
 
     @app.errorhandler(ValidationError)
     def invalid(exc: ValidationError) -> ResponseReturnValue:

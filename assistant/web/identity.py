@@ -5,12 +5,14 @@ AUTH_JWT_SECRET) or its private key (RS256, the public key in AUTH_JWT_PUBLIC_KE
 the customer's id. An id typed into a request body proves nothing, so a caller without a valid
 token is a guest: no preferences are read or written and no member's data is used. Operators
 (the business's staff and tools) send one of OPERATOR_API_KEYS in `X-API-Key`, or a token whose
-`role` claim is "operator".
+`role` claim is "operator". An operator has a name, which the console shows to other operators:
+the token's `sub`, or the name a key is written with ("asha:<key>"; a bare key's is "operator").
 """
 
 from __future__ import annotations
 
 import hmac
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,12 +27,13 @@ from assistant.web.schemas import CUSTOMER_ID
 LEEWAY_S = 30  # clocks of the login service and ours may differ a little
 OPERATOR_ROLE = "operator"
 CHALLENGE = {"WWW-Authenticate": 'Bearer realm="assistant"'}
+_NAMED_KEY = re.compile(r"([A-Za-z][\w.-]{0,39}):(.+)", re.DOTALL)  # "asha:<key>": the key, known as asha's
 
 
 @dataclass(frozen=True)
 class Caller:
     customer_id: str | None = None  # the token's subject; None for a guest
-    operator: bool = False
+    operator: str | None = None  # an operator's name; None for a customer or a guest
 
     @property
     def guest(self) -> bool:
@@ -47,13 +50,14 @@ class Verifier:
         secret = settings.auth_jwt_secret.get_secret_value() if settings.auth_jwt_secret else None
         self._key, self._algorithm = (public, "RS256") if public else (secret, "HS256")
         self._issuer, self._audience = settings.auth_jwt_issuer, settings.auth_jwt_audience
-        self._operator_keys = [key.get_secret_value().encode() for key in settings.operator_api_keys]
+        self._operator_keys = [_named(key.get_secret_value()) for key in settings.operator_api_keys]
 
     def caller(self, authorization: str | None, api_key: str | None) -> Caller:
         if api_key is not None:
-            if not any(hmac.compare_digest(api_key.encode(), key) for key in self._operator_keys):
+            names = [name for name, key in self._operator_keys if hmac.compare_digest(api_key.encode(), key)]
+            if not names:
                 raise ApiError(401, "invalid_api_key", "That API key is not valid.")
-            return Caller(operator=True)
+            return Caller(operator=names[0])
         if not authorization:
             return Caller()
         scheme, _, token = authorization.partition(" ")
@@ -78,10 +82,16 @@ class Verifier:
             raise ApiError(401, "invalid_token", f"The token is not valid: {exc}.", CHALLENGE) from None
         subject = claims["sub"]
         if claims.get("role") == OPERATOR_ROLE:
-            return Caller(operator=True)
+            return Caller(operator=str(subject))
         if not isinstance(subject, str) or not CUSTOMER_ID.fullmatch(subject):
             raise ApiError(401, "invalid_token", "The token's subject is not a customer id.", CHALLENGE)
         return Caller(customer_id=subject)
+
+
+def _named(entry: str) -> tuple[str, bytes]:
+    """An OPERATOR_API_KEYS entry as (the operator's name, the key)."""
+    named = _NAMED_KEY.fullmatch(entry)
+    return (named.group(1), named.group(2).encode()) if named else ("operator", entry.encode())
 
 
 VERIFIER: Slot[Verifier] = Slot("verifier")
@@ -105,11 +115,11 @@ def require_customer(customer_id: str) -> None:
     raise ApiError(403, "forbidden", "A token opens only its own customer's data.")
 
 
-def require_operator() -> None:
-    """An operator's credential: their API key, or a token with the operator's role."""
+def require_operator() -> str:
+    """The operator's name, from their credential: their API key, or a token with the operator's role."""
     who = caller()
     if who.operator:
-        return
+        return who.operator
     if who.guest:
         raise ApiError(401, "unauthorized", "Send an operator's API key in X-API-Key, or an operator's token.", CHALLENGE)
     raise ApiError(403, "forbidden", "This is for operators: a customer's token does not open it.")

@@ -31,7 +31,7 @@ def session_tag(session_id: str) -> str:
     return hashlib.sha256(session_id.lower().encode()).hexdigest()[:12]
 
 
-def _scrub(text: str) -> str:
+def scrub(text: str) -> str:
     """UUIDs as their tags, and the rest masked (the tags' digits are not masked, so they stay searchable)."""
     pieces = _UUID.split(text)  # the UUIDs at the odd places
     return "".join(session_tag(piece) if place % 2 else mask(piece) for place, piece in enumerate(pieces))
@@ -43,11 +43,11 @@ class JsonFormatter(logging.Formatter):
             "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created)) + f".{int(record.msecs):03d}Z",
             "level": record.levelname.lower(),
             "logger": record.name,
-            "msg": _scrub(record.getMessage()),
+            "msg": scrub(record.getMessage()),
         }
         for key, value in vars(record).items():
             if key not in _STANDARD and not key.startswith("_"):
-                entry[key] = _scrub(value) if isinstance(value, str) and key not in _IDS else value
+                entry[key] = scrub(value) if isinstance(value, str) and key not in _IDS else value
         if record.exc_info and record.exc_info[0]:  # (None, None, None) when logged outside an except
             entry["error"] = record.exc_info[0].__name__  # the type only: tracebacks may hold customer data
         return json.dumps(entry, ensure_ascii=False, default=str)

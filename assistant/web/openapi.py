@@ -58,6 +58,208 @@ def _errors(*statuses: int) -> dict[str, Any]:
     return {str(s): _json(_ERROR, words[s]) | ({"headers": retry_after} if s in (409, 429, 503) else {}) for s in statuses}
 
 
+def _people_paths() -> dict[str, Any]:
+    """A conversation people take over: the page's poll for their replies, and the operator
+    console's API (assistant/web/console.py), which a business's own help-desk tool can use too."""
+    turn = {
+        "type": "object",
+        "required": ["role", "text", "at"],
+        "properties": {
+            "role": {"type": "string", "enum": ["user", "assistant", "operator"]},
+            "text": {"type": "string"},
+            "at": {"type": "number", "description": "Seconds since the epoch"},
+            "by": {"type": ["string", "null"], "description": "The operator's name"},
+        },
+    }
+    handover = {
+        "type": "object",
+        "required": ["session_id", "reason", "status", "since", "waiting_s", "summary"],
+        "properties": {
+            "session_id": _UUID,
+            "pack": {"type": "string"},
+            "reason": {"type": "string", "enum": ["asked", "not_understood", "article", "flow_done", "unplaced", "panic"]},
+            "reason_text": {"type": "string"},
+            "status": {"type": "string", "enum": ["waiting", "taken"]},
+            "operator": {"type": ["string", "null"]},
+            "since": {"type": "string", "format": "date-time"},
+            "waiting_s": {"type": "integer"},
+            "summary": {
+                "type": "string",
+                "description": "The goal and how far it got, the items discussed, the last question (masked)",
+            },
+        },
+    }
+    switch: dict[str, Any] = {"on": {"type": "boolean"}, "by": {"type": ["string", "null"]}, "at": {"type": ["string", "null"]}}
+    panic = {"type": "object", "required": ["on"], "properties": switch}
+    panic_report = {**panic, "properties": {**switch, "log": {"type": "array", "items": panic}}}
+    conversation = [{"name": "session_id", "in": "path", "required": True, "schema": _UUID}]
+
+    def body(name: str, schema: dict[str, Any], required: bool = True) -> dict[str, Any]:
+        return {
+            "required": required,
+            "content": {
+                "application/json": {
+                    "schema": {"type": "object", "required": [name] if required else [], "properties": {name: schema}}
+                }
+            },
+        }
+
+    def operator(summary: str, ok: dict[str, Any], *errors: int, **more: Any) -> dict[str, Any]:
+        return {"summary": summary, "responses": {"200": ok, **_errors(401, 403, *errors, 503)}, "security": _OPERATOR, **more}
+
+    return {
+        "/sessions/{session_id}/messages": {
+            "get": {
+                "summary": "The messages after a time, and who answers now: what a page polls while a person has the conversation",
+                "parameters": [
+                    *conversation,
+                    {
+                        "name": "after",
+                        "in": "query",
+                        "required": False,
+                        "schema": {"type": "number"},
+                        "description": "Seconds since the epoch",
+                    },
+                ],
+                "responses": {
+                    "200": _json(
+                        {
+                            "type": "object",
+                            "required": ["messages", "handled_by"],
+                            "properties": {
+                                "messages": {"type": "array", "items": turn},
+                                "handled_by": {"type": "string", "enum": ["assistant", "human"]},
+                                "operator": {"type": ["string", "null"]},
+                            },
+                        },
+                        "The messages",
+                    ),
+                    **_errors(400, 401, 403, 404, 503),
+                },
+                "security": _SIGNED_IN_OR_GUEST,
+            }
+        },
+        "/console": {
+            "get": {
+                "summary": "The operator console's page (it holds no data: it signs in and calls /console/api/)",
+                "responses": {"200": {"description": "The page", "content": {"text/html": {"schema": {"type": "string"}}}}},
+            }
+        },
+        "/console/api/whoami": {
+            "get": operator(
+                "The operator the credential names",
+                _json({"type": "object", "properties": {"operator": {"type": "string"}}}, "Them"),
+            )
+        },
+        "/console/api/queue": {
+            "get": operator(
+                "Every conversation with people, the longest waiting first, and the panic switch",
+                _json(
+                    {"type": "object", "properties": {"conversations": {"type": "array", "items": handover}, "panic": panic}},
+                    "The queue",
+                ),
+            )
+        },
+        "/console/api/conversations/{session_id}": {
+            "get": operator(
+                "One conversation: its transcript, state and goal audit",
+                _json(
+                    {
+                        "type": "object",
+                        "properties": {
+                            "session_id": _UUID,
+                            "pack": {"type": "string"},
+                            "handover": {"oneOf": [handover, {"type": "null"}]},
+                            "transcript": {"type": "array", "items": turn},
+                            "state": {"type": "object"},
+                            "audit": {"type": "array", "items": {"type": "object"}},
+                        },
+                    },
+                    "The conversation",
+                ),
+                400,
+                404,
+                parameters=conversation,
+            )
+        },
+        "/console/api/conversations/{session_id}/take": {
+            "post": operator(
+                "Take the conversation over: the assistant falls silent in it (409 names who has it)",
+                _json(handover, "Yours"),
+                400,
+                404,
+                409,
+                parameters=conversation,
+            )
+        },
+        "/console/api/conversations/{session_id}/reply": {
+            "post": operator(
+                "Say something to the customer, under your name (you must have taken it over)",
+                _json({"type": "object", "properties": {"message": turn}}, "Said"),
+                400,
+                404,
+                409,
+                415,
+                parameters=conversation,
+                requestBody=body("text", {"type": "string", "minLength": 1, "maxLength": 2000}),
+            )
+        },
+        "/console/api/conversations/{session_id}/release": {
+            "post": operator(
+                "Hand the conversation back to the assistant, with a note of what you did",
+                _json({"type": "object", "properties": {"session_id": _UUID, "handled_by": {"type": "string"}}}, "Back"),
+                400,
+                404,
+                409,
+                415,
+                parameters=conversation,
+                requestBody=body("note", {"type": "string", "maxLength": 2000}, required=False),
+            )
+        },
+        "/console/api/panic": {
+            "get": operator("The panic switch and its log", _json(panic_report, "The switch")),
+            "post": operator(
+                "Switch panic on (every new message gets a holding reply and joins the queue) or off",
+                _json(panic_report, "The switch"),
+                400,
+                415,
+                requestBody=body("on", {"type": "boolean"}),
+            ),
+        },
+        "/console/api/unanswered": {
+            "get": operator(
+                "What customers asked that nobody could answer, grouped by meaning, most asked first (masked)",
+                _json(
+                    {
+                        "type": "object",
+                        "properties": {
+                            "groups": {
+                                "type": "array",
+                                "items": {
+                                    "type": "object",
+                                    "properties": {
+                                        "count": {"type": "integer"},
+                                        "example": {"type": "string"},
+                                        "reasons": {"type": "object", "additionalProperties": {"type": "integer"}},
+                                        "last_at": {"type": "string", "format": "date-time"},
+                                    },
+                                },
+                            }
+                        },
+                    },
+                    "The groups",
+                ),
+            )
+        },
+        "/console/api/unanswered.csv": {
+            "get": operator(
+                "The same as CSV: count, example, reasons, last_asked",
+                {"description": "CSV", "content": {"text/csv": {"schema": {"type": "string"}}}},
+            )
+        },
+    }
+
+
 def _component(model: type[BaseModel]) -> tuple[dict[str, Any], dict[str, Any]]:
     schema = model.model_json_schema(ref_template=_REF)
     defs = schema.pop("$defs", {})
@@ -347,6 +549,7 @@ def document(catalog: Catalog) -> dict[str, Any]:
                     "responses": {"200": _json(status, "Ready"), **_errors(503)},
                 }
             },
+            **_people_paths(),
             "/metrics": {
                 "get": {
                     "summary": "Prometheus metrics",

@@ -69,6 +69,9 @@ def session_id(value: str) -> str:
     return str(parsed)
 
 
+Handler = Literal["assistant", "human"]  # who answers the conversation now
+
+
 class HelpResult(BaseModel):
     """What the help centre did with the message, so a client can tell an answer from a hand-over."""
 
@@ -100,4 +103,5 @@ class ChatResponse(BaseModel):
     booking: dict[str, Any] | None = None
     images: list[ImageLink] = []
     help: HelpResult = HelpResult()
+    handled_by: Handler = "assistant"  # "human": people have the conversation (assistant/handover)
     state: dict[str, Any]

@@ -20,6 +20,7 @@ from prometheus_client import (
     generate_latest,
     multiprocess,
 )
+from prometheus_client.registry import Collector
 
 from assistant.understanding.reader import NEEDS_PRODUCTS
 from assistant.web.schemas import ChatResponse
@@ -44,6 +45,7 @@ PRODUCT_SOURCE = Counter(
 )
 LLM_CALLS = Counter("assistant_llm_calls_total", "LLM calls made")
 LLM_FALLBACKS = Counter("assistant_llm_fallbacks_total", "Turns where the LLM's reply was not used", ["reason"])
+_COLLECTORS = "metrics_collectors"
 SECURITY_EVENTS = Counter("assistant_security_events_total", "Refused attempts to misuse the assistant", ["kind"])
 
 
@@ -83,7 +85,16 @@ def init_app(app: Flask) -> None:
         if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
             registry = CollectorRegistry()
             multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]  # prometheus_client leaves it unannotated
-        return Response(generate_latest(registry), mimetype=CONTENT_TYPE_LATEST)
+        shared = CollectorRegistry()  # this app's own, read from its stores at each scrape
+        for collector in app.extensions.get(_COLLECTORS, []):
+            shared.register(collector)
+        return Response(generate_latest(registry) + generate_latest(shared), mimetype=CONTENT_TYPE_LATEST)
+
+
+def collect(app: Flask, collector: Collector) -> None:
+    """Metrics that a component reads from its shared store at each scrape (the same in every
+    worker), beside the counters each process keeps."""
+    app.extensions.setdefault(_COLLECTORS, []).append(collector)
 
 
 def record_turn(response: ChatResponse, started: float, request_id: str | None) -> None:

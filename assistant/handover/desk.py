@@ -1,0 +1,130 @@
+"""When a conversation goes to people, what the customer is told, and what the queue shows of it.
+
+The pipeline asks the desk before a turn (is a person handling this conversation, is the panic
+switch on, does the message ask for a person) and after it (did the pack's rules or two
+misunderstandings in a row hand it over). The desk words the honest answer: the expected wait
+while people answer, else when they next do and whom to call meanwhile.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable
+
+import numpy as np
+
+from agents.work import TurnWork
+from assistant.dialogue.state import SessionState
+from assistant.handover.store import Handover, HandoverStore
+from assistant.pack.flows import WEEKDAYS, Weekday
+from assistant.pack.handover import Handover as Rules
+from assistant.pack.model import Catalog
+from assistant.pack.texts import say
+from assistant.tools.embeddings import MiniLMEmbedder
+from assistant.web.logs import scrub
+
+SUMMARY_ITEMS = 3  # items named in a queue's summary line
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+
+
+class PeopleDesk:
+    def __init__(
+        self, catalog: Catalog, pack: str, store: HandoverStore, clock: Callable[[], dt.datetime], embedder: MiniLMEmbedder
+    ):
+        """`pack`: the domain pack's name, which the queue shows; `embedder` reads what questions
+        nobody answered mean, to group them."""
+        self.catalog = catalog
+        self.pack = pack
+        self.store = store
+        self.embedder = embedder
+        self.clock = clock
+        self.rules: Rules = catalog.pack.handover
+        languages = catalog.languages
+        said = dict(zip(languages.codes, languages.languages, strict=True))[catalog.pack.page.lang.split("-")[0].lower()]
+        self.day_names = {day: said.weekdays.get(day, [day])[0].title() for day in WEEKDAYS}  # in the replies' language
+
+    def before_turn(self, session_id: str, text: str) -> tuple[Handover | None, str | None]:
+        """The conversation's hand-over if people have it, and the reason to hand it over now if
+        not: the panic switch is on, or the message asks for a person."""
+        held = self.store.current(session_id)
+        if held is not None:
+            return held, None
+        if self.store.panic().on:
+            return None, "panic"
+        return None, "asked" if self.catalog.languages.asks_for_person(text) else None
+
+    def after_turn(self, work: TurnWork, misunderstood: int) -> str | None:
+        """Why the turn just answered hands the conversation to people, if it does: a pack rule,
+        or `misunderstood` turns in a row not understood."""
+        out, step, goal = work.out, work.out.flow_step, work.request.goal
+        if out.faq and out.faq.id in self.rules.articles:
+            return "article"
+        if step and step.submitted and goal and goal.type in self.rules.flows:
+            return "flow_done"
+        if step and step.unplaced and self.rules.unplaced:
+            return "unplaced"
+        return "not_understood" if misunderstood >= self.rules.misunderstood else None
+
+    def hand_over(self, state: SessionState, reason: str) -> str:
+        """The conversation joins the queue; what the customer is told."""
+        self.store.hand_over(state.session_id, self.pack, reason, self.summary(state))
+        return self.announcement()
+
+    def announcement(self) -> str:
+        now = self.clock()
+        if self.rules.open_at(now):
+            return say(self.catalog, "handover_now", wait=self.rules.wait_minutes)
+        opens = self.rules.opening(now)
+        return say(
+            self.catalog,
+            "handover_later",
+            hours=self.hours(),
+            opens=f"{self.day_names[WEEKDAYS[opens.weekday()]]} {opens:%H:%M}" if opens else "",
+            phone=self.rules.phone or self.catalog.business.support_contact,
+        )
+
+    def hours(self) -> str:
+        """When people answer, days with the same hours together, in the replies' language:
+        "Sunday-Thursday 09:00-20:00, Saturday 10:00-16:00"."""
+        spans: dict[tuple[dt.time, dt.time], list[Weekday]] = {}
+        for day in WEEKDAYS:
+            if day in self.rules.hours:
+                spans.setdefault(self.rules.hours[day], []).append(day)
+        return ", ".join(f"{self._days(days)} {start:%H:%M}-{end:%H:%M}" for (start, end), days in spans.items())
+
+    def _days(self, days: list[Weekday]) -> str:
+        """ "Sunday-Thursday" for three or more days in a row (the week wraps), else the days listed."""
+        at = sorted(WEEKDAYS.index(day) for day in days)
+        starts = [i for i in at if (i - 1) % 7 not in at] or [0]  # every day: from Monday
+        if len(at) > 2 and len(starts) == 1:  # one run of days
+            return f"{self.day_names[WEEKDAYS[starts[0]]]}-{self.day_names[WEEKDAYS[(starts[0] + len(at) - 1) % 7]]}"
+        return "/".join(self.day_names[WEEKDAYS[i]] for i in at)
+
+    def summary(self, state: SessionState) -> str:
+        """A line for the queue: the goal and how far it got, the items discussed, the last question."""
+        parts = []
+        active = state.goals.active
+        if active is not None:
+            flow = self.catalog.pack.flows.get(active.type)
+            done = len([s for s in flow.slots() if active.slots.get(s.slot)]) if flow else 0
+            parts.append(f"{active.type}: {done} of {len(flow.slots())} details" if flow else active.type)
+        names = [p.name for p in self.catalog.products_by_id(state.shown or state.product_ids)]
+        if names:
+            more = f" +{len(names) - SUMMARY_ITEMS}" if len(names) > SUMMARY_ITEMS else ""
+            parts.append(", ".join(names[:SUMMARY_ITEMS]) + more)
+        asked = state.recent_user_texts(1)
+        if asked:
+            parts.append(f"last asked: {masked(asked[0])}")
+        return " · ".join(parts) or "new conversation"
+
+    def note_unanswered(self, text: str, reason: str) -> None:
+        """A question the assistant didn't answer, masked, with what it means to group it by."""
+        said = masked(text)
+        vector = None if self.embedder.blind(said) else self.embedder.embed_one(said).astype(np.float32).tobytes()
+        self.store.note_unanswered(said, reason, vector)
+
+
+def masked(text: str) -> str:
+    """A customer's words as operators may read them in lists: masked as the logs mask, e-mails too."""
+    return scrub(_EMAIL.sub("***@***", text))

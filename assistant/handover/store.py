@@ -1,0 +1,210 @@
+"""The people's side of conversations, in the bookings' SQLite file (shared by every worker):
+who waits for a person and who has them, every hand-over ever made (for the metrics), the
+global panic switch with its log, and what customers asked that the assistant couldn't answer.
+
+A conversation is with people from its hand-over until an operator releases it. Taking one is
+a single conditional write, so two operators racing for it can't both get it: the second is
+told who has it.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from flask import Flask
+
+from assistant.infra.config import bookings_file
+from assistant.infra.extensions import Slot
+from assistant.infra.sqlite import Row, SharedSQLite
+
+UNANSWERED_KEPT = 2000  # the newest questions the console groups; older ones are dropped
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS handovers (
+    session_id TEXT PRIMARY KEY,
+    pack TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    summary TEXT NOT NULL,
+    since REAL NOT NULL,
+    operator TEXT,
+    taken_at REAL
+);
+CREATE TABLE IF NOT EXISTS handover_log (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    since REAL NOT NULL,
+    operator TEXT,
+    released_at REAL,
+    note TEXT
+);
+CREATE TABLE IF NOT EXISTS panic_log (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    on_ INTEGER NOT NULL,
+    by TEXT NOT NULL,
+    at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS unanswered (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    text TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    at REAL NOT NULL,
+    vector BLOB  -- its meaning, as the pack's embedding model reads it; NULL: a script the model can't read
+);
+"""
+
+
+@dataclass(frozen=True)
+class Handover:
+    session_id: str
+    pack: str
+    reason: str
+    summary: str
+    since: float
+    operator: str | None = None  # who has it; None: it waits for someone
+    taken_at: float | None = None
+
+    @property
+    def status(self) -> str:
+        return "taken" if self.operator else "waiting"
+
+
+@dataclass(frozen=True)
+class Panic:
+    on: bool = False
+    by: str | None = None
+    at: float | None = None
+
+
+@dataclass(frozen=True)
+class Question:
+    """A customer's question that nobody answered: masked, and why it went unanswered."""
+
+    text: str
+    reason: str
+    at: float
+    vector: bytes | None
+
+
+class Taken(RuntimeError):
+    """Another operator has the conversation."""
+
+    def __init__(self, operator: str):
+        super().__init__(operator)
+        self.operator = operator
+
+
+class NotHeld(RuntimeError):
+    """The conversation is not with people, or not with this operator."""
+
+
+class HandoverStore:
+    def __init__(self, db: SharedSQLite):
+        self._db = db
+
+    def hand_over(self, session_id: str, pack: str, reason: str, summary: str) -> Handover:
+        """The conversation joins the queue, unless it is with people already (then as it was)."""
+        now = time.time()
+        with self._db.transaction() as db:
+            if db.execute("SELECT 1 FROM handovers WHERE session_id = ?", (session_id,)).fetchone() is None:
+                db.execute("INSERT INTO handovers VALUES (?, ?, ?, ?, ?, NULL, NULL)", (session_id, pack, reason, summary, now))
+                db.execute("INSERT INTO handover_log (session_id, reason, since) VALUES (?, ?, ?)", (session_id, reason, now))
+        found = self.current(session_id)
+        assert found is not None, "just written, and only a release removes it"
+        return found
+
+    def current(self, session_id: str) -> Handover | None:
+        """The conversation's hand-over while people have it; None: the assistant answers."""
+        row = self._db.one(f"SELECT {_COLUMNS} FROM handovers WHERE session_id = ?", (session_id,))
+        return _handover(row) if row else None
+
+    def queue(self) -> list[Handover]:
+        """Every conversation with people, the longest waiting first."""
+        return [_handover(row) for row in self._db.rows(f"SELECT {_COLUMNS} FROM handovers ORDER BY since, session_id")]
+
+    def take(self, session_id: str, operator: str) -> Handover:
+        """`operator` has the conversation now (again, if they had it). Raises Taken when someone
+        else has it, NotHeld when it is not with people."""
+        with self._db.transaction() as db:
+            taken = db.execute(
+                "UPDATE handovers SET operator = ?, taken_at = ? WHERE session_id = ? AND (operator IS NULL OR operator = ?)",
+                (operator, time.time(), session_id, operator),
+            ).rowcount
+            if taken:
+                db.execute(
+                    "UPDATE handover_log SET operator = ? WHERE id = (SELECT MAX(id) FROM handover_log WHERE session_id = ?)",
+                    (operator, session_id),
+                )
+        found = self.current(session_id)
+        if found is None:
+            raise NotHeld(session_id)
+        if not taken:
+            assert found.operator is not None, "the update misses only a conversation someone else has"
+            raise Taken(found.operator)
+        return found
+
+    def holds(self, session_id: str, operator: str) -> Handover:
+        """The hand-over `operator` has; NotHeld if they don't have it."""
+        found = self.current(session_id)
+        if found is None or found.operator != operator:
+            raise NotHeld(session_id)
+        return found
+
+    def release(self, session_id: str, operator: str, note: str) -> None:
+        """The assistant answers again; `note` says what the person did. Only the operator who has
+        the conversation, or anyone while it still waits, releases it."""
+        with self._db.transaction() as db:
+            gone = db.execute(
+                "DELETE FROM handovers WHERE session_id = ? AND (operator IS NULL OR operator = ?)", (session_id, operator)
+            ).rowcount
+            if gone:
+                db.execute(
+                    "UPDATE handover_log SET released_at = ?, note = ?, operator = COALESCE(operator, ?)"
+                    " WHERE id = (SELECT MAX(id) FROM handover_log WHERE session_id = ?)",
+                    (time.time(), note, operator, session_id),
+                )
+        if not gone:
+            raise NotHeld(session_id)
+
+    def counts(self) -> tuple[dict[str, int], int]:
+        """Hand-overs ever made, by reason, and how many of them a person took."""
+        by_reason = {str(r): int(n) for r, n in self._db.rows("SELECT reason, COUNT(*) FROM handover_log GROUP BY reason")}
+        row = self._db.one("SELECT COUNT(*) FROM handover_log WHERE operator IS NOT NULL")
+        return by_reason, int(row[0]) if row else 0
+
+    def panic(self) -> Panic:
+        row = self._db.one("SELECT on_, by, at FROM panic_log ORDER BY id DESC LIMIT 1")
+        return Panic(bool(row[0]), str(row[1]), float(row[2])) if row else Panic()
+
+    def set_panic(self, on: bool, by: str) -> Panic:
+        self._db.write("INSERT INTO panic_log (on_, by, at) VALUES (?, ?, ?)", (int(on), by, time.time()))
+        return self.panic()
+
+    def panic_log(self, limit: int = 50) -> list[Panic]:
+        """Every switch, the newest first."""
+        rows = self._db.rows("SELECT on_, by, at FROM panic_log ORDER BY id DESC LIMIT ?", (limit,))
+        return [Panic(bool(on), str(by), float(at)) for on, by, at in rows]
+
+    def note_unanswered(self, text: str, reason: str, vector: bytes | None) -> None:
+        """A question nobody answered (already masked: this table is read by operators)."""
+        with self._db.transaction() as db:
+            db.execute("INSERT INTO unanswered (text, reason, at, vector) VALUES (?, ?, ?, ?)", (text, reason, time.time(), vector))
+            db.execute("DELETE FROM unanswered WHERE id <= (SELECT MAX(id) FROM unanswered) - ?", (UNANSWERED_KEPT,))
+
+    def unanswered(self) -> list[Question]:
+        """The questions kept, the oldest first."""
+        return [Question(*row) for row in self._db.rows("SELECT text, reason, at, vector FROM unanswered ORDER BY id")]
+
+
+_COLUMNS = "session_id, pack, reason, summary, since, operator, taken_at"
+
+
+def _handover(row: Row) -> Handover:
+    return Handover(*row)
+
+
+HANDOVERS: Slot[HandoverStore] = Slot("handovers")
+
+
+def init_app(app: Flask) -> None:
+    HANDOVERS.put(app, HandoverStore(SharedSQLite(bookings_file(app), SCHEMA)))
