@@ -116,7 +116,7 @@ class PeopleDesk:
         asked = state.recent_user_texts(1)
         if asked:
             parts.append(f"last asked: {masked(asked[0])}")
-        return " · ".join(parts) or "new conversation"
+        return " · ".join(parts) or "nothing asked before"
 
     def note_unanswered(self, text: str, reason: str) -> None:
         """A question the assistant didn't answer, masked, with what it means to group it by."""

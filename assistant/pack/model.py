@@ -376,6 +376,8 @@ class Labels(Strict):
     server_error: str = "the server returned an error ({status})."
     cut_off: str = "the answer was cut off. Please try again."
     too_long: str = "Your message is too long (max {max} characters)."
+    operator_label: str = "{name} (staff)"  # above what a person of the business writes
+    sent: str = "Sent"  # under a message a person will answer
 
     @model_validator(mode="after")
     def _placeholders(self) -> Labels:
