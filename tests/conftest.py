@@ -11,6 +11,7 @@ os.environ["CREWAI_TESTING"] = "true"
 import datetime as dt  # noqa: E402
 import time  # noqa: E402
 import uuid  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 import jwt  # noqa: E402
 import pytest  # noqa: E402
@@ -18,6 +19,7 @@ import pytest  # noqa: E402
 from app import create_app  # noqa: E402
 from assistant.tools.filters import FilterRules  # noqa: E402
 
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 TOKEN_SECRET = "the-login-service-signs-customers-tokens-with-this"
 OPERATOR_KEY = "operator-key-for-tests"
 
@@ -43,6 +45,29 @@ def signed_in(customer_id: str, secret: str = TOKEN_SECRET, **claims) -> dict[st
     """The header a client signed in as `customer_id` sends: a token as the business's login mints it."""
     token = jwt.encode({"sub": customer_id, "exp": int(time.time()) + 600, **claims}, secret, algorithm="HS256")
     return {"Authorization": f"Bearer {token}"}
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's chromium, headless, driven by Playwright: the browser tests' (bash .ci/run installs it)."""
+    from playwright.sync_api import sync_playwright  # only the browser tests need it
+
+    assert Path(CHROMIUM).exists(), f"{CHROMIUM} is missing: install Debian's chromium (bash .ci/run does)"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
+        )
+        yield browser
+        browser.close()
 
 
 @pytest.fixture

@@ -12,32 +12,13 @@ import io
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Page, expect, sync_playwright
+from playwright.sync_api import Page, expect
 
 from tests.conftest import OPERATOR_KEY, app_for, signed_in
-from tests.test_page_browser import ARTIFACTS, CHROMIUM, last_answer, opened, say, serving
+from tests.test_page_browser import ARTIFACTS, last_answer, opened, say, serving
 
 HELLO = "Hello, this is a person from the bank. How can I help?"
 OPERATOR = {"X-API-Key": OPERATOR_KEY}
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-            ],
-        )
-        yield browser
-        browser.close()
 
 
 @pytest.fixture

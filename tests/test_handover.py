@@ -37,13 +37,18 @@ def queue(client) -> list[dict]:
         ("bank", "I want to talk to someone"),
         ("bank", "can I speak with a real person please"),
         ("bank", "agent please"),
+        ("bank", "I need a human"),
+        ("bank", "amar ekjon manusher sathe kotha bola dorkar"),
+        ("bank", "ekjon agent dorkar"),
         ("bank", "kono manusher sathe kotha bolte chai"),
         ("bank", "আমি একজন মানুষের সাথে কথা বলতে চাই"),
         ("cars", "mujhe kisi insaan se baat karni hai"),
         ("cars", "मुझे किसी इंसान से बात करनी है"),
+        ("cars", "mujhe ek agent chahiye"),
         ("restaurants", "connect me to customer service"),
         ("store", "ขอคุยกับพนักงานหน่อย"),
         ("homologation", "prefiero hablar con alguien de la oficina"),
+        ("homologation", "necesito un humano"),
     ],
 )
 def test_asking_for_a_person_hands_over_in_every_pack_and_says_what_happens_next(tmp_path, domain, message):
@@ -61,9 +66,19 @@ def test_asking_for_a_person_hands_over_in_every_pack_and_says_what_happens_next
     assert waiting["session_id"] == chat.session_id and waiting["reason"] == "asked" and waiting["pack"] == domain
 
 
-@pytest.mark.parametrize("message", ["the agent at the branch was rude about my fee", "what does a supplementary person pay"])
-def test_words_about_people_are_no_request_for_one(client, message):
-    assert Conversation(client).say(message)["handled_by"] == "assistant"
+@pytest.mark.parametrize(
+    "domain, message",
+    [
+        ("bank", "the agent at the branch was rude about my fee"),
+        ("bank", "I need a card for a person who travels a lot"),
+        ("bank", "can someone else use my card abroad"),
+        ("bank", "amar ekta credit card lagbe"),
+        ("cars", "mujhe ek SUV chahiye 7 seater"),
+        ("restaurants", "table for two persons tonight"),
+    ],
+)
+def test_words_about_people_are_no_request_for_one(tmp_path, domain, message):
+    assert Conversation(app_for(tmp_path, domain).test_client()).say(message)["handled_by"] == "assistant"
 
 
 def test_outside_opening_hours_the_customer_is_told_when_people_answer_and_whom_to_call(app, client, chat):

@@ -8,7 +8,6 @@ handed to the office. Screenshots go to test-artifacts/."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import threading
 import uuid
@@ -17,13 +16,12 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, expect, sync_playwright
+from playwright.sync_api import Page, expect
 from werkzeug.serving import make_server
 
 from app import create_app
 from assistant.dialogue.state import SessionState
 
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 SEED = [
     ("I want a platinum conventional credit card for business", "retriever → formatter"),
@@ -51,26 +49,6 @@ def server(tmp_path_factory):
     app = create_app({"session_db": folder / "s.sqlite3", "notify_outbox": folder / "outbox.jsonl", "reminder_poll_s": 0})
     with serving(app) as url:
         yield url, folder / "outbox.jsonl", app
-
-
-@pytest.fixture(scope="module")
-def browser():
-    assert Path(CHROMIUM).exists(), f"{CHROMIUM} is missing: install Debian's chromium (bash .ci/run does)"
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-            ],
-        )
-        yield browser
-        browser.close()
 
 
 @pytest.fixture

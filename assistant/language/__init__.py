@@ -15,6 +15,7 @@ import datetime as dt
 import re
 from collections.abc import Callable, Iterable, Mapping
 from functools import cache
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +68,7 @@ class Languages(BaseModel):
     _another: re.Pattern[str] = PrivateAttr()
     _talk: re.Pattern[str] = PrivateAttr()
     _humans: re.Pattern[str] = PrivateAttr()
+    _wanting: re.Pattern[str] = PrivateAttr()
     _person_alone: re.Pattern[str] = PrivateAttr()
     _stop_words: frozenset[str] = PrivateAttr()
     _ceilings: Ceilings = PrivateAttr()
@@ -80,9 +82,14 @@ class Languages(BaseModel):
         self._dropping = Dropping(self.languages)
         self._resend = re.compile(Table.words(self.languages, "resend", lambda lang: lang.resend).pattern, re.IGNORECASE)
         self._another = re.compile(Table.words(self.languages, "another", lambda lang: lang.another).pattern, re.IGNORECASE)
-        self._talk = re.compile(Table.words(self.languages, "talk", lambda lang: lang.talk).pattern, re.IGNORECASE)
-        self._humans = re.compile(Table.words(self.languages, "humans", lambda lang: lang.humans).pattern, re.IGNORECASE)
-        alone = Table.words(self.languages, "person_alone", lambda lang: lang.person_alone).pattern
+        talk, humans, anyone, wanting, alone = (
+            Table.words(self.languages, kind, attrgetter(kind)).pattern
+            for kind in ("talk", "humans", "someone", "wanting", "person_alone")
+        )
+        near = r"(?:\s+\S+){0,2}?\s+"  # a word or two between: "need (a real) person", "agent (hi) chahiye"
+        self._talk = re.compile(talk, re.IGNORECASE)
+        self._humans = re.compile(f"{humans}|{anyone}", re.IGNORECASE)
+        self._wanting = re.compile(f"{wanting}{near}{humans}|{humans}{near}{wanting}", re.IGNORECASE)
         self._person_alone = re.compile(rf"^\W*(?:{alone})\W*$", re.IGNORECASE)
         self._stop_words = frozenset(key(word) for lang in self.languages for word in lang.stop_words)
         self._ceilings = Ceilings(self.languages, self._numbers)
@@ -161,9 +168,12 @@ class Languages(BaseModel):
 
     def asks_for_person(self, text: str) -> bool:
         """Whether the text asks for a person rather than the assistant: a word for talking with
-        one for a person, in either order ("I want to talk to someone", "kisi insaan se baat
-        karni hai"), or a whole message that is such a request ("agent please")."""
-        return bool(self._person_alone.search(text) or (self._talk.search(text) and self._humans.search(text)))
+        one for a person or anyone, in either order ("I want to talk to someone", "kisi insaan se
+        baat karni hai"), a person of the business wanted ("I need a human", "ekjon agent
+        dorkar"), or a whole message that is such a request ("agent please")."""
+        return bool(
+            self._person_alone.search(text) or self._wanting.search(text) or (self._talk.search(text) and self._humans.search(text))
+        )
 
     def pointing(self, text: str, nouns: Iterable[str] = ()) -> Pointing:
         """What the text points at among the items on screen ("the first two", "it", "that

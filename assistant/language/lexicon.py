@@ -127,8 +127,11 @@ class Language(_Strict):
     before: Words = []  # after a length of time, how long ahead: "an hour before", "do ghante pehle"
     resend: Words = []  # asking for a code again: "resend", "send it again", "code nahi aaya"
     another: Words = []  # asking for one more of something, not to change the one had: "book another one", "ek aur"
-    talk: Words = []  # talking to someone, in a request for a person: "talk to", "speak with", "baat", "hablar con"
-    humans: Words = []  # whom, in a request for a person: "a person", "a human", "an agent", "insaan", "manush"
+    # Asking for a person of the business rather than the assistant (Languages.asks_for_person).
+    talk: Words = []  # talking to one: "talk to", "speak with", "baat karni", "hablar con"
+    humans: Words = []  # a person of the business: "a human", "an agent", "customer service", "insaan", "manush"
+    someone: Words = []  # anyone at all, a person only beside a talk word: "someone", "kisi se", "alguien"
+    wanting: Words = []  # asking for one, a word or two from a `humans` word: "I need (a human)", "(agent) chahiye"
     person_alone: Words = []  # a whole message asking for a person: "agent please", "operator"
 
     names: Words = []  # before a person's name, whatever follows: "my name is", "amar nam", "मेरा नाम"
