@@ -29,6 +29,7 @@ from assistant.dialogue.state import SessionState, Turn, Wishes
 from assistant.handover.desk import PeopleDesk
 from assistant.handover.store import HANDOVERS
 from assistant.infra.config import SETTINGS, Settings, bookings_file, sessions_file
+from assistant.infra.counters import shared_counters
 from assistant.infra.extensions import Slot
 from assistant.language import phrases
 from assistant.pack import texts as formatting
@@ -42,6 +43,7 @@ from assistant.understanding import guard
 from assistant.understanding.reader import NEEDS_PRODUCTS, Details, Intent, Understanding
 from assistant.understanding.references import refer
 from assistant.understanding.router import Router
+from assistant.web import telemetry
 from assistant.web.concierge import SERVICE_READER, TABLES
 from assistant.web.pack_files import example_url
 from assistant.web.schemas import ChatRequest, ChatResponse, Handler, HelpResult, ImageLink
@@ -649,9 +651,12 @@ def init_app(app: Flask) -> None:
     preferences = PreferenceStore(sessions_file(app))  # its own table, outliving any session
     crew_mode = None
     if settings.llm_model:
+        from assistant.llm.breaker import Breaker
         from assistant.llm.crew_mode import CrewMode
 
-        crew_mode = CrewMode(settings, catalog)
+        breaker = Breaker(shared_counters(app), settings)
+        telemetry.collect(app, breaker)
+        crew_mode = CrewMode(settings, catalog, breaker)
     PIPELINE.put(
         app,
         CrewPipeline(

@@ -213,6 +213,7 @@ def test_an_openai_compatible_server_is_reached_through_base_url(tmp_path):
     assert len(FakeOpenAI.requests) == sum(r["llm_calls"] for r in replies) == 12
     assert {r["path"] for r in FakeOpenAI.requests} == {"/v1/chat/completions"}
     assert {r["body"]["model"] for r in FakeOpenAI.requests} == {"local-model"}
+    assert {r["body"].get("max_tokens") for r in FakeOpenAI.requests} == {400}, "no runaway generation"
     assert FakeOpenAI.requests[0]["auth"] == "Bearer not-needed"
     assert "Mastercard Platinum Business Credit Card" in replies[0]["reply"]
     assert "| Annual fee |" in replies[1]["reply"]

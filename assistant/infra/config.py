@@ -69,10 +69,18 @@ class Settings(BaseSettings):
     llm_model: str | None = Field(default=None, description="e.g. openai/gpt-4o-mini, ollama/llama3.1")
     llm_base_url: str | None = Field(default=None, description="any OpenAI-compatible server's /v1 URL")
     llm_api_key: str | None = Field(default=None, validation_alias=AliasChoices("llm_api_key", "openai_api_key"))
-    llm_timeout_s: float = Field(default=20, gt=0, description="per LLM call")
-    llm_max_retries: int = Field(default=1, ge=0, le=3, description="client retries per call")
-    llm_turn_deadline_s: float = Field(default=30, gt=0, description="a turn never waits longer for the LLM")
+    llm_timeout_s: float = Field(default=10, gt=0, description="per LLM call")
+    # The client's own retries queue a second copy of a prompt the server may still be generating,
+    # and ignore the turn's deadline: none by default.
+    llm_max_retries: int = Field(default=0, ge=0, le=3, description="client retries per call")
+    llm_turn_deadline_s: float = Field(default=12, gt=0, description="a turn never waits longer for the LLM")
     llm_calls_per_turn: int = Field(default=6, ge=1, le=20, description="LLM call budget per turn")
+    llm_max_tokens: int = Field(default=400, ge=16, le=8192, description="the longest answer a call may generate")
+    # The circuit breaker, shared by every worker: this many faults or timeouts within the window
+    # and the model is skipped (offline replies) for the cool-down.
+    llm_breaker_faults: int = Field(default=3, ge=1, description="model faults within the window that open the breaker")
+    llm_breaker_window_s: int = Field(default=60, ge=1, le=3600, description="the window faults are counted in")
+    llm_breaker_cooldown_s: int = Field(default=60, ge=1, le=3600, description="how long the model is skipped once open")
     # The app is CPU-bound (rules, embeddings): one worker per core, threads for waiting on I/O.
     workers: int = Field(default=os.cpu_count() or 1, ge=1, description="gunicorn worker processes")
     threads: int = Field(default=4, ge=1, description="threads per gunicorn worker")

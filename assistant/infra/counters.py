@@ -1,5 +1,6 @@
 """Fixed-window counters every worker shares, kept beside the sessions (the same SQLite file, or
-the same Redis): the rate limits per client and session, and the messages per phone number.
+the same Redis): the rate limits per client and session, the messages per phone number, and the
+LLM's faults; and marks that last a while (the LLM's circuit breaker, open for a cool-down).
 
 Fixed windows are cheap (one counter update per event) and good enough to stop a flood.
 """
@@ -26,6 +27,12 @@ class RateCounters(Protocol):
         """Count one event against `key` in the current fixed window: (count so far, seconds
         until the window resets)."""
 
+    def mark(self, key: str, for_s: float) -> None:
+        """Set `key` for `for_s` seconds from now."""
+
+    def marked(self, key: str) -> float:
+        """The seconds `key` stays set; 0 when it is not."""
+
     def purge_expired(self) -> int: ...
 
 
@@ -35,7 +42,8 @@ class SQLiteRateCounters:
     def __init__(self, path: Path):
         self._db = ThreadSQLite(
             path,
-            "CREATE TABLE IF NOT EXISTS rate_windows (key TEXT PRIMARY KEY, window_start REAL NOT NULL, count INTEGER NOT NULL)",
+            "CREATE TABLE IF NOT EXISTS rate_windows (key TEXT PRIMARY KEY, window_start REAL NOT NULL, count INTEGER NOT NULL);"
+            "CREATE TABLE IF NOT EXISTS marks (key TEXT PRIMARY KEY, until REAL NOT NULL)",
         )
 
     def hit(self, key: str, window_s: int) -> tuple[int, float]:
@@ -50,10 +58,20 @@ class SQLiteRateCounters:
             ).fetchone()
         return int(count), start + window_s - now
 
-    def purge_expired(self) -> int:
-        """Rows whose window ended (a client, session or number that went quiet)."""
+    def mark(self, key: str, for_s: float) -> None:
         with self._db.connect() as db:
-            return db.execute("DELETE FROM rate_windows WHERE window_start < ?", (time.time() - LONGEST_WINDOW_S,)).rowcount
+            db.execute("INSERT OR REPLACE INTO marks VALUES (?, ?)", (key, time.time() + for_s))
+
+    def marked(self, key: str) -> float:
+        row = self._db.connect().execute("SELECT until FROM marks WHERE key = ?", (key,)).fetchone()
+        return max(0.0, float(row[0]) - time.time()) if row else 0.0
+
+    def purge_expired(self) -> int:
+        """Rows whose window ended (a client, session or number that went quiet), and marks gone by."""
+        now = time.time()
+        with self._db.connect() as db:
+            db.execute("DELETE FROM marks WHERE until < ?", (now,))
+            return db.execute("DELETE FROM rate_windows WHERE window_start < ?", (now - LONGEST_WINDOW_S,)).rowcount
 
 
 class RedisRateCounters:
@@ -71,8 +89,15 @@ class RedisRateCounters:
         count, _ = self.redis.pipeline().incr(counter).expire(counter, window_s * 2).execute()  # type: ignore[attr-defined]
         return int(count), start + window_s - now
 
+    def mark(self, key: str, for_s: float) -> None:
+        self.redis.set(f"{self.prefix}:mark:{key}", 1, px=max(1, int(for_s * 1000)))
+
+    def marked(self, key: str) -> float:
+        left = int(self.redis.pttl(f"{self.prefix}:mark:{key}"))
+        return left / 1000 if left > 0 else 0.0
+
     def purge_expired(self) -> int:
-        return 0  # Redis expires the windows by itself
+        return 0  # Redis expires the windows and marks by itself
 
 
 COUNTERS: Slot[RateCounters] = Slot("rate_counters")

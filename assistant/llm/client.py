@@ -54,6 +54,7 @@ def build_llm(settings: Settings) -> BaseLLM:
         api_key=settings.llm_api_key or ("not-needed" if settings.llm_base_url else None),
         timeout=settings.llm_timeout_s,
         max_retries=settings.llm_max_retries,
+        max_tokens=settings.llm_max_tokens,  # a runaway generation holds the server for minutes
         temperature=0.2,
     )
 

@@ -234,7 +234,9 @@ def ready() -> ResponseReturnValue:
             checks[name] = False
     if not all(checks.values()):
         return jsonify(error="not_ready", message="Not ready to answer yet.", checks=checks), 503, RETRY_LATER
-    return jsonify(status="ready", checks=checks)
+    crew = PIPELINE.get().crew_mode  # the model may be down: the assistant still answers, offline
+    llm = {"llm": {"breaker_open_s": round(crew.breaker.open_for(), 1)}} if crew else {}
+    return jsonify(status="ready", checks=checks, **llm)
 
 
 def init_app(app: Flask) -> None:

@@ -1,0 +1,92 @@
+"""LLM mode when the model or its server misbehaves: any fault gives the offline reply, a server
+without JSON schemas is asked for plain JSON, calls are capped, and a circuit breaker shared by
+every worker skips a failing model for a cool-down. A scripted model stands in for the provider."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+import pytest
+from scripted_llm import ScriptedLLM, restate_draft
+
+from app import create_app
+
+UNCLEAR = "plastic for the missus pls"  # the rules can't place it: the model is asked to read it
+
+
+@pytest.fixture
+def make_app(tmp_path):
+    def make(llm: ScriptedLLM, **settings):
+        app = create_app(
+            {
+                "session_db": tmp_path / "sessions.sqlite3",  # every app here shares it, as workers do
+                "llm_model": "openai/test",
+                "llm_base_url": "http://127.0.0.1:9/v1",
+                **settings,
+            }
+        )
+        app.extensions["pipeline"].crew_mode.llm = llm
+        return app.test_client()
+
+    return make
+
+
+def chat(client, query: str) -> dict:
+    response = client.post("/chat", json={"query": query, "session_id": str(uuid.uuid4())})
+    assert response.status_code == 200, response.get_json()
+    return response.get_json()
+
+
+@pytest.mark.parametrize("fault", [ConnectionError("Connection refused"), TimeoutError("read timed out"), OSError("unreachable")])
+def test_a_model_that_cannot_be_reached_while_reading_gives_the_offline_reply_at_once(make_app, client, fault):
+    data = chat(make_app(ScriptedLLM(script=[fault])), UNCLEAR)
+    assert data["mode"] == "offline-fallback" and data["llm_calls"] == 1
+    assert data["reply"] == chat(client, UNCLEAR)["reply"]
+
+
+@pytest.mark.parametrize("fault", [KeyError("choices"), RuntimeError("500 Internal Server Error"), ValueError("bad JSON")])
+def test_any_error_the_server_answers_with_gives_the_offline_reply(make_app, client, fault):
+    data = chat(make_app(ScriptedLLM(default=fault)), UNCLEAR)
+    assert data["mode"] == "offline-fallback" and data["reply"] == chat(client, UNCLEAR)["reply"]
+
+
+def test_a_server_that_refuses_json_schemas_is_asked_for_plain_json_from_then_on(make_app):
+    reading = json.dumps({"type": "product_info", "filters": {"tier": "gold", "product_type": "credit_card"}})
+    llm = ScriptedLLM(script=[RuntimeError("500: response_format json_schema is not supported"), reading], default=restate_draft)
+    client = make_app(llm)
+    data = chat(client, "something shiny but not too fancy, yellow metal maybe")
+    assert [call["response_model"] is not None for call in llm.calls[:2]] == [True, False]
+    assert data["intent"]["filters"] == {"tier": "gold", "product_type": "credit_card"} and data["mode"] == "crew"
+    before = len(llm.calls)
+    llm.script = [reading]
+    chat(client, "something shiny in yellow metal for my wallet")
+    assert llm.calls[before]["response_model"] is None, "the server's refusal is remembered"
+
+
+def test_a_turn_that_needs_no_model_call_says_it_was_answered_offline(make_app):
+    llm = ScriptedLLM(default=restate_draft)
+    data = chat(make_app(llm), "I want a card")
+    assert data["ask_user"] and data["llm_calls"] == 0 and data["mode"] == "offline" and not llm.calls
+
+
+def test_repeated_faults_open_the_breaker_for_every_worker_until_the_cool_down(make_app):
+    failing = ScriptedLLM(default=ConnectionError("Connection refused"))
+    worker = make_app(failing, llm_breaker_faults=2, llm_breaker_cooldown_s=300)
+    assert chat(worker, UNCLEAR)["mode"] == "offline-fallback"
+    assert worker.get("/ready").get_json()["llm"] == {"breaker_open_s": 0}
+    chat(worker, "I want a platinum conventional credit card for business")
+    assert len(failing.calls) == 2
+    healthy = ScriptedLLM(default=restate_draft)
+    other_worker = make_app(healthy, llm_breaker_faults=2, llm_breaker_cooldown_s=300)
+    skipped = chat(other_worker, "I want a platinum conventional credit card for business")
+    assert skipped["mode"] == "offline-fallback" and skipped["llm_calls"] == 0 and skipped["products"]
+    assert not healthy.calls, "an open breaker calls no model, in any worker"
+    ready = other_worker.get("/ready")
+    assert ready.status_code == 200 and 290 < ready.get_json()["llm"]["breaker_open_s"] <= 300, "offline still answers"
+    metric = next(
+        line
+        for line in other_worker.get("/metrics").get_data(as_text=True).splitlines()
+        if line.startswith("assistant_llm_breaker")
+    )
+    assert 290 < float(metric.split()[-1]) <= 300
