@@ -83,3 +83,69 @@ def test_tool_names_and_reasoning_never_reach_the_customer(facts, catalog):
 
 def test_asking_about_eligibility_is_not_a_verdict(facts, catalog):
     assert violations("I can check whether you're eligible, or if you are eligible elsewhere.", facts, catalog) == []
+
+
+# --- beyond facts: what a real small model did (issue 19) ---------------------------------------
+
+
+@pytest.fixture
+def turn(catalog):
+    """Two cards on screen, the draft about them, and what the prompts told the model."""
+    gold, classic = catalog.product("visa-gold-credit"), catalog.product("visa-classic-credit")
+    draft = f"**{gold.name}**: annual fee ৳3,000. **{classic.name}**: annual fee ৳1,500."
+    return Facts(
+        text="\n".join([draft, gold.model_dump_json(), classic.model_dump_json()]),
+        product_names={gold.name, classic.name},
+        items={gold.name: gold.model_dump_json(), classic.name: classic.model_dump_json()},
+        instructions="You are the Response Formatter. Your personal goal is: turn the verified facts into a friendly reply "
+        f"for the customer.\nThis is the expected criteria for your final answer: a reply in markdown.\n{draft}",
+    )
+
+
+def test_a_figure_from_one_item_said_of_another_is_named(turn, catalog):
+    gold, classic = catalog.product("visa-gold-credit").name, catalog.product("visa-classic-credit").name
+    assert violations(f"The {gold} has an annual fee of ৳1,500.", turn, catalog) == [f"the figure 1500 said of {gold}"]
+    assert violations(f"The {gold} costs ৳3,000 and the {classic} ৳1,500.", turn, catalog) == []
+
+
+def test_the_prompts_own_text_never_reaches_the_customer(turn, catalog):
+    leaked = "Sure! Your personal goal is: turn the verified facts into a friendly reply."
+    assert violations(leaked, turn, catalog) == ["the text of its instructions"]
+    assert violations("Here you go <<<show me cards>>>", turn, catalog) == ["the text of its instructions"]
+    gold = catalog.product("visa-gold-credit").name
+    assert violations(f"**{gold}**: annual fee ৳3,000.", turn, catalog) == [], "the draft's own words are data, not instructions"
+
+
+@pytest.mark.parametrize("reply", ["\x00\x07\x1b[31m", "৳৳৳ 3,000 ---- ****", "Hello\x0b there"])
+def test_a_reply_that_is_not_language_is_refused(turn, catalog, reply):
+    assert "text that is not language" in violations(reply, turn, catalog)
+
+
+def test_a_price_in_another_currency_is_named(turn, catalog):
+    assert violations("The Visa Gold costs $3,000 a year.", turn, catalog) == ["a price in another currency ($)"]
+
+
+def test_a_date_or_time_the_data_does_not_name_is_named(catalog):
+    facts = Facts(text="Your call-back is booked for Tuesday 25 November 2026 at 11:00.", product_names=set())
+    assert violations("See you Tuesday 25 November 2026 at 11:00!", facts, catalog) == []
+    time, date = violations("See you on 26 November at 24:30 or maybe 13:30.", facts, catalog)
+    assert time == "the time 13:30" and re.fullmatch(r"the date \d{4}-11-26", date), "the day after the booked one"
+
+
+def test_a_promise_the_data_does_not_make_is_named(catalog):
+    facts = Facts(text="Here are the cards you asked about.", product_names=set())
+    assert violations("Great choice! We'll call you next week to finish it.", facts, catalog) == [
+        "a promise the data doesn't make ('we'll call')"
+    ]
+    booked = Facts(text="Booked! We'll call you on Tuesday at 11:00.", product_names=set())
+    assert violations("All set: we'll call you Tuesday at 11:00.", booked, catalog) == []
+
+
+def test_a_reply_that_drops_the_flows_question_is_named(catalog):
+    facts = Facts(
+        text="Which card would you like the appointment for?",
+        product_names=set(),
+        question="Which card would you like the appointment for?",
+    )
+    assert violations("Happy to help you book an appointment!", facts, catalog) == ["the question the customer must answer next"]
+    assert violations("Happy to help! Which card would you like the appointment for?", facts, catalog) == []

@@ -69,6 +69,7 @@ class Languages(BaseModel):
     _talk: re.Pattern[str] = PrivateAttr()
     _humans: re.Pattern[str] = PrivateAttr()
     _wanting: re.Pattern[str] = PrivateAttr()
+    _promises: re.Pattern[str] = PrivateAttr()
     _person_alone: re.Pattern[str] = PrivateAttr()
     _stop_words: frozenset[str] = PrivateAttr()
     _ceilings: Ceilings = PrivateAttr()
@@ -87,6 +88,7 @@ class Languages(BaseModel):
             for kind in ("talk", "humans", "someone", "wanting", "person_alone")
         )
         near = r"(?:\s+\S+){0,2}?\s+"  # a word or two between: "need (a real) person", "agent (hi) chahiye"
+        self._promises = re.compile(Table.words(self.languages, "promises", attrgetter("promises")).pattern, re.IGNORECASE)
         self._talk = re.compile(talk, re.IGNORECASE)
         self._humans = re.compile(f"{humans}|{anyone}", re.IGNORECASE)
         self._wanting = re.compile(f"{wanting}{near}{humans}|{humans}{near}{wanting}", re.IGNORECASE)
@@ -165,6 +167,10 @@ class Languages(BaseModel):
         """Whether the text asks for one more of something ("another one", "ek aur") rather than
         a change to the one had."""
         return bool(self._another.search(text))
+
+    def promises(self, text: str) -> set[str]:
+        """The actions the text says are taken or done ("we'll call", "i've booked"), as keys."""
+        return {key(found.group(0)) for found in self._promises.finditer(text)}
 
     def asks_for_person(self, text: str) -> bool:
         """Whether the text asks for a person rather than the assistant: a word for talking with

@@ -127,6 +127,7 @@ class Language(_Strict):
     before: Words = []  # after a length of time, how long ahead: "an hour before", "do ghante pehle"
     resend: Words = []  # asking for a code again: "resend", "send it again", "code nahi aaya"
     another: Words = []  # asking for one more of something, not to change the one had: "book another one", "ek aur"
+    promises: Words = []  # an action said to be taken or done: "we'll call you", "I've booked", "te llamaremos"
     # Asking for a person of the business rather than the assistant (Languages.asks_for_person).
     talk: Words = []  # talking to one: "talk to", "speak with", "baat karni", "hablar con"
     humans: Words = []  # a person of the business: "a human", "an agent", "customer service", "insaan", "manush"

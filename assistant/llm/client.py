@@ -67,6 +67,7 @@ class BudgetedLLM(BaseLLM):
     max_calls: int
     deadline: float  # time.monotonic() value
     calls: int = 0
+    prompts: list[str] = []  # what the turn's calls sent: the guard keeps their instructions from the reply
 
     def call(
         self,
@@ -83,6 +84,7 @@ class BudgetedLLM(BaseLLM):
         if time.monotonic() >= self.deadline:
             raise DeadlineExceeded("the turn's deadline passed")
         self.calls += 1
+        self.prompts.append(messages if isinstance(messages, str) else "\n".join(str(m.get("content") or "") for m in messages))
         reply = self.inner.call(
             messages,
             tools=tools,

@@ -153,9 +153,9 @@ class CrewTurn:
         draft = work.out.reply
         if self.fault:
             return draft
-        facts = _facts(work)
         try:
             reply = self._kickoff(agents, work)
+            facts = _facts(work, "\n".join(self.llm.prompts))
             problems = grounding.violations(reply, facts, self.catalog)
             if not problems:
                 self.grounding = "passed"
@@ -255,8 +255,9 @@ def _inputs(work: TurnWork) -> dict[str, str]:
     }
 
 
-def _facts(work: TurnWork) -> grounding.Facts:
-    """Everything this turn's reply may state: tool results, the draft, and the customer's words."""
+def _facts(work: TurnWork, instructions: str) -> grounding.Facts:
+    """Everything this turn's reply may state (tool results, the draft, the customer's words),
+    each item's own data, the question it must keep, and the prompts it must not show."""
     cached = work.services.catalog.products_by_id(work.request.state.product_ids)
     products = {p.id: p for p in [*work.out.selection, *cached, *work.out.products]}
     text = "\n".join(
@@ -272,7 +273,15 @@ def _facts(work: TurnWork) -> grounding.Facts:
     )
     verdicts = [v.eligible for v in work.out.verdicts] if work.out.verdicts is not None else None
     names = {p.name for p in products.values()}
-    return grounding.Facts(text=text, product_names=names, verdicts=verdicts, tools_run=set(work.out.tools_run))
+    return grounding.Facts(
+        text=text,
+        product_names=names,
+        verdicts=verdicts,
+        tools_run=set(work.out.tools_run),
+        items={p.name: p.model_dump_json() for p in products.values()},
+        question=work.out.ask_user,
+        instructions=instructions,
+    )
 
 
 def _quoted(work: TurnWork) -> str:

@@ -7,14 +7,23 @@ number words and scales of its languages ("80k", "two thousand"). A figure count
 when it carries a currency mark or a percent sign, or is 100 or more; small bare numbers (list
 markers, counts) are free. The pack's declared constraints (pack.yaml `constraints:`, "a price
 requires the tariff tool") are checked here too, against the tools the turn ran.
+
+Beyond facts, a reply must be language (no control characters), show nothing of the prompts it
+was written from, use no currency but the pack's, name only dates and times the data names,
+bind each figure to the item whose data has it, promise no action the turn's data doesn't
+state ("we'll call you"), and keep the question the flow is waiting on.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import re
+import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 
+from assistant.language import Found
 from assistant.pack.constraints import Constraint, broken
 from assistant.pack.model import Catalog
 
@@ -23,6 +32,11 @@ _LEAKS = re.compile(
     r"|^\s*(?:Thought|Action|Action Input|Observation|Final Answer):",
     re.MULTILINE,
 )
+_MARKERS = ("<<<", ">>>")  # the prompts' data markers
+SHINGLE = 6  # words in a row repeated from a prompt's instructions: its text shown to the customer
+_WORD = re.compile(r"\w+")
+_SENTENCE = re.compile(r"[^\n.!?]+(?:[.!?](?!\d)|$)")  # up to its end, not a decimal point
+MIN_LETTERS = 0.3  # the share of a reply's visible characters that are letters, at least
 _SAYS_ELIGIBLE = re.compile(r"\byou(?:'re| are)\s+(?:fully\s+)?eligible\b|\byou\s+qualify\b", re.IGNORECASE)
 _SAYS_INELIGIBLE = re.compile(r"\b(?:not|n't|in)\s*eligible\b|\bdo(?:n't| not)\s+qualify\b", re.IGNORECASE)
 
@@ -57,6 +71,9 @@ class Facts:
     product_names: set[str]
     verdicts: list[bool | None] | None = None
     tools_run: set[str] = field(default_factory=set)  # what the pack's constraints require
+    items: dict[str, str] = field(default_factory=dict)  # each item's name -> its own data, as text
+    question: str | None = None  # the question the flow waits on: the reply must keep it
+    instructions: str = ""  # the prompts the reply was written from: none of it may be shown
 
 
 def violations(reply: str, facts: Facts, catalog: Catalog) -> list[str]:
@@ -82,7 +99,63 @@ def violations(reply: str, facts: Facts, catalog: Catalog) -> list[str]:
     problems += [
         f"a statement the {' or '.join(c.requires)} tool did not back ({c.name})" for c in constrained(reply, facts, catalog)
     ]
+    return problems + _form(reply, facts, catalog)
+
+
+def _form(reply: str, facts: Facts, catalog: Catalog) -> list[str]:
+    """What is wrong with the reply beyond its facts."""
+    problems = []
+    visible = [c for c in reply if not c.isspace()]
+    if any(unicodedata.category(c) in ("Cc", "Cs", "Co", "Cn") for c in reply if c not in "\n\r\t") or (
+        visible and sum(c.isalpha() for c in visible) / len(visible) < MIN_LETTERS
+    ):
+        problems.append("text that is not language")
+    if any(marker in reply for marker in _MARKERS) or _shingles(reply) & (_shingles(facts.instructions) - _shingles(facts.text)):
+        problems.append("the text of its instructions")
+    foreign = sorted({c for c in reply if unicodedata.category(c) == "Sc" and c not in catalog.business.currency_symbol})
+    problems += [f"a price in another currency ({sign})" for sign in foreign]
+    languages, today = catalog.languages, dt.date.today()
+    for kind, find in (("time", languages.find_time), ("date", lambda text: languages.find_date(text, today))):
+        problems += [f"the {kind} {value}" for value in sorted(_all(find, reply) - _all(find, facts.text))]
+    problems += [f"the figure {_show(n)} said of {name}" for name, n in _misattributed(reply, facts, catalog)]
+    promised = languages.promises(reply) - languages.promises(facts.text)
+    problems += [f"a promise the data doesn't make ('{words}')" for words in sorted(promised)]
+    if facts.question and _key_words(facts.question) - _key_words(reply):
+        problems.append("the question the customer must answer next")
     return problems
+
+
+def _shingles(text: str) -> set[tuple[str, ...]]:
+    words = [w.casefold() for w in _WORD.findall(text)]
+    return {tuple(words[i : i + SHINGLE]) for i in range(len(words) - SHINGLE + 1)}
+
+
+def _all(find: Callable[[str], Found | None], text: str) -> set[str]:
+    """Every value `find` finds in the text (it finds the last one: the text is cut before it)."""
+    values = set()
+    while (found := find(text)) is not None:
+        values.add(found.value)
+        text = text[: found.start]
+    return values
+
+
+def _misattributed(reply: str, facts: Facts, catalog: Catalog) -> list[tuple[str, float]]:
+    """Figures a sentence naming one item gives it that its own data doesn't have (another item's fee)."""
+    wrong = []
+    for sentence in _SENTENCE.findall(reply):
+        named = [name for name in facts.items if name in sentence]
+        if len(named) != 1:
+            continue  # none, or a comparison: several items' figures side by side
+        own = figures(facts.items[named[0]], catalog)
+        wrong += [
+            (named[0], n) for n in sorted(figures(sentence, catalog, claims_only=True) - own) if n in figures(facts.text, catalog)
+        ]
+    return wrong
+
+
+def _key_words(text: str) -> set[str]:
+    """A question's words that carry it (three letters or more), to find it again in a reply."""
+    return {w.casefold() for w in _WORD.findall(text) if len(w) > 2}
 
 
 def constrained(reply: str, facts: Facts, catalog: Catalog) -> list[Constraint]:
