@@ -235,3 +235,17 @@ def test_a_one_time_code_never_reaches_the_model(make_app, tmp_path):
     assert done["booking"]["status"] == "confirmed" and done["mode"] == "crew"
     assert all(code not in llm.prompt_text(i) for i in range(len(llm.calls)))
     assert any("Booking Assistant" == call["agent"] for call in llm.calls)
+
+
+def test_names_phones_and_emails_reach_the_model_only_as_placeholders(make_app, tmp_path):
+    llm = ScriptedLLM(default=restate_draft)
+    client, session = make_app(llm, notify_outbox=tmp_path / "outbox.jsonl"), str(uuid.uuid4())
+    chat(client, session, "book me a call next Sunday at 5 pm about the Visa Platinum Business Credit Card")
+    named = chat(client, session, "my name is Rahim Uddin")
+    phoned = chat(client, session, "01712345678, or rahim.uddin@example.com if that's easier")
+    prompts = "\n".join(llm.prompt_text(i) for i in range(len(llm.calls)))
+    assert "Rahim" not in prompts and "Uddin" not in prompts and "01712345678" not in prompts and "rahim.uddin@" not in prompts
+    assert "[NAME_1]" in prompts and "[PHONE_1]" in prompts and "[EMAIL_1]" in prompts
+    assert named["mode"] == phoned["mode"] == "crew"
+    assert "Rahim Uddin" in named["reply"] or "Rahim Uddin" in phoned["reply"], "the placeholders are filled in again"
+    assert "[NAME_" not in named["reply"] + phoned["reply"]

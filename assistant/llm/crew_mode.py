@@ -26,6 +26,7 @@ from assistant.infra.config import Settings
 from assistant.llm import grounding, phases
 from assistant.llm.breaker import Breaker
 from assistant.llm.client import BudgetedLLM, BudgetExceeded, EmptyReply, LLMFault, build_llm
+from assistant.llm.privacy import Placeholders
 from assistant.pack.model import Catalog, IntentType, Product
 from assistant.understanding.reader import Intent
 
@@ -96,7 +97,7 @@ class CrewTurn:
         if self.fault:
             return intent
         try:
-            reading = self._read(query)
+            reading = self._read(Placeholders([intent.name] if intent.name else []).hide(query))
         except Exception as error:  # any fault of the model, its server or crewai: the rules' reading stands
             self._failed(error)
             return intent
@@ -153,8 +154,9 @@ class CrewTurn:
         draft = work.out.reply
         if self.fault:
             return draft
+        private = Placeholders.of(work)
         try:
-            reply = self._kickoff(agents, work)
+            reply = private.show(self._kickoff(agents, work, private))
             facts = _facts(work, "\n".join(self.llm.prompts))
             problems = grounding.violations(reply, facts, self.catalog)
             if not problems:
@@ -164,7 +166,7 @@ class CrewTurn:
             if not grounding.regenerable(reply, facts, self.catalog):
                 self.grounding = "fallback"
                 return draft
-            reply = self._regenerate(reply, problems, draft)
+            reply = private.show(self._regenerate(private.hide(reply), problems, private.hide(draft)))
             if not grounding.violations(reply, facts, self.catalog):
                 self.grounding = "regenerated"
                 return reply
@@ -174,14 +176,14 @@ class CrewTurn:
         self.grounding = "fallback"
         return draft
 
-    def _kickoff(self, agents: list[str], work: TurnWork) -> str:
+    def _kickoff(self, agents: list[str], work: TurnWork, private: Placeholders) -> str:
         self.stage = stage = phases.stage_of(work)
         added = {
             "phase_module": phases.module(self.catalog, stage, self.static),
             "state_summary": phases.summary(work, stage),
         }
         added = {key: text for key, text in added.items() if text}
-        inputs = {**_inputs(work), **added}
+        inputs = {key: private.hide(text) for key, text in {**_inputs(work), **added}.items()}
         crew = build_crew(
             [*agents, "formatter"],
             self.llm,
