@@ -1,10 +1,10 @@
-"""The seed's six-message conversation (flow 6 plus the filter change), replayed by every benchmark."""
+"""The README's seed conversation (flow 6 with a verdict, then the filter change), replayed by every benchmark."""
 
 SEED_CONVERSATION = [
     "I want a platinum conventional credit card for business",
     "Which is best for me? Compare them",
     "Am I eligible for the Mastercard one?",
-    "Compare them and check eligibility",
+    "I earn 1.5 lakh a month",
     "Actually show me Islamic options instead",
     "What are the fees?",
 ]

@@ -17,11 +17,12 @@ from pydantic import ConfigDict, Field
 import assistant.infra.config  # noqa: F401  (sets the crewai telemetry switches before the import)
 
 Reply = str | Exception | Callable[[list[dict]], str]
-_DRAFT = re.compile(r"this draft built from the business's data: (.*?)\n\nThis is the expected criteria", re.DOTALL)
+_DRAFT = re.compile(r"word for word after your words: (.*?)\n\nWrite one or two short", re.DOTALL)
 
 
 def restate_draft(messages: list[dict]) -> str:
-    """A well-behaved model: the formatter restates the verified draft, the others acknowledge."""
+    """A model that adds nothing: the formatter restates the verified draft (so the reply is the
+    draft alone), the others acknowledge."""
     found = _DRAFT.search(messages[-1]["content"])
     return "Final Answer: " + (found.group(1) if found else "Noted: the context above is my answer.")
 

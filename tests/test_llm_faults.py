@@ -5,6 +5,7 @@ every worker skips a failing model for a cool-down. A scripted model stands in f
 from __future__ import annotations
 
 import json
+import re
 import uuid
 
 import pytest
@@ -90,3 +91,12 @@ def test_repeated_faults_open_the_breaker_for_every_worker_until_the_cool_down(m
         if line.startswith("assistant_llm_breaker")
     )
     assert 290 < float(metric.split()[-1]) <= 300
+
+
+def test_the_reading_prompt_lists_exactly_the_types_its_schema_allows(make_app):
+    from assistant.llm.crew_mode import LLMReading
+
+    llm = ScriptedLLM(script=[json.dumps({"type": "unknown"})], default=restate_draft)
+    chat(make_app(llm), UNCLEAR)
+    listed = re.search(r'"type": one of ([^;]+);', llm.prompt_text(0)).group(1).split(", ")
+    assert listed == LLMReading.model_json_schema()["properties"]["type"]["enum"]

@@ -77,18 +77,31 @@ def test_each_agent_gets_its_tool_results_as_context(make_app, catalog):
     assert "<<<Compare them and check eligibility>>>" in formatter
 
 
-def test_an_invented_price_is_regenerated_once_with_the_violation_named(make_app):
+def test_an_invented_price_is_regenerated_once_with_the_violation_named(make_app, client):
     llm = ScriptedLLM(
         script=[
             "Final Answer: found them",
             "Final Answer: The best card costs just ৳999 a year!",
-            "All three cards are listed above with their fees.",
+            "All three cards are below, with their fees.",
         ]
     )
     data = chat(make_app(llm), str(uuid.uuid4()), "I want a platinum conventional credit card for business")
+    offline = chat(client, str(uuid.uuid4()), "I want a platinum conventional credit card for business")
     assert data["grounding"] == "regenerated" and data["mode"] == "crew"
-    assert data["reply"] == "All three cards are listed above with their fees."
+    assert data["reply"] == "All three cards are below, with their fees.\n\n" + offline["reply"]
     assert "the figure 999" in llm.prompt_text(2) and "৳5,000" in llm.prompt_text(2)
+
+
+def test_every_fact_the_customer_reads_is_the_drafts_and_the_model_only_frames_it(make_app, client):
+    """Grounding by construction: a passing reply's sentences that name an item or a figure,
+    even a true one said loosely, give way to the verified draft; only sentences stating
+    nothing frame it."""
+    framing = "Great question, and thanks for your patience! Here is what I found for you."
+    loose = "The Mastercard Platinum Business Credit Card is the one for you, at ৳5,000 a year."
+    llm = ScriptedLLM(script=["Final Answer: ok", f"Final Answer: {framing} {loose}"])
+    data = chat(make_app(llm), str(uuid.uuid4()), "I want a platinum conventional credit card for business")
+    offline = chat(client, str(uuid.uuid4()), "I want a platinum conventional credit card for business")
+    assert data["grounding"] == "passed" and data["reply"] == f"{framing}\n\n{offline['reply']}"
 
 
 def test_a_reply_that_stays_ungrounded_falls_back_to_the_template(make_app, client):

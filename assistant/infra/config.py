@@ -76,6 +76,7 @@ class Settings(BaseSettings):
     llm_turn_deadline_s: float = Field(default=12, gt=0, description="a turn never waits longer for the LLM")
     llm_calls_per_turn: int = Field(default=6, ge=1, le=20, description="LLM call budget per turn")
     llm_max_tokens: int = Field(default=400, ge=16, le=8192, description="the longest answer a call may generate")
+    llm_temperature: float = Field(default=0.2, ge=0, le=2, description="0: the same prompt gets the same answer")
     # The circuit breaker, shared by every worker: this many faults or timeouts within the window
     # and the model is skipped (offline replies) for the cool-down.
     llm_breaker_faults: int = Field(default=3, ge=1, description="model faults within the window that open the breaker")

@@ -55,7 +55,7 @@ def build_llm(settings: Settings) -> BaseLLM:
         timeout=settings.llm_timeout_s,
         max_retries=settings.llm_max_retries,
         max_tokens=settings.llm_max_tokens,  # a runaway generation holds the server for minutes
-        temperature=0.2,
+        temperature=settings.llm_temperature,
     )
 
 

@@ -37,6 +37,8 @@ SHINGLE = 6  # words in a row repeated from a prompt's instructions: its text sh
 _WORD = re.compile(r"\w+")
 _SENTENCE = re.compile(r"[^\n.!?]+(?:[.!?](?!\d)|$)")  # up to its end, not a decimal point
 MIN_LETTERS = 0.3  # the share of a reply's visible characters that are letters, at least
+FRAMING_SENTENCES = 2  # the model's own sentences kept around the verified draft, at most
+REPEAT_WORDS = 3  # words in a row a framing sentence shares with the draft: a repeat
 _SAYS_ELIGIBLE = re.compile(r"\byou(?:'re| are)\s+(?:fully\s+)?eligible\b|\byou\s+qualify\b", re.IGNORECASE)
 _SAYS_INELIGIBLE = re.compile(r"\b(?:not|n't|in)\s*eligible\b|\bdo(?:n't| not)\s+qualify\b", re.IGNORECASE)
 
@@ -125,9 +127,34 @@ def _form(reply: str, facts: Facts, catalog: Catalog) -> list[str]:
     return problems
 
 
-def _shingles(text: str) -> set[tuple[str, ...]]:
+def framing(reply: str, draft: str, catalog: Catalog) -> str:
+    """Grounding by construction: of what the model wrote, only its sentences that state nothing
+    (no figure, item, date, time, verdict, promise or prompt text) and that the draft doesn't
+    already say, at most FRAMING_SENTENCES of them. The reply is then these and the draft, so
+    every fact a customer reads comes from the engine's verified draft."""
+    nothing = Facts(text="", product_names=set())
+    kept = []
+    for sentence in (s.strip() for s in _SENTENCE.findall(reply)):
+        if not sentence or sentence[0] in "|#>" or any(c.isdigit() for c in sentence):
+            continue  # tables, headings, quotes and anything with a number are the draft's to say
+        if violations(sentence, nothing, catalog) or _repeats(sentence, draft):
+            continue
+        kept.append(sentence.lstrip("-*• "))
+    return " ".join(kept[:FRAMING_SENTENCES])
+
+
+def _repeats(sentence: str, draft: str) -> bool:
+    """Whether the draft already says most of the sentence."""
+    said = _shingles(sentence, REPEAT_WORDS)
+    words = {w.casefold() for w in _WORD.findall(sentence)}
+    if not said:
+        return words <= {w.casefold() for w in _WORD.findall(draft)}
+    return len(said & _shingles(draft, REPEAT_WORDS)) * 2 >= len(said)
+
+
+def _shingles(text: str, size: int = SHINGLE) -> set[tuple[str, ...]]:
     words = [w.casefold() for w in _WORD.findall(text)]
-    return {tuple(words[i : i + SHINGLE]) for i in range(len(words) - SHINGLE + 1)}
+    return {tuple(words[i : i + size]) for i in range(len(words) - size + 1)}
 
 
 def _all(find: Callable[[str], Found | None], text: str) -> set[str]:
