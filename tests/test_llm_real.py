@@ -42,7 +42,8 @@ def test_the_seed_conversation_never_fails_and_no_wrong_figure_reaches_the_custo
     for query in [*SEED_CONVERSATION, "plastic for the missus pls", "whats good"]:
         data = ask(client, session, query)
         offline = ask(client, twin, query, mode="offline")
-        if data["mode"] == "crew" and data["grounding"] != "fallback":
+        same_reading = data["intent"] == offline["intent"]  # else the model read it anew: another draft
+        if data["mode"] == "crew" and data["grounding"] != "fallback" and same_reading:
             written += 1
             assert (
                 wrong_figures(data["reply"], offline["reply"], data["products"], client.application.extensions["pipeline"].catalog)
@@ -59,7 +60,8 @@ def test_a_server_that_refuses_json_schemas_still_reads_the_message(tmp_path, se
 
 
 def test_the_turn_deadline_holds_against_a_real_server(tmp_path, server):
-    client = llm_app(tmp_path, server, llm_turn_deadline_s=0.5).test_client()
+    # the call it abandons runs on in the server: a few tokens, so the next test's calls don't wait long
+    client = llm_app(tmp_path, server, llm_turn_deadline_s=0.5, llm_max_tokens=16).test_client()
     started = time.monotonic()
     data = ask(client, str(uuid.uuid4()), "I want a platinum conventional credit card for business")
     assert time.monotonic() - started < 3 and data["mode"] == "offline-fallback" and data["products"]
