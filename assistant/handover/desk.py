@@ -18,7 +18,7 @@ from agents.work import TurnWork
 from assistant.dialogue.state import SessionState
 from assistant.handover.store import Handover, HandoverStore
 from assistant.pack.flows import WEEKDAYS, Weekday
-from assistant.pack.handover import Handover as Rules
+from assistant.pack.handover import HandoverRules
 from assistant.pack.model import Catalog
 from assistant.pack.texts import say
 from assistant.tools.embeddings import MiniLMEmbedder
@@ -39,7 +39,7 @@ class PeopleDesk:
         self.store = store
         self.embedder = embedder
         self.clock = clock
-        self.rules: Rules = catalog.pack.handover
+        self.rules: HandoverRules = catalog.pack.handover
         languages = catalog.languages
         said = dict(zip(languages.codes, languages.languages, strict=True))[catalog.pack.page.lang.split("-")[0].lower()]
         self.day_names = {day: said.weekdays.get(day, [day])[0].title() for day in WEEKDAYS}  # in the replies' language

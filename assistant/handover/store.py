@@ -18,6 +18,14 @@ from assistant.infra.config import bookings_file
 from assistant.infra.extensions import Slot
 from assistant.infra.sqlite import Row, SharedSQLite
 
+REASONS = {  # why a conversation went to people, as the console says it
+    "asked": "asked for a person",
+    "not_understood": "not understood twice in a row",
+    "article": "a help article that people handle",
+    "flow_done": "a completed case for the office",
+    "unplaced": "a booking no time could take",
+    "panic": "the panic switch was on",
+}
 UNANSWERED_KEPT = 2000  # the newest questions the console groups; older ones are dropped
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS handovers (

@@ -13,10 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from assistant.pack.flows import WEEKDAYS, Weekday
 
-REASONS = ("asked", "not_understood", "article", "flow_done", "unplaced", "panic")
 
-
-class Handover(BaseModel):
+class HandoverRules(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     wait_minutes: int = Field(default=10, ge=1, le=24 * 60)  # the wait customers are told, within hours

@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 from assistant.language import DateOrder, Languages, load_languages
 from assistant.pack.constraints import Constraint
 from assistant.pack.flows import BUILT_STAGES, Flow
-from assistant.pack.handover import Handover
+from assistant.pack.handover import HandoverRules
 from assistant.pack.quotes import Elements, Example, QuoteSetup
 
 T = TypeVar("T")
@@ -455,7 +455,7 @@ class Pack(Strict):
     quote: QuoteSetup | None = None  # what customers can ask a price for (assistant/pack/quotes.py)
     constraints: list[Constraint] = []  # rules on every reply (assistant/pack/constraints.py)
     prompting: Prompting | None = None  # LLM mode's tools and prompt module per phase; None: every allowed tool, one prompt
-    handover: Handover = Handover()  # when people take a conversation over (assistant/pack/handover.py)
+    handover: HandoverRules = HandoverRules()  # when people take a conversation over (assistant/pack/handover.py)
 
     @model_validator(mode="after")
     def _references(self) -> Pack:

@@ -23,7 +23,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from assistant.dialogue.sessions import amend
 from assistant.dialogue.state import Turn
 from assistant.handover.clusters import grouped
-from assistant.handover.store import HANDOVERS, Handover, HandoverStore, NotHeld, Panic, Taken
+from assistant.handover.store import HANDOVERS, REASONS, Handover, HandoverStore, NotHeld, Panic, Taken
 from assistant.web import telemetry
 from assistant.web.errors import ApiError, json_object
 from assistant.web.identity import require_operator
@@ -31,14 +31,6 @@ from assistant.web.schemas import session_id as canonical_session_id
 from crew_pipeline import PIPELINE
 
 MAX_REPLY_CHARS = 2000
-REASONS = {
-    "asked": "asked for a person",
-    "not_understood": "not understood twice in a row",
-    "article": "a help article that people handle",
-    "flow_done": "a completed case for the office",
-    "unplaced": "a booking no time could take",
-    "panic": "the panic switch was on",
-}
 page = Blueprint("console_page", __name__)
 bp = Blueprint("console", __name__, url_prefix="/console/api")
 log = logging.getLogger("assistant.console")

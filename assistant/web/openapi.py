@@ -8,6 +8,7 @@ from pydantic import BaseModel
 
 from assistant.attachments.store import ATTACHMENT_ID
 from assistant.cases.store import STATUSES
+from assistant.handover.store import REASONS
 from assistant.pack.model import Catalog, Labels
 from assistant.web.concierge import AssistantRequest
 from assistant.web.schemas import ATTACHMENTS_ONLY, CUSTOMER_ID, SESSION_ID_PATTERN, ChatRequest, ChatResponse
@@ -77,7 +78,7 @@ def _people_paths() -> dict[str, Any]:
         "properties": {
             "session_id": _UUID,
             "pack": {"type": "string"},
-            "reason": {"type": "string", "enum": ["asked", "not_understood", "article", "flow_done", "unplaced", "panic"]},
+            "reason": {"type": "string", "enum": list(REASONS)},
             "reason_text": {"type": "string"},
             "status": {"type": "string", "enum": ["waiting", "taken"]},
             "operator": {"type": ["string", "null"]},
