@@ -262,3 +262,12 @@ def test_names_phones_and_emails_reach_the_model_only_as_placeholders(make_app, 
     assert named["mode"] == phoned["mode"] == "crew"
     assert "Rahim Uddin" in named["reply"] or "Rahim Uddin" in phoned["reply"], "the placeholders are filled in again"
     assert "[NAME_" not in named["reply"] + phoned["reply"]
+
+
+def test_prompts_carry_items_compactly_the_fields_the_pack_compares_on(make_app, catalog):
+    llm = ScriptedLLM(default=restate_draft)
+    data = chat(make_app(llm), str(uuid.uuid4()), "I want a platinum conventional credit card for business")
+    retriever = llm.prompt_text(0)
+    card = catalog.product(data["products"][0]["id"])
+    assert card.name in retriever and f'"annual_fee":{card.annual_fee}' in retriever
+    assert '"annual_fee_waiver"' not in retriever and card.description not in retriever, "not the whole record"

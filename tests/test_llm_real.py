@@ -36,21 +36,21 @@ def ask(client, session: str, query: str, **extra) -> dict:
 
 
 def test_the_seed_conversation_never_fails_and_no_wrong_figure_reaches_the_customer(tmp_path, server):
+    """Whatever the guard made of the model's words (kept, written again, or left out), the
+    customer reads the verified draft, framed at most, and no figure the data doesn't back."""
     client = llm_app(tmp_path, server, llm_turn_deadline_s=60, llm_breaker_faults=50).test_client()
+    catalog = client.application.extensions["pipeline"].catalog
     session, twin = str(uuid.uuid4()), str(uuid.uuid4())
     written = 0
     for query in [*SEED_CONVERSATION, "plastic for the missus pls", "whats good"]:
         data = ask(client, session, query)
         offline = ask(client, twin, query, mode="offline")
-        same_reading = data["intent"] == offline["intent"]  # else the model read it anew: another draft
-        if data["mode"] == "crew" and data["grounding"] != "fallback" and same_reading:
-            written += 1
-            assert (
-                wrong_figures(data["reply"], offline["reply"], data["products"], client.application.extensions["pipeline"].catalog)
-                == []
-            )
-            assert data["reply"].endswith(offline["reply"]), "the verified draft is the answer, framed at most"
-    assert written, "the model wrote at least one reply that was kept"
+        if data["mode"] != "crew" or data["intent"] != offline["intent"]:  # no reply of the model's, or another reading
+            continue
+        written += 1
+        assert data["reply"].endswith(offline["reply"]), "the verified draft is the answer, framed at most"
+        assert wrong_figures(data["reply"], offline["reply"], data["products"], catalog) == []
+    assert written >= len(SEED_CONVERSATION) - 1, "the model was asked to write nearly every reply"
 
 
 def test_a_server_that_refuses_json_schemas_still_reads_the_message(tmp_path, server):

@@ -233,8 +233,11 @@ def _quote(text: str) -> str:
     return redact_codes(text).replace("<<<", "‹‹‹").replace(">>>", "›››")
 
 
-def _product_facts(p: Product) -> dict[str, Any]:
-    return p.model_dump(exclude={"description"}, exclude_none=True)
+def _product_facts(p: Product, catalog: Catalog) -> dict[str, Any]:
+    """An item as a prompt needs it: its id, its name and the attributes the pack compares items
+    on, not its whole record (the reply's facts come from the draft, not from the model)."""
+    shown = {"id", "name", *(row.attribute for row in catalog.pack.display.compare)}
+    return {key: value for key, value in p.model_dump(exclude_none=True).items() if key in shown}
 
 
 def _inputs(work: TurnWork) -> dict[str, str]:
@@ -248,7 +251,7 @@ def _inputs(work: TurnWork) -> dict[str, str]:
         "currency": work.services.catalog.business.currency_symbol,
         "query": _quote(work.request.query),
         "filters": dump(work.request.state.filters),
-        "products": dump([_product_facts(p) for p in work.out.selection]),
+        "products": dump([_product_facts(p, work.services.catalog) for p in work.out.selection]),
         "faq": dump(work.out.faq.model_dump(include={"question", "answer"}) if work.out.faq else None),
         "comparison": work.out.comparison.model_dump_json() if work.out.comparison else "none",
         "profile": dump(work.request.state.profile),
