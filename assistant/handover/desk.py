@@ -9,7 +9,6 @@ while people answer, else when they next do and whom to call meanwhile.
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Callable
 
 import numpy as np
@@ -22,10 +21,10 @@ from assistant.pack.handover import HandoverRules
 from assistant.pack.model import Catalog
 from assistant.pack.texts import say
 from assistant.tools.embeddings import MiniLMEmbedder
+from assistant.tools.validators import EMAIL_IN_TEXT
 from assistant.web.logs import scrub
 
 SUMMARY_ITEMS = 3  # items named in a queue's summary line
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 
 
 class PeopleDesk:
@@ -127,4 +126,4 @@ class PeopleDesk:
 
 def masked(text: str) -> str:
     """A customer's words as operators may read them in lists: masked as the logs mask, e-mails too."""
-    return scrub(_EMAIL.sub("***@***", text))
+    return scrub(EMAIL_IN_TEXT.sub("***@***", text))

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 
 from agents.work import TurnWork
+from assistant.tools.validators import EMAIL_IN_TEXT
 
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _PHONE = re.compile(r"\+?\d[\d\s-]{6,}\d")  # 8 digits or more, with spaces or dashes between
 _SLOT = re.compile(r"\[?(NAME|PHONE|EMAIL)_(\d+)\]?")
 
@@ -32,7 +32,7 @@ class Placeholders:
         goal, step = work.request.goal, work.out.flow_step
         slots = {**(goal.slots if goal else {}), **(step.slots if step else {})}
         private = [str(value) for name, value in slots.items() if name in work.services.catalog.pack.private_slots and value]
-        names = [value for value in private if not _EMAIL.search(value) and not _PHONE.search(value)]
+        names = [value for value in private if not EMAIL_IN_TEXT.search(value) and not _PHONE.search(value)]
         found = cls([*names, *([work.request.intent.name] if work.request.intent.name else [])])
         for value in private:
             found.hide(value)  # registers a phone or an e-mail slot's value
@@ -49,7 +49,7 @@ class Placeholders:
 
     def hide(self, text: str) -> str:
         """The text with every personal value replaced by its placeholder."""
-        text = _EMAIL.sub(lambda m: self._add(m.group(0), "EMAIL"), text)
+        text = EMAIL_IN_TEXT.sub(lambda m: self._add(m.group(0), "EMAIL"), text)
         text = _PHONE.sub(lambda m: self._add(m.group(0), "PHONE"), text)
         for value, placeholder in sorted(self._by_value.items(), key=lambda item: -len(item[0])):
             text = text.replace(value, placeholder)
