@@ -47,8 +47,10 @@ def queue(client) -> list[dict]:
         ("cars", "mujhe ek agent chahiye"),
         ("restaurants", "connect me to customer service"),
         ("store", "ขอคุยกับพนักงานหน่อย"),
+        ("store", "ช่วยโอนสายให้หน่อย"),
         ("homologation", "prefiero hablar con alguien de la oficina"),
         ("homologation", "necesito un humano"),
+        ("homologation", "¿me pasas con alguien de la oficina?"),
     ],
 )
 def test_asking_for_a_person_hands_over_in_every_pack_and_says_what_happens_next(tmp_path, domain, message):
