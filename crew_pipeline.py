@@ -224,6 +224,7 @@ class CrewPipeline:
         # 3. Reset the cached products if the filters in effect changed.
         filters, selection = self._resolve_products(intent, state)
         across = self._across_catalog(intent, state)
+        said = {name: value for name, value in filters.items() if name not in intent.guessed or state.filters.get(name) == value}
         if filters != state.filters:
             state.reset_products()
             state.filters = filters
@@ -248,10 +249,13 @@ class CrewPipeline:
             intent.type = "faq"
         work.out.reply = self._constrained(work.out.reply, work)
         if crew and not question:
-            work.out.reply = crew.write_reply(agents, work)  # the same agents as a CrewAI crew
+            emit("draft", {"text": work.out.reply})  # verified already: a stream shows it while the model writes
+            work.out.reply = crew.write_reply(agents, work)  # a model frames it, and weighs a comparison
 
         # 6. Close or block the goal (resuming a suspended one), then commit the session
-        #    and what the customer showed they prefer.
+        #    and what the customer showed they prefer; a filter only a model read narrowed
+        #    this search alone ("whats good" read as conventional cards isn't the customer's wish).
+        state.filters = said
         self._settle_goal(goal, work, state)
         if welcome:
             work.out.reply = f"{welcome}\n\n{work.out.reply}"

@@ -1,5 +1,12 @@
-"""The crew, assembled in one place: the offline agents by name, and the same agents as a
-sequential CrewAI crew for LLM mode (crewai is imported only when that crew is built)."""
+"""The crew, assembled in one place: the offline agents by name, and the agents whose work a
+model does in LLM mode, each as a CrewAI crew (crewai is imported only when one is built).
+
+Offline, every agent runs its deterministic tools. In LLM mode those tools have already run, so
+a model is asked only where judgement adds something (assistant/llm/crew_mode.py): the
+comparator weighs a comparison against what the customer said they need, answering in a
+structured form, and the formatter frames the verified reply. Neither is offered a tool: their
+task's context is the tools' results.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +19,7 @@ from agents.work import TurnWork
 if TYPE_CHECKING:
     from crewai import Crew
     from crewai.llms.base_llm import BaseLLM
+    from pydantic import BaseModel
 
 OFFLINE: dict[str, Callable[[TurnWork], None]] = {
     "retriever": retriever.retriever,
@@ -25,29 +33,20 @@ OFFLINE: dict[str, Callable[[TurnWork], None]] = {
 
 
 def build_crew(
-    agent_names: list[str],
+    name: str,
     llm: BaseLLM,
-    work: TurnWork,
     inputs: dict[str, str],
-    offer: Callable[[str], set[str]] | None = None,
     phased: tuple[str, ...] = (),
+    output: type[BaseModel] | None = None,
 ) -> Crew:
-    """A sequential crew of exactly `agent_names`; each task sees the previous tasks' output.
-    `offer(agent)`: the tools its model is shown (default: all it may use); `phased`: the input
-    placeholders (the phase's prompt module, the state summary) added to the first task, the
-    one that does the phase's work (assistant/llm/phases.py)."""
-    from crewai import Agent, Crew, Process, Task
+    """The crew of one model agent (agents.yaml) and its task (tasks.yaml). `phased`: input
+    placeholders (the phase's prompt module, the state summary) added to the task
+    (assistant/llm/phases.py); `output`: the structured answer the task must give
+    (CrewAI's output_pydantic), None where the server takes no JSON schema."""
+    from crewai import Crew, Process
 
     from agents.definitions import build_agent, build_task
-    from agents.tools import make_tools
 
-    if not agent_names or agent_names[-1] != "formatter":
-        raise ValueError("the formatter must run last")
-    agents: list[Agent] = []
-    tasks: list[Task] = []
-    for name in agent_names:
-        shown = offer(name) if offer else None
-        agent = build_agent(name, llm, make_tools(work, name, shown.__contains__ if shown is not None else None), inputs)
-        tasks.append(build_task(name, agent, context=list(tasks), adds=phased if not tasks else ()))
-        agents.append(agent)
-    return Crew(agents=agents, tasks=tasks, process=Process.sequential, memory=False, planning=False, verbose=False)
+    agent = build_agent(name, llm, inputs)
+    task = build_task(name, agent, adds=phased, output=output)
+    return Crew(agents=[agent], tasks=[task], process=Process.sequential, memory=False, planning=False, verbose=False)

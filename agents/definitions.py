@@ -8,11 +8,11 @@ from pathlib import Path
 import yaml
 from crewai import Agent, Task
 from crewai.llms.base_llm import BaseLLM
-from crewai.tools import BaseTool
+from pydantic import BaseModel
 
 import assistant.infra.config  # noqa: F401  (sets the crewai telemetry switches before the import)
 
-AGENT_NAMES = ("retriever", "comparator", "eligibility", "booking", "support", "quote", "formatter")
+MODEL_AGENTS = ("comparator", "formatter")  # the agents a model works for; the others are deterministic only
 HERE = Path(__file__).parent
 
 
@@ -23,27 +23,27 @@ def definitions(kind: str = "agents") -> dict[str, dict[str, str]]:
     return specs
 
 
-def build_agent(name: str, llm: BaseLLM, tools: dict[str, BaseTool], inputs: dict[str, str]) -> Agent:
-    """An agent with exactly the tools given (its pack's allow-list), and always the configured
-    LLM (an Agent without `llm=` silently falls back to a hosted default model)."""
+def build_agent(name: str, llm: BaseLLM, inputs: dict[str, str]) -> Agent:
+    """An agent with no tools (its task's context holds the tools' results) and always the
+    configured LLM (an Agent without `llm=` silently falls back to a hosted default model)."""
     spec = definitions()[name]
     return Agent(
         role=spec["role"],
         goal=spec["goal"].format(**inputs),
         backstory=spec["backstory"],
-        tools=list(tools.values()),
+        tools=[],
         llm=llm,
         allow_delegation=False,
-        max_iter=3,  # the facts arrive as context; a tool call is the exception
+        max_iter=1,  # one answer: there is no tool to call and nothing to iterate on
         max_retry_limit=0,  # a failed call falls back to the offline reply instead
         memory=False,
         verbose=False,
     )
 
 
-def build_task(name: str, agent: Agent, context: list[Task], adds: tuple[str, ...] = ()) -> Task:
+def build_task(name: str, agent: Agent, adds: tuple[str, ...] = (), output: type[BaseModel] | None = None) -> Task:
     """The task of `name`; `adds`: input placeholders appended to its description, each filled at kickoff
-    (as data: what the inputs hold is never read for placeholders)."""
+    (as data: what the inputs hold is never read for placeholders); `output`: its structured answer."""
     spec = definitions("tasks")[name]
     description = "\n\n".join([spec["description"].rstrip(), *(f"{{{key}}}" for key in adds)])
     return Task(
@@ -51,5 +51,5 @@ def build_task(name: str, agent: Agent, context: list[Task], adds: tuple[str, ..
         description=description if adds else spec["description"],
         expected_output=spec["expected_output"],
         agent=agent,
-        context=context,
+        output_pydantic=output,
     )

@@ -1,17 +1,18 @@
 """LLM calls and prompt tokens per conversation: this pipeline against a naive CrewAI crew.
 
-Replays the seed's six messages (flow 6 plus the filter change) with a counting scripted model:
-(a) through this app in LLM mode, and (b) through a naive crew that runs the seed's four agents on
-every turn, sequentially, with their tools attached, as a plain CrewAI crew would. The naive
-crew's model behaves as a tool-using model does: an agent with tools calls one of them once,
-then answers. Prompt tokens are counted the same way for both (the MiniLM WordPiece tokenizer
-over every message sent).
+Replays the README's seed conversation with a counting scripted model: (a) through this app in
+LLM mode, where the model only frames each reply and weighs a comparison against what the
+customer needs, and (b) through a naive crew that runs the seed's four agents on every turn,
+sequentially, with their tools attached, as a plain CrewAI crew would. The naive crew's model
+behaves as a tool-using model does: an agent with tools calls one of them once, then answers.
+Prompt tokens are counted the same way for both (the MiniLM WordPiece tokenizer over every
+message sent). A real model asks for no regeneration here; bench/llm_real.py counts those.
 
-Then the homologation pack's case (seed 004's dynamic prompts and contextual tools): a quote, the
-case opened, each element's photos and fields, the base documents and the personal and vehicle
-data, every turn in LLM mode, twice: as the app runs it (each phase's tools and prompt module
-only) and with one static prompt (every phase's tools and every module in every turn); the
-saving is the share of prompt tokens the phased prompts do not send.
+Then the homologation pack's case (seed 004's dynamic prompts): a quote, the case opened, each
+element's photos and fields, the base documents and the personal and vehicle data, every turn
+in LLM mode, twice: as the app runs it (each phase's prompt module only) and with one static
+prompt (every module in every turn); the saving is the share of prompt tokens the phased
+prompts do not send.
 Prints one JSON line last.  Usage: python bench/llm_calls.py
 """
 
@@ -33,12 +34,11 @@ os.environ.setdefault("CREWAI_DISABLE_TELEMETRY", "true")
 os.environ.setdefault("CREWAI_TRACING_ENABLED", "false")
 
 from crewai import Agent, Crew, Process, Task  # noqa: E402
+from crewai.tools import BaseTool, tool  # noqa: E402
 from PIL import Image  # noqa: E402
 from scripted_llm import ScriptedLLM, restate_draft  # noqa: E402
 from tokenizers import Tokenizer  # noqa: E402
 
-from agents.definitions import definitions  # noqa: E402
-from agents.tools import make_tools  # noqa: E402
 from agents.work import TurnRequest, TurnWork  # noqa: E402
 from app import create_app  # noqa: E402
 from assistant.attachments.store import ATTACHMENTS  # noqa: E402
@@ -46,7 +46,13 @@ from assistant.dialogue.state import SessionState  # noqa: E402
 from assistant.understanding.reader import Intent  # noqa: E402
 from bench.seed import SEED_CONVERSATION  # noqa: E402
 
-SEED_CONVERSATION_AGENTS = ("retriever", "comparator", "eligibility", "formatter")  # the seed's crew (no booking)
+# The seed's crew as a plain CrewAI crew would declare it: each agent's role and its tools.
+NAIVE_AGENTS = {
+    "retriever": ("Product Retriever", ["search_products", "search_faq"]),
+    "comparator": ("Product Comparator", ["compare_products"]),
+    "eligibility": ("Eligibility Analyzer", ["check_eligibility"]),
+    "formatter": ("Response Formatter", []),
+}
 TOOL_INPUTS = {
     "search_products": {"query": "platinum credit card"},
     "search_faq": {"question": "fees"},
@@ -95,20 +101,49 @@ def ours(tmp: Path) -> ScriptedLLM:
     return llm
 
 
+def naive_tools(work: TurnWork) -> dict[str, BaseTool]:
+    """The deterministic tools as a plain crew's agents would call them."""
+    gateway, catalog = work.services.tools, work.services.catalog
+
+    @tool("search_products")
+    def search_products(query: str) -> str:
+        """Search the catalog for products matching the query."""
+        found = gateway.call("retriever", "search_products", query, {}, work.services.max_products)
+        return json.dumps([p.model_dump() for p in found], ensure_ascii=False)
+
+    @tool("search_faq")
+    def search_faq(question: str) -> str:
+        """Find the help article that answers a support question."""
+        hits = gateway.call("retriever", "search_faq", question, limit=1)
+        return json.dumps([e.model_dump() for e, _ in hits], ensure_ascii=False)
+
+    @tool("compare_products")
+    def compare_products(product_ids: list[str]) -> str:
+        """Compare products by id: a table of their attributes with the best in each row."""
+        return str(gateway.call("comparator", "compare_products", catalog.products_by_id(product_ids)).model_dump_json())
+
+    @tool("check_eligibility")
+    def check_eligibility(product_ids: list[str]) -> str:
+        """Check the customer's eligibility for products by id against the business's rules."""
+        products = catalog.products_by_id(product_ids)
+        return json.dumps([gateway.call("eligibility", "check_eligibility", p, {}).model_dump() for p in products])
+
+    return {t.name: t for t in (search_products, search_faq, compare_products, check_eligibility)}
+
+
 def naive(pipeline) -> ScriptedLLM:
     llm = ScriptedLLM(default=tool_user)
     state = SessionState(session_id="naive")
-    work = TurnWork(TurnRequest("", Intent(type="product_info"), state), pipeline.services)
+    tools = naive_tools(TurnWork(TurnRequest("", Intent(type="product_info"), state), pipeline.services))
     for query in SEED_CONVERSATION:
         agents: list[Agent] = []
         tasks: list[Task] = []
-        for name in SEED_CONVERSATION_AGENTS:
-            spec = definitions()[name]
+        for role, names in NAIVE_AGENTS.values():
             agent = Agent(
-                role=spec["role"],
-                goal=spec["goal"].format(business=pipeline.catalog.name, filters="as the customer said", currency="BDT"),
-                backstory=spec["backstory"],
-                tools=list(make_tools(work, name).values()),
+                role=role,
+                goal=f"Do the {role.lower()}'s part of answering a {pipeline.catalog.name} customer.",
+                backstory="You work for the business and use only its data.",
+                tools=[tools[name] for name in names],
                 llm=llm,
                 allow_delegation=False,
                 max_iter=3,
@@ -133,7 +168,7 @@ def _png() -> bytes:
 
 
 def case(tmp: Path, static: bool) -> ScriptedLLM:
-    """The homologation case in LLM mode; `static`: every phase's tools and modules in every prompt."""
+    """The homologation case in LLM mode; `static`: every phase's module in every prompt."""
     llm = ScriptedLLM(default=restate_draft)
     name = "static" if static else "phased"
     app = create_app(

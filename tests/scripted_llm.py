@@ -22,9 +22,12 @@ _DRAFT = re.compile(r"word for word after your words: (.*?)\n\nWrite one or two 
 
 def restate_draft(messages: list[dict]) -> str:
     """A model that adds nothing: the formatter restates the verified draft (so the reply is the
-    draft alone), the others acknowledge."""
-    found = _DRAFT.search(messages[-1]["content"])
-    return "Final Answer: " + (found.group(1) if found else "Noted: the context above is my answer.")
+    draft alone), the comparator finds that no item stands out, a reading finds nothing."""
+    prompt = messages[-1]["content"]
+    found = _DRAFT.search(prompt)
+    if found:
+        return "Final Answer: " + found.group(1)
+    return '{"best": null, "on": []}' if '"best"' in prompt else '{"type": "unknown"}'
 
 
 class ScriptedLLM(BaseLLM):

@@ -1,6 +1,6 @@
-"""LLM mode by phase (seed 004's contextual tools and dynamic prompts) on the homologation pack:
-each turn's model is shown only its phase's tools and the universal ones, and its prompt is the
-core, that phase's module alone and a state summary; the pack's constraints still hold."""
+"""LLM mode by phase (seed 004's dynamic prompts) on the homologation pack: each turn's model
+frames the verified reply from the core prompt, that phase's module alone and a state summary,
+and is offered no tool (the engine has run them); the pack's constraints still hold."""
 
 from __future__ import annotations
 
@@ -17,7 +17,6 @@ from scripted_llm import ScriptedLLM, restate_draft
 
 from assistant.attachments.store import ATTACHMENTS
 from assistant.pack.model import DataError, load_catalog
-from assistant.pack.texts import say as text_of
 from tests.conftest import app_for
 
 DOMAIN = "homologation"
@@ -51,7 +50,7 @@ class Case:
         return data
 
     def prompts(self) -> list[str]:
-        """The last turn's prompts, one per model call: the phase's agent first, the formatter last."""
+        """The last turn's prompts, one per model call (the formatter's, on a case's turns)."""
         return [self.llm.prompt_text(i) for i in range(self.first, len(self.llm.calls))]
 
     def to_personal_data(self, offline_last: bool = True) -> dict[str, Any]:
@@ -79,26 +78,24 @@ def case(tmp_path) -> Case:
     return Case(tmp_path)
 
 
-def test_a_quote_turn_offers_the_quote_tools_and_only_the_quote_module(case):
+def test_a_quote_turn_frames_with_only_the_quote_module_and_no_tool(case):
     body = case.say("quiero homologar el escape y el amortiguador delantero de mi moto")
     assert body["mode"] == "crew" and body["grounding"] == "passed"
-    quote, formatter = case.prompts()
-    assert tools_shown(quote) == ["identify", "select_variant", "tariff", "handover"]
-    assert MODULES["quote"] in quote and not any(MODULES[p] in quote for p in MODULES if p != "quote")
-    assert "Quote: Escape, Suspensión delantera = 300 € +IVA" in quote
-    assert tools_shown(formatter) == [] and "## Fase:" not in formatter  # the core alone: no phase module twice
+    [formatter] = case.prompts()
+    assert tools_shown(formatter) == [] and "Tool Name" not in formatter
+    assert MODULES["quote"] in formatter and not any(MODULES[p] in formatter for p in MODULES if p != "quote")
+    assert "Quote: Escape, Suspensión delantera = 300 € +IVA" in formatter
 
 
-def test_the_personal_data_phase_offers_its_tools_its_module_and_the_state(case):
+def test_the_personal_data_phase_gives_its_module_and_the_state(case):
     body = case.to_personal_data(offline_last=False)
     assert body["mode"] == "crew" and body["grounding"] == "passed" and "Datos personales" in body["reply"]
-    booking = case.prompts()[0]
-    assert tools_shown(booking) == ["case_status", "check_field", "handover"]  # not the tariff, not the quote's
-    assert MODULES["personal"] in booking
-    assert not any(MODULES[p] in booking for p in MODULES if p != "personal")
-    assert "Case phase: Datos personales" in booking and "Quote: Escape, Suspensión delantera" in booking
-    assert "Missing now: Nombre y apellidos, DNI/NIE, Dirección, Email, Teléfono" in booking
-    assert "Suspensión delantera: Fotos=2 file(s), Marca=Öhlins, Referencia=FG 432" in booking
+    [formatter] = case.prompts()
+    assert tools_shown(formatter) == [] and MODULES["personal"] in formatter
+    assert not any(MODULES[p] in formatter for p in MODULES if p != "personal")
+    assert "Case phase: Datos personales" in formatter and "Quote: Escape, Suspensión delantera" in formatter
+    assert "Missing now: Nombre y apellidos, DNI/NIE, Dirección, Email, Teléfono" in formatter
+    assert "Suspensión delantera: Fotos=2 file(s), Marca=Öhlins, Referencia=FG 432" in formatter
 
 
 def test_the_state_summary_masks_who_the_customer_is(case):
@@ -106,36 +103,33 @@ def test_the_state_summary_masks_who_the_customer_is(case):
     case.say("Juan García López\n12345678Z\nCalle Mayor 5, 28013 Madrid\njuan@example.com\n612345678", offline=True)
     body = case.say("1234 BCD\nYamaha\nMT-07\nJYARM06E0JA000001")  # the workshop is asked next
     assert body["mode"] == "crew"
-    booking = case.prompts()[0]
-    assert "Case phase: Taller" in booking and "Datos personales: Nombre y apellidos=J*** G***** L****" in booking
+    prompt = case.prompts()[-1]
+    assert "Case phase: Taller" in prompt and "Datos personales: Nombre y apellidos=J*** G***** L****" in prompt
     for private in ("Juan", "García", "12345678Z", "Calle Mayor", "juan@example.com", "612345678"):
-        assert private not in booking, private  # told in an earlier turn: only the summary, masked, carries it
-    summary = booking[booking.index("State of the conversation") :]
+        assert private not in prompt, private  # told in an earlier turn: only the summary, masked, carries it
+    summary = prompt[prompt.index("State of the conversation") :]
     assert "1234 BCD" not in summary and "JYARM06E0JA000001" not in summary  # this turn's message alone says them
-    assert "Marca=Yamaha" in summary and "case_status" in tools_shown(booking) and "check_field" not in tools_shown(booking)
+    assert "Marca=Yamaha" in summary
 
 
 def test_a_price_in_a_phase_without_the_tariff_is_replaced(case):
     case.to_personal_data()
     case.llm.script = [
-        "Final Answer: Recibido.",
         "Final Answer: Recibido. Tu homologación sale por 300 € +IVA; dime tu nombre.",
         "Son 300 € más IVA; dime tu nombre.",  # the regeneration keeps the price
     ]
     body = case.say("¿y ahora qué?")
-    assert "tariff" not in tools_shown(case.prompts()[0])
     assert body["grounding"] == "fallback" and "300" not in body["reply"]
     assert "price_requires_tool" in case.prompts()[-1]
 
 
-def test_the_review_offers_the_tariff_that_says_its_price(case):
+def test_the_review_frames_the_summary_whose_price_the_tariff_gave(case):
     case.to_personal_data()
     case.say("Juan García López\n12345678Z\nCalle Mayor 5, 28013 Madrid\njuan@example.com\n612345678", offline=True)
     case.say("1234 BCD\nYamaha\nMT-07\nJYARM06E0JA000001", offline=True)
     body = case.say("todavía no")
     assert body["grounding"] == "passed" and "300 € +IVA" in body["reply"]
-    booking = case.prompts()[0]
-    assert tools_shown(booking) == ["tariff", "case_status", "handover"] and MODULES["review"] in booking
+    assert MODULES["review"] in case.prompts()[-1]
 
 
 def test_a_pack_must_give_every_stage_a_phase(tmp_path):
@@ -151,33 +145,7 @@ def test_a_pack_must_give_every_stage_a_phase(tmp_path):
     (folder / "pack.yaml").write_text(yaml.safe_dump(pack, allow_unicode=True), encoding="utf-8")
     with pytest.raises(DataError, match="prompting.phases lacks"):
         load_catalog(folder)
-    pack["prompting"]["phases"]["personal"] = {"tools": ["check_field"], "prompt": "prompts/nowhere.md"}
+    pack["prompting"]["phases"]["personal"] = {"prompt": "prompts/nowhere.md"}
     (folder / "pack.yaml").write_text(yaml.safe_dump(pack, allow_unicode=True), encoding="utf-8")
     with pytest.raises(DataError, match="nowhere.md is not in the pack"):
         load_catalog(folder)
-
-
-def test_handover_is_offered_in_every_phase_and_says_the_packs_words(case):
-    catalog = load_catalog(Path("data/homologation"))
-    prompting = catalog.pack.prompting
-    assert prompting is not None and prompting.universal == ["handover"]
-    assert "910 000 000" in text_of(catalog, "handover")
-
-
-def test_the_case_tools_check_a_value_say_the_progress_and_hand_over(case):
-    from agents.tools import make_tools
-    from agents.work import TurnRequest, TurnWork
-    from assistant.understanding.reader import Intent
-
-    case.to_personal_data()
-    pipeline = case.client.application.extensions["pipeline"]
-    state = pipeline.store.load(case.session)
-    work = TurnWork(TurnRequest("", Intent(type="booking"), state, state.goals.active), pipeline.services)
-    tools = make_tools(work, "booking")
-    assert set(tools) == {"tariff", "case_status", "check_field", "handover"}  # the agent's whole allow-list
-    assert tools["check_field"].run(key="dni", value="12345678Z") == "ok"
-    assert tools["check_field"].run(key="dni", value="12345678A") == "refused: check_id_letter"
-    assert tools["check_field"].run(key="nope", value="x") == "unknown field: nope"
-    assert "Ahora: Datos personales" in tools["case_status"].run()
-    assert "910 000 000" in tools["handover"].run()
-    assert '"price":300.0' in tools["tariff"].run(codes=["ESCAPE_MOTO", "SUSPENSION_MOTO_DEL"]).replace(" ", "")

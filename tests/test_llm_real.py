@@ -37,7 +37,8 @@ def ask(client, session: str, query: str, **extra) -> dict:
 
 def test_the_seed_conversation_never_fails_and_no_wrong_figure_reaches_the_customer(tmp_path, server):
     """Whatever the guard made of the model's words (kept, written again, or left out), the
-    customer reads the verified draft, framed at most, and no figure the data doesn't back."""
+    customer reads the verified draft, framed at most (and, on a comparison, with the engine's
+    sentence for a judgement the table bore out), and no figure the data doesn't back."""
     client = llm_app(tmp_path, server, llm_turn_deadline_s=60, llm_breaker_faults=50).test_client()
     catalog = client.application.extensions["pipeline"].catalog
     session, twin = str(uuid.uuid4()), str(uuid.uuid4())
@@ -48,7 +49,9 @@ def test_the_seed_conversation_never_fails_and_no_wrong_figure_reaches_the_custo
         if data["mode"] != "crew" or data["intent"] != offline["intent"]:  # no reply of the model's, or another reading
             continue
         written += 1
-        assert data["reply"].endswith(offline["reply"]), "the verified draft is the answer, framed at most"
+        _framing, found, judged = data["reply"].partition(offline["reply"])
+        assert found, "the verified draft is the answer, framed at most"
+        assert not judged or judged.startswith("\n\nFor what you told me you need, **"), "and the engine's words for a judgement"
         assert wrong_figures(data["reply"], offline["reply"], data["products"], catalog) == []
     assert written >= len(SEED_CONVERSATION) - 1, "the model was asked to write nearly every reply"
 

@@ -359,15 +359,15 @@ def llm_client(tmp_path):
     return make
 
 
-def test_llm_mode_quotes_through_the_quote_agent_and_keeps_the_tariffs_price(llm_client):
+def test_llm_mode_quotes_the_tariffs_price_and_the_model_only_frames_it(llm_client):
     from scripted_llm import ScriptedLLM, restate_draft
 
     llm = ScriptedLLM(default=restate_draft)
     body = chat(llm_client(llm), "quiero homologar el escape y el amortiguador delantero de mi moto")
-    assert [call["agent"] for call in llm.calls] == ["Quotation Specialist", "Response Formatter"]  # no reading call
+    assert [call["agent"] for call in llm.calls] == ["Response Formatter"]  # no reading call, no quote agent's
     assert body["mode"] == "crew" and body["grounding"] == "passed"
     assert body["reply"].startswith("El presupuesto es de 300 € +IVA")
-    assert '"price": 300.0' in llm.prompt_text(0)  # the tariff, as the quote task's context
+    assert "Quote: Escape, Suspensión delantera = 300 € +IVA" in llm.prompt_text(0)  # the tariff, in the state summary
 
 
 def test_llm_mode_never_says_a_price_without_the_tariff(llm_client):

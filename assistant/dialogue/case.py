@@ -134,11 +134,6 @@ class CaseDesk:
         first = missing[0] if missing else None
         return next((step for step in self.flow(name, slots).steps if any(s.slot == first for s in step.collect)), None)
 
-    def status(self, name: str, slots: dict[str, Any]) -> str:
-        """How far the case is (the case_status tool)."""
-        flow = self.flow(name, slots)
-        return self.progress(flow, slots, self.engine.missing(flow, slots))
-
     def progress(self, flow: Flow, slots: dict[str, Any], missing: list[str]) -> str:
         """Where the case stands: the phases done, the one at hand and what it still needs."""
         phases = list(dict.fromkeys(step.phase or "" for step in flow.steps))

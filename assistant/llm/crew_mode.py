@@ -1,11 +1,14 @@
-"""LLM mode: the pipeline's selected agents run as a CrewAI crew over the turn's tool results.
+"""LLM mode: a model only where judgement adds something, over the turn's tool results.
 
-The deterministic tools have already run (agents/), so the crew gets their results as
-task context and needs no tool-calling round trips; the LLM only understands what the rules
-could not and writes the reply. In a pack with `prompting:` the model is shown only the turn's
-phase's tools, and the prompt is the core, that phase's module and a state summary
-(assistant/llm/phases.py). Every reply passes the grounding guard (one regeneration,
-then the template reply), and any fault of the model falls back to the offline reply.
+The deterministic agents have already run (agents/) and the engine has written its verified
+draft. The model is then asked at most three things, each a CrewAI crew or call under the
+turn's budget: to read a message the rules could not place (structured), to weigh a comparison
+against what the customer said they need (the comparator, structured, checked against the
+table: assistant/llm/judgement.py), and to frame the draft in at most two sentences that state
+nothing (the formatter; grounding.framing). No agent is offered a tool: every tool has run. In a
+pack with `prompting:` the formatter's prompt is the core, the turn's phase's module and a state
+summary (assistant/llm/phases.py). Every reply passes the grounding guard (one regeneration,
+then the draft alone), and any fault of the model falls back to the offline reply.
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ import json
 import logging
 import re
 import time
-from typing import TYPE_CHECKING, Any, Literal, get_args
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Literal, TypeVar, get_args
 
 from crewai.llms.base_llm import BaseLLM
 from pydantic import BaseModel, ValidationError
@@ -23,11 +27,12 @@ from agents.crew import build_crew
 from agents.work import TurnWork
 from assistant.booking.codes import redact_codes
 from assistant.infra.config import Settings
-from assistant.llm import grounding, phases
+from assistant.llm import grounding, judgement, phases
 from assistant.llm.breaker import Breaker
 from assistant.llm.client import BudgetedLLM, BudgetExceeded, EmptyReply, LLMFault, build_llm
+from assistant.llm.judgement import Judgement
 from assistant.llm.privacy import Placeholders
-from assistant.pack.model import Catalog, Product
+from assistant.pack.model import Catalog
 from assistant.understanding.reader import Intent
 
 if TYPE_CHECKING:
@@ -36,6 +41,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Grounding = Literal["passed", "regenerated", "fallback"]
+Answer = TypeVar("Answer", bound=BaseModel)
 _JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
 
 
@@ -58,7 +64,7 @@ class CrewMode:
         self.catalog = catalog
         self.breaker = breaker
         self.llm = llm if llm is not None else build_llm(settings)
-        self.static = False  # True: every phase's tools and modules in every prompt (bench/llm_calls.py's baseline)
+        self.static = False  # True: every phase's module in every prompt (bench/llm_calls.py's baseline)
         self.structured = True  # the server takes a JSON schema for an answer; False once it refused one
 
     def start_turn(self) -> CrewTurn:
@@ -85,6 +91,7 @@ class CrewTurn:
         self.fault: str | None = None
         self.grounding: Grounding | None = None
         self.stage: str | None = None  # the phase of the conversation the last reply was written in
+        self.judgement: Judgement | None = None  # the comparator's, once the comparison table bore it out
 
     @property
     def mode(self) -> str:
@@ -118,6 +125,7 @@ class CrewTurn:
             update={
                 "type": reading.type,
                 "filters": {**intent.filters, **filters},
+                "guessed": [name for name in filters if name not in intent.filters],
                 "wants_comparison": intent.wants_comparison or reading.type == "comparison",
                 "wants_eligibility": intent.wants_eligibility or reading.type == "eligibility_check",
                 "sure": True,
@@ -134,35 +142,46 @@ class CrewTurn:
             f"<<<{_quote(query)}>>>"
         )
         messages: list[LLMMessage] = [{"role": "user", "content": prompt}]
+        return self._structured(
+            LLMReading, lambda schema: self.llm.run_before_deadline(lambda: self.llm.call(messages, response_model=schema))
+        )
+
+    def _structured(self, model: type[Answer], ask: Callable[[type[Answer] | None], object]) -> Answer:
+        """The model's answer as `model`: asked with its JSON schema while the server takes one;
+        a server that answers that with an error (llama.cpp's) is asked for the prompt's plain
+        JSON from then on, read and checked here."""
+        answer: object = None
         if self.owner.structured:
             try:
-                answer = self.llm.run_before_deadline(lambda: self.llm.call(messages, response_model=LLMReading))
+                answer = ask(model)
             except Exception as error:
                 if isinstance(error, LLMFault) or _unreachable(error):
                     raise
-                # the server answered with an error: one without JSON schemas (llama.cpp's); the prompt's JSON, checked here
                 log.warning("the LLM server refused a JSON schema (%s); asking for plain JSON from now on", type(error).__name__)
                 self.owner.structured = False
         if not self.owner.structured:
-            answer = self.llm.run_before_deadline(lambda: self.llm.call(messages))
+            answer = ask(None)
         if isinstance(answer, BaseModel):
-            return LLMReading.model_validate(answer.model_dump())
+            return model.model_validate(answer.model_dump())
         match = _JSON_OBJECT.search(str(answer))
         if not match:
-            raise ValueError("the model's reading was not JSON")
-        return LLMReading.model_validate_json(match.group(0))
+            raise ValueError("the model's answer was not JSON")
+        return model.model_validate_json(match.group(0))
 
     def write_reply(self, agents: list[str], work: TurnWork) -> str:
-        """The verified draft, framed by the crew's own words where they state nothing
+        """The verified draft (with the comparator's checked judgement, where the customer said
+        what they need), framed by the formatter's own words where they state nothing
         (grounding.framing): a reply that breaks a rule is written again once, then left out.
-        Every figure, name, date and verdict the customer reads is the draft's."""
+        Every figure, name, date and verdict the customer reads is the engine's."""
         draft = work.out.reply
         if self.fault:
             return draft
         private = Placeholders.of(work)
         try:
-            reply = private.show(self._kickoff(agents, work, private))
-            facts = _facts(work, "\n".join(self.llm.prompts))
+            if "comparator" in agents and work.out.comparison and _needs(work):
+                draft = self._judged(work, private, draft)
+            reply = private.show(self._frame(work, private, draft))
+            facts = _facts(work, draft, "\n".join(self.llm.prompts))
             problems = grounding.violations(reply, facts, self.catalog)
             self.grounding = "passed"
             if problems:
@@ -178,22 +197,34 @@ class CrewTurn:
         framed = grounding.framing(reply, draft, self.catalog) if self.grounding != "fallback" else ""
         return f"{framed}\n\n{draft}" if framed else draft
 
-    def _kickoff(self, agents: list[str], work: TurnWork, private: Placeholders) -> str:
+    def _judged(self, work: TurnWork, private: Placeholders, draft: str) -> str:
+        """The draft and, if the table bears it out, the engine's sentence for the comparator's
+        judgement of which item suits the customer (assistant/llm/judgement.py)."""
+        comparison = work.out.comparison
+        assert comparison is not None
+        inputs = {key: private.hide(text) for key, text in _inputs(work, draft).items()}
+
+        def ask(schema: type[Judgement] | None) -> object:
+            crew = build_crew("comparator", self.llm, inputs, output=schema)
+            output = self.llm.run_before_deadline(lambda: crew.kickoff(inputs=inputs))
+            return output.pydantic or output.raw  # type: ignore[union-attr]  # this crew never streams
+
+        self.judgement = judgement.checked(self._structured(Judgement, ask), comparison)
+        if self.judgement is None:
+            log.info("the comparator's judgement was not borne out by the table; the draft stands alone")
+            return draft
+        return f"{draft}\n\n{judgement.said(self.judgement, comparison, self.catalog)}"
+
+    def _frame(self, work: TurnWork, private: Placeholders, draft: str) -> str:
+        """The formatter's words around the draft, in the turn's phase of the conversation."""
         self.stage = stage = phases.stage_of(work)
         added = {
             "phase_module": phases.module(self.catalog, stage, self.static),
             "state_summary": phases.summary(work, stage),
         }
         added = {key: text for key, text in added.items() if text}
-        inputs = {key: private.hide(text) for key, text in {**_inputs(work), **added}.items()}
-        crew = build_crew(
-            [*agents, "formatter"],
-            self.llm,
-            work,
-            inputs,
-            lambda agent: phases.offer(work, agent, stage, self.static),
-            tuple(added),
-        )
+        inputs = {key: private.hide(text) for key, text in {**_inputs(work, draft), **added}.items()}
+        crew = build_crew("formatter", self.llm, inputs, tuple(added))
         output = self.llm.run_before_deadline(lambda: crew.kickoff(inputs=inputs))
         return _text(output.raw)  # type: ignore[union-attr]  # crewai types kickoff as maybe streaming; this crew never streams
 
@@ -233,36 +264,33 @@ def _quote(text: str) -> str:
     return redact_codes(text).replace("<<<", "‹‹‹").replace(">>>", "›››")
 
 
-def _product_facts(p: Product, catalog: Catalog) -> dict[str, Any]:
-    """An item as a prompt needs it: its id, its name and the attributes the pack compares items
-    on, not its whole record (the reply's facts come from the draft, not from the model)."""
-    shown = {"id", "name", *(row.attribute for row in catalog.pack.display.compare)}
-    return {key: value for key, value in p.model_dump(exclude_none=True).items() if key in shown}
-
-
-def _inputs(work: TurnWork) -> dict[str, str]:
-    """Task placeholders: the turn's tool results, compact, and the customer's words quoted."""
+def _inputs(work: TurnWork, draft: str) -> dict[str, str]:
+    """Task placeholders: what the customer said they need, the comparison, the draft, and the
+    customer's words quoted."""
 
     def dump(value: object) -> str:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
+    said = {k: v for k, v in work.request.state.filters.items() if k not in work.services.catalog.pack.search.always}
     return {
         "business": work.services.catalog.name,
         "currency": work.services.catalog.business.currency_symbol,
         "query": _quote(work.request.query),
-        "filters": dump(work.request.state.filters),
-        "products": dump([_product_facts(p, work.services.catalog) for p in work.out.selection]),
-        "faq": dump(work.out.faq.model_dump(include={"question", "answer"}) if work.out.faq else None),
-        "comparison": work.out.comparison.model_dump_json() if work.out.comparison else "none",
+        "filters": dump(said),
         "profile": dump(work.request.state.profile),
-        "eligibility": dump([v.model_dump() for v in work.out.verdicts] if work.out.verdicts is not None else None),
-        "booking": work.out.flow_step.text if work.out.flow_step else "none",
-        "quote": _quoted(work),
-        "draft": work.out.reply,
+        "comparison": work.out.comparison.model_dump_json(exclude={"wins", "recommended"}) if work.out.comparison else "none",
+        "draft": draft,
     }
 
 
-def _facts(work: TurnWork, instructions: str) -> grounding.Facts:
+def _needs(work: TurnWork) -> bool:
+    """Whether the customer said what they need (a filter of their own, a fact about themselves),
+    the only thing a model can weigh a comparison against that the table doesn't already."""
+    always = work.services.catalog.pack.search.always
+    return bool(work.request.state.profile) or any(name not in always for name in work.request.state.filters)
+
+
+def _facts(work: TurnWork, draft: str, instructions: str) -> grounding.Facts:
     """Everything this turn's reply may state (tool results, the draft, the customer's words),
     each item's own data, the question it must keep, and the prompts it must not show."""
     cached = work.services.catalog.products_by_id(work.request.state.product_ids)
@@ -270,7 +298,7 @@ def _facts(work: TurnWork, instructions: str) -> grounding.Facts:
     text = "\n".join(
         [
             work.request.query,
-            work.out.reply,
+            draft,
             json.dumps(work.request.state.profile, ensure_ascii=False),
             *(p.model_dump_json() for p in products.values()),
             work.out.comparison.model_dump_json() if work.out.comparison else "",

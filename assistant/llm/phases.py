@@ -1,12 +1,12 @@
-"""Seed 004's contextual tools and dynamic prompts, for LLM mode: a turn's phase, its tools and its prompt.
+"""Seed 004's dynamic prompts, for LLM mode: a turn's phase and its prompt.
 
-A pack with `prompting:` (pack.yaml) declares per phase of the conversation the tools the model
-is offered and a prompt module. A turn's phase is the one its reply speaks in: `quote` while a
-quote is given, the stage of the step whose question the case asks next (a flow step's `stage`,
-or `element` and `documents` for the steps a case builds), `completed` once it is handed in.
-The prompt is the core (agents/agents.yaml, tasks.yaml), then only that phase's module, then
-a state summary: the quote's elements and price, the case's phase, what it has and what it
-still needs, with the values that say who the customer is masked.
+A pack with `prompting:` (pack.yaml) declares a prompt module per phase of the conversation.
+A turn's phase is the one its reply speaks in: `quote` while a quote is given, the stage of the
+step whose question the case asks next (a flow step's `stage`, or `element` and `documents` for
+the steps a case builds), `completed` once it is handed in. The prompt is the core
+(agents/agents.yaml, tasks.yaml), then only that phase's module, then a state summary: the
+quote's elements and price, the case's phase, what it has and what it still needs, with the
+values that say who the customer is masked.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ LONGEST_VALUE = 40  # characters of a collected value the summary shows
 
 
 def stage_of(work: TurnWork) -> str | None:
-    """The phase the turn's reply is in; None outside a quote or a flow (every allowed tool, no module)."""
+    """The phase the turn's reply is in; None outside a quote or a flow (no module)."""
     if work.services.catalog.pack.prompting is None:
         return None
     if work.out.quote is not None:
@@ -35,16 +35,6 @@ def stage_of(work: TurnWork) -> str | None:
         return DONE_STAGE if step.slots else None
     first = step.missing[0] if step.missing else None
     return next((s.stage for s in flow.steps if any(slot.slot == first for slot in s.collect)), None)
-
-
-def offer(work: TurnWork, agent: str, stage: str | None, static: bool = False) -> set[str]:
-    """The tools the model driving `agent` is shown: the phase's and the universal ones among the
-    agent's; `static`: every tool of every phase to each agent with tools (the one-prompt-for-all
-    baseline of bench/llm_calls.py)."""
-    tools, prompting = work.services.tools, work.services.catalog.pack.prompting
-    if static and prompting is not None and tools.permissions.get(agent):
-        return {*prompting.universal, *(t for phase in prompting.phases.values() for t in phase.tools)}
-    return {name for name in tools.permissions.get(agent, []) if tools.offered(agent, name, stage)}
 
 
 def module(catalog: Catalog, stage: str | None, static: bool = False) -> str:

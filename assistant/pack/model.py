@@ -42,7 +42,6 @@ Template = str | list[str]  # a list's pieces are joined; a piece naming a missi
 AgentName = Literal["retriever", "comparator", "eligibility", "booking", "support", "quote", "formatter"]
 ToolName = Literal[
     "search_products", "search_faq", "compare_products", "check_eligibility", "calculate", "identify", "select_variant", "tariff",
-    "case_status", "check_field", "handover",
 ]  # fmt: skip
 QUOTE_TOOLS: tuple[ToolName, ...] = ("identify", "select_variant", "tariff")
 # What a message can ask for; a pack's nlu.yml gives examples of the ones its business serves.
@@ -413,17 +412,16 @@ DEFAULT_TOOLS: dict[AgentName, list[ToolName]] = {
 
 
 class Phase(Strict):
-    """One phase of the conversation in LLM mode (seed 004's contextual tools and dynamic prompts)."""
+    """One phase of the conversation in LLM mode (seed 004's dynamic prompts)."""
 
-    tools: list[ToolName] = []  # offered to the model in this phase, within its agent's allow-list
     prompt: str | None = None  # the phase's prompt module: a text file of the pack ("prompts/personal.md")
 
 
 class Prompting(Strict):
-    """pack.yaml `prompting:` what LLM mode offers and says per phase: only the current phase's
-    tools (and the universal ones) and only its prompt module, after the core prompt."""
+    """pack.yaml `prompting:` what LLM mode says per phase: only the current phase's prompt
+    module, after the core prompt. No phase offers tools: in LLM mode every tool has run before
+    the model is asked (agents/crew.py)."""
 
-    universal: list[ToolName] = []  # offered in every phase (a hand-over to a person)
     phases: dict[str, Phase] = Field(min_length=1)  # by stage: a flow step's `stage`, or one the engine builds
 
 
@@ -454,7 +452,7 @@ class Pack(Strict):
     texts: dict[str, str] = {}  # the pack's own words; the engine's defaults say the rest (Catalog.text)
     quote: QuoteSetup | None = None  # what customers can ask a price for (assistant/pack/quotes.py)
     constraints: list[Constraint] = []  # rules on every reply (assistant/pack/constraints.py)
-    prompting: Prompting | None = None  # LLM mode's tools and prompt module per phase; None: every allowed tool, one prompt
+    prompting: Prompting | None = None  # LLM mode's prompt module per phase; None: one prompt
     handover: HandoverRules = HandoverRules()  # when people take a conversation over (assistant/pack/handover.py)
 
     @model_validator(mode="after")
@@ -575,8 +573,7 @@ class Pack(Strict):
                 raise ValueError(f"constraints.{rule.name}: template '{rule.template}' is not a text the engine says")
 
     def _check_prompting(self) -> None:
-        """Every stage a flow step names has its phase, every phase is a stage, and every tool a
-        phase offers is some agent's."""
+        """Every stage a flow step names has its phase, and every phase is a stage."""
         stages = {step.stage for flow in self.flows.values() for step in flow.steps if step.stage}
         if self.prompting is None:
             if stages:
@@ -589,12 +586,6 @@ class Pack(Strict):
         unknown = sorted(set(phases) - stages - set(BUILT_STAGES))
         if unknown:
             raise ValueError(f"prompting.phases {unknown}: no flow step has that stage; the engine's are {list(BUILT_STAGES)}")
-        tools = {tool for allowed in self.tools.values() for tool in allowed}
-        offered = [("prompting.universal", t) for t in self.prompting.universal]
-        offered += [(f"prompting.phases.{name}", t) for name, phase in phases.items() for t in phase.tools]
-        for where, tool in offered:
-            if tool not in tools:
-                raise ValueError(f"{where} offers '{tool}', which no agent in tools has")
 
     @model_validator(mode="after")
     def _scales_for_money(self) -> Pack:

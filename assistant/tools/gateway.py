@@ -2,9 +2,7 @@
 
 The store's pack, for instance, gives the sales role the inventory and the calculator and the
 support role the knowledge base and the calculator; a call outside an agent's list is refused
-here, whatever the agent (or a model driving it) asked for. In LLM mode a pack with
-`prompting:` narrows the list further per phase of the conversation (`offered`): the model sees
-only the current phase's tools and the universal ones.
+here, whatever the agent asked for.
 """
 
 from __future__ import annotations
@@ -12,10 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from assistant.pack.flows import Slot
 from assistant.pack.model import Catalog, ToolName
-from assistant.pack.texts import say
-from assistant.tools import validators
 from assistant.tools.calculator import calculate
 from assistant.tools.comparison import compare, ranked
 from assistant.tools.eligibility import check
@@ -31,7 +26,6 @@ class ToolGateway:
     def __init__(self, catalog: Catalog, index: CatalogIndex):
         # keyed by str: callers name agents with plain strings, not the pack's AgentName literals
         self.permissions: dict[str, list[ToolName]] = dict(catalog.pack.tools.items())
-        self.prompting = catalog.pack.prompting
         self._tools: dict[str, Callable[..., Any]] = {
             "search_products": lambda *args, **kwargs: index.search_products(*args, **kwargs),
             "ranked_products": lambda *args, **kwargs: index.ranked_products(*args, **kwargs),
@@ -40,9 +34,6 @@ class ToolGateway:
             "rank_products": lambda products, rank: ranked(products, rank, catalog),
             "check_eligibility": lambda product, profile: check(product, profile, catalog),
             "calculate": calculate,
-            "check_field": check_field,
-            "case_status": lambda cases, flow, slots: cases.status(flow, slots),  # a case desk (assistant/dialogue/case.py)
-            "handover": lambda: say(catalog, "handover"),
             **(
                 {
                     "identify": lambda description, category=None: identify(elements, description, category),
@@ -62,15 +53,6 @@ class ToolGateway:
     def allowed(self, agent: str, tool: str) -> bool:
         return self.family(tool) in self.permissions.get(agent, [])
 
-    def offered(self, agent: str, tool: str, stage: str | None) -> bool:
-        """Whether LLM mode offers the model a tool in a phase: the agent may use it, and the
-        pack's `prompting` gives it to that phase or to every phase (no phase: all allowed)."""
-        if not self.allowed(agent, tool):
-            return False
-        if self.prompting is None or stage is None or stage not in self.prompting.phases:
-            return True
-        return tool in self.prompting.universal or tool in self.prompting.phases[stage].tools
-
     def call(self, agent: str, tool: str, *args: Any, **kwargs: Any) -> Any:
         """The tool's own result, given its own arguments: what both are depends on the tool named."""
         if not self.allowed(agent, tool):
@@ -84,12 +66,3 @@ class ToolGateway:
         if preferred and self.allowed(preferred, tool):
             return preferred
         return next(agent for agent in self.permissions if self.allowed(agent, tool))
-
-
-def check_field(slot: Slot, value: str) -> validators.Verdict:
-    """A value for a slot checked as the flow checks it (a DNI's letter, a plate, a VIN)."""
-    if slot.kind == "number":
-        return validators.check_number(value, slot.check)
-    if slot.kind == "email":
-        return validators.email(value)
-    return validators.check_text(value, slot.check)

@@ -69,6 +69,7 @@ class Intent(BaseModel):
     name: str | None = None  # the customer's name, as they gave it ("my name is Rafiqul Islam")
     follow_up: bool = False  # names items or values and asks nothing of its own: "what about the Amex Platinum?"
     dropped: list[str] = []  # filters the customer takes back: "any brand", "forget the fee limit"
+    guessed: list[str] = []  # filters a model read that the customer's words didn't say: this search's only
     absent: list[str] = []  # names asked for that the business doesn't have: "a Corolla"
     unavailable: list[str] = []  # items named that aren't offered now (out of stock); the pipeline sets it
     expression: str | None = None  # arithmetic to work out ("1299 x 2")

@@ -71,17 +71,32 @@ def chat() -> Response:
 @bp.post("/chat/stream")
 def chat_stream() -> Response:
     """Server-Sent Events: `agent` (started/finished), `chunk` (reply text), then `final` (the
-    same JSON /chat returns) or `error`. Bad input is refused before the stream starts."""
+    same JSON /chat returns) or `error`. Bad input is refused before the stream starts. In LLM
+    mode the engine's verified draft streams as soon as it is written, while the model frames
+    it: only the model's own words wait for the guard, and `final` carries the whole reply."""
     chat_request, request_id, replay_key = _chat_request(), g.request_id, _replay_key()
     app: Flask = current_app._get_current_object()  # type: ignore[attr-defined]  # Flask types the proxy as the app
     events: queue.Queue[tuple[str, dict[str, Any]] | None] = queue.Queue()  # None: the stream is over
 
+    drafted: list[str] = []
+
+    def chunks(text: str) -> None:
+        for piece in _CHUNK.findall(text):
+            events.put(("chunk", {"text": piece}))
+
+    def on_event(kind: str, data: dict[str, Any]) -> None:
+        if kind == "draft":
+            drafted.append(data["text"])
+            chunks(data["text"])
+        else:
+            events.put((kind, data))
+
     def work() -> None:
         try:
             with app.app_context():
-                response = _answer(chat_request, request_id, replay_key, lambda kind, data: events.put((kind, data)))
-            for piece in _CHUNK.findall(response.reply):
-                events.put(("chunk", {"text": piece}))
+                response = _answer(chat_request, request_id, replay_key, on_event)
+            if not drafted:
+                chunks(response.reply)
             events.put(("final", response.model_dump()))
         except (SessionBusy, VersionConflict):
             events.put(("error", {"error": "session_busy", "message": BUSY_MESSAGE}))
