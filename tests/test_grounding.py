@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from assistant.llm.grounding import Facts, figures, violations
+from assistant.llm.grounding import Facts, figures, framing, violations
 from assistant.pack.model import load_catalog
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -149,3 +149,22 @@ def test_a_reply_that_drops_the_flows_question_is_named(catalog):
     )
     assert violations("Happy to help you book an appointment!", facts, catalog) == ["the question the customer must answer next"]
     assert violations("Happy to help! Which card would you like the appointment for?", facts, catalog) == []
+
+
+def test_the_framing_keeps_only_sentences_that_state_nothing(catalog):
+    """Failure 2 of issue 19: a small number with no unit ("a minimum age of 30") passed the
+    figure check, which reads only prices, percentages and numbers of 100 or more. The framing
+    around the draft keeps no sentence with a number, an item, a date, a promise or a repeat."""
+    gold = catalog.product("visa-gold-credit").name
+    draft = f"**{gold}**: annual fee ৳3,000."
+    reply = (
+        "Thanks for asking! You need a minimum age of 30 for this card. "
+        f"The {gold} is a great pick. We'll call you tomorrow. **{gold}**: annual fee ৳3,000. Here is what I found."
+    )
+    assert framing(reply, draft, catalog) == "Thanks for asking! Here is what I found."
+
+
+def test_the_framing_leaves_out_an_answer_cut_off_by_the_token_cap(catalog):
+    draft = "Here are the cards."
+    assert framing("Thanks for asking! I picked these with care for your", draft, catalog) == "Thanks for asking!"
+    assert framing("আপনাকে ধন্যবাদ। এগুলো দেখুন।", draft, catalog) == "আপনাকে ধন্যবাদ। এগুলো দেখুন।"

@@ -1,12 +1,15 @@
 """LLM mode when the model or its server misbehaves: any fault gives the offline reply, a server
-without JSON schemas is asked for plain JSON, calls are capped, and a circuit breaker shared by
-every worker skips a failing model for a cool-down. A scripted model stands in for the provider."""
+without JSON schemas is asked in its JSON mode, calls are capped, and a circuit breaker shared
+by every worker skips a failing model for a cool-down. A scripted model stands in for the
+provider, and for the JSON mode a loopback server that refuses schemas as llama.cpp's does."""
 
 from __future__ import annotations
 
 import json
 import re
+import threading
 import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from scripted_llm import ScriptedLLM, restate_draft
@@ -63,6 +66,56 @@ def test_a_server_that_refuses_json_schemas_is_asked_for_plain_json_from_then_on
     llm.script = [reading]
     chat(client, "something shiny in yellow metal for my wallet")
     assert llm.calls[before]["response_model"] is None, "the server's refusal is remembered"
+
+
+class NoSchemas(BaseHTTPRequestHandler):
+    """An OpenAI-compatible server without JSON schemas, as llama.cpp's: a 500 for `json_schema`,
+    a reading for `json_object` (its JSON mode), the formatter's draft otherwise."""
+
+    formats: list[str | None] = []
+
+    def do_POST(self):  # noqa: N802
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        kind = (body.get("response_format") or {}).get("type")
+        NoSchemas.formats.append(kind)
+        if kind == "json_schema":
+            self._send(500, {"error": {"message": "Input should be 'text' or 'json_object'", "type": "internal_server_error"}})
+            return
+        content = (
+            json.dumps({"type": "product_info", "filters": {"tier": "gold", "product_type": "credit_card"}})
+            if kind == "json_object"
+            else restate_draft(body["messages"])
+        )
+        message = {"role": "assistant", "content": content}
+        self._send(200, {"id": "1", "object": "chat.completion", "created": 0, "model": body["model"],
+                         "choices": [{"index": 0, "finish_reason": "stop", "message": message}]})  # fmt: skip
+
+    def _send(self, status: int, payload: dict) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):
+        pass
+
+
+def test_a_server_without_json_schemas_is_asked_in_its_json_mode(tmp_path):
+    server = ThreadingHTTPServer(("127.0.0.1", 0), NoSchemas)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    NoSchemas.formats.clear()
+    try:
+        url = f"http://127.0.0.1:{server.server_port}/v1"
+        app = create_app({"session_db": tmp_path / "s.sqlite3", "llm_model": "openai/local", "llm_base_url": url})
+        first = chat(app.test_client(), "something shiny but not too fancy, yellow metal maybe")
+        second = chat(app.test_client(), "something shiny in yellow metal for my wallet")
+    finally:
+        server.shutdown()
+    assert NoSchemas.formats == ["json_schema", "json_object", None, "json_object", None]  # refused once, remembered
+    assert first["intent"]["filters"]["tier"] == second["intent"]["filters"]["tier"] == "gold"
+    assert first["mode"] == second["mode"] == "crew"
 
 
 def test_a_turn_that_needs_no_model_call_says_it_was_answered_offline(make_app):

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from crewai import LLM
 from crewai.llms.base_llm import BaseLLM
-from pydantic import BaseModel, ConfigDict, SerializeAsAny
+from pydantic import BaseModel, ConfigDict, PrivateAttr, SerializeAsAny
 
 import assistant.infra.config  # noqa: F401  (sets the crewai telemetry switches before the import)
 from assistant.infra.config import Settings
@@ -59,15 +60,25 @@ def build_llm(settings: Settings) -> BaseLLM:
     )
 
 
+def json_twin(llm: BaseLLM) -> BaseLLM | None:
+    """The same model asked for a JSON object on every answer (the `json_object` JSON mode that
+    servers without JSON schemas have, llama.cpp's among them); None where its client has none."""
+    if "response_format" not in type(llm).model_fields:
+        return None
+    return llm.model_copy(update={"response_format": {"type": "json_object"}})
+
+
 class BudgetedLLM(BaseLLM):
     """One turn's view of the model: counts calls and refuses those over budget or deadline."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
     inner: SerializeAsAny[BaseLLM]  # dumped as the model it is, not as a bare BaseLLM
+    json_inner: SerializeAsAny[BaseLLM] | None = None  # the same model in JSON mode, used while `json_answers`
     max_calls: int
     deadline: float  # time.monotonic() value
     calls: int = 0
     prompts: list[str] = []  # what the turn's calls sent: the guard keeps their instructions from the reply
+    _json: bool = PrivateAttr(default=False)
 
     def call(
         self,
@@ -85,7 +96,8 @@ class BudgetedLLM(BaseLLM):
             raise DeadlineExceeded("the turn's deadline passed")
         self.calls += 1
         self.prompts.append(messages if isinstance(messages, str) else "\n".join(str(m.get("content") or "") for m in messages))
-        reply = self.inner.call(
+        inner = self.json_inner if self._json and self.json_inner is not None else self.inner
+        reply = inner.call(
             messages,
             tools=tools,
             callbacks=callbacks,
@@ -97,6 +109,16 @@ class BudgetedLLM(BaseLLM):
         if reply is None or (isinstance(reply, str) and not reply.strip()):
             raise EmptyReply("the model returned nothing")
         return reply
+
+    @contextmanager
+    def json_answers(self) -> Iterator[None]:
+        """Within the block, calls go to the model in JSON mode (where there is one): the answers
+        asked for a schema of a server that refuses schemas."""
+        self._json = True
+        try:
+            yield
+        finally:
+            self._json = False
 
     def supports_function_calling(self) -> bool:
         return self.inner.supports_function_calling()  # type: ignore[attr-defined,no-any-return]  # each provider's class has it, BaseLLM doesn't

@@ -29,7 +29,7 @@ from assistant.booking.codes import redact_codes
 from assistant.infra.config import Settings
 from assistant.llm import grounding, judgement, phases
 from assistant.llm.breaker import Breaker
-from assistant.llm.client import BudgetedLLM, BudgetExceeded, EmptyReply, LLMFault, build_llm
+from assistant.llm.client import BudgetedLLM, BudgetExceeded, EmptyReply, LLMFault, build_llm, json_twin
 from assistant.llm.judgement import Judgement
 from assistant.llm.privacy import Placeholders
 from assistant.pack.model import Catalog
@@ -71,6 +71,7 @@ class CrewMode:
         budgeted = BudgetedLLM(
             model=self.llm.model,
             inner=self.llm,
+            json_inner=json_twin(self.llm),  # for a server without JSON schemas
             max_calls=self.settings.llm_calls_per_turn,
             deadline=time.monotonic() + self.settings.llm_turn_deadline_s,
         )
@@ -148,8 +149,8 @@ class CrewTurn:
 
     def _structured(self, model: type[Answer], ask: Callable[[type[Answer] | None], object]) -> Answer:
         """The model's answer as `model`: asked with its JSON schema while the server takes one;
-        a server that answers that with an error (llama.cpp's) is asked for the prompt's plain
-        JSON from then on, read and checked here."""
+        a server that answers that with an error (llama.cpp's) is asked in its JSON mode from
+        then on, for the JSON the prompt describes, read and checked here."""
         answer: object = None
         if self.owner.structured:
             try:
@@ -160,7 +161,8 @@ class CrewTurn:
                 log.warning("the LLM server refused a JSON schema (%s); asking for plain JSON from now on", type(error).__name__)
                 self.owner.structured = False
         if not self.owner.structured:
-            answer = ask(None)
+            with self.llm.json_answers():
+                answer = ask(None)
         if isinstance(answer, BaseModel):
             return model.model_validate(answer.model_dump())
         match = _JSON_OBJECT.search(str(answer))
@@ -189,7 +191,7 @@ class CrewTurn:
                 if not grounding.regenerable(reply, facts, self.catalog):
                     self.grounding = "fallback"
                     return draft
-                reply = private.show(self._regenerate(private.hide(reply), problems, private.hide(draft)))
+                reply = private.show(self._regenerate(problems, private.hide(draft)))
                 self.grounding = "fallback" if grounding.violations(reply, facts, self.catalog) else "regenerated"
         except Exception as error:  # a fault of the model, provider or crewai must not fail the turn
             self._failed(error)
@@ -228,11 +230,13 @@ class CrewTurn:
         output = self.llm.run_before_deadline(lambda: crew.kickoff(inputs=inputs))
         return _text(output.raw)  # type: ignore[union-attr]  # crewai types kickoff as maybe streaming; this crew never streams
 
-    def _regenerate(self, reply: str, problems: list[str], draft: str) -> str:
+    def _regenerate(self, problems: list[str], draft: str) -> str:
+        """Its words asked for again, as short as the framing they are for: the whole answer is
+        the draft's to say, so the model is not asked to rewrite it (nor shown what it got wrong)."""
         prompt = (
-            f"Your reply to a customer mentioned {', '.join(problems)}, which the business's data does not "
-            "support. Rewrite it in friendly markdown using only the facts in this verified answer, "
-            f"changing no figure or product name:\n\n{draft}\n\nYour previous reply:\n{reply}"
+            f"Your words for a customer mentioned {', '.join(problems)}, which the business's data does not support. "
+            "Write instead one or two short, warm sentences that lead into the answer below, naming no product "
+            f"and stating no figure, date, time, eligibility verdict or promise:\n\n{draft}"
         )
         answer = self.llm.run_before_deadline(lambda: self.llm.call([{"role": "user", "content": prompt}]))
         return _text(answer)

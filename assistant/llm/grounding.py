@@ -35,7 +35,7 @@ _LEAKS = re.compile(
 _MARKERS = ("<<<", ">>>")  # the prompts' data markers
 SHINGLE = 6  # words in a row repeated from a prompt's instructions: its text shown to the customer
 _WORD = re.compile(r"\w+")
-_SENTENCE = re.compile(r"[^\n.!?]+(?:[.!?](?!\d)|$)")  # up to its end, not a decimal point
+_SENTENCE = re.compile(r"[^\n.!?।]+(?:[.!?।](?!\d)|$)")  # up to its end (a danda's too), not a decimal point
 MIN_LETTERS = 0.3  # the share of a reply's visible characters that are letters, at least
 FRAMING_SENTENCES = 2  # the model's own sentences kept around the verified draft, at most
 REPEAT_WORDS = 3  # words in a row a framing sentence shares with the draft: a repeat
@@ -129,14 +129,16 @@ def _form(reply: str, facts: Facts, catalog: Catalog) -> list[str]:
 
 def framing(reply: str, draft: str, catalog: Catalog) -> str:
     """Grounding by construction: of what the model wrote, only its sentences that state nothing
-    (no figure, item, date, time, verdict, promise or prompt text) and that the draft doesn't
-    already say, at most FRAMING_SENTENCES of them. The reply is then these and the draft, so
-    every fact a customer reads comes from the engine's verified draft."""
+    (no figure, item, date, time, verdict, promise or prompt text), that are finished and that
+    the draft doesn't already say, at most FRAMING_SENTENCES of them. The reply is then these
+    and the draft, so every fact a customer reads comes from the engine's verified draft."""
     nothing = Facts(text="", product_names=set())
     kept = []
     for sentence in (s.strip() for s in _SENTENCE.findall(reply)):
         if not sentence or sentence[0] in "|#>" or any(c.isdigit() for c in sentence):
             continue  # tables, headings, quotes and anything with a number are the draft's to say
+        if sentence[-1] not in ".!?।":
+            continue  # the text's unfinished end: an answer the token cap cut off
         if violations(sentence, nothing, catalog) or _repeats(sentence, draft):
             continue
         kept.append(sentence.lstrip("-*• "))
