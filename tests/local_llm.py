@@ -23,6 +23,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from fake_openai import send_json, serve
+
 from assistant.llm import grounding
 from assistant.pack.model import Catalog
 
@@ -103,18 +105,12 @@ def proxy(target: str, usage: Usage) -> ThreadingHTTPServer:
                 status, payload = error.code, error.read()
             if status == 200:
                 usage.add(json.loads(payload))
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
+            send_json(self, status, payload)
 
         def log_message(self, *args: object) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Forward)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
+    return serve(Forward)
 
 
 def wrong_figures(reply: str, offline: str, shown: list[dict[str, Any]], catalog: Catalog) -> list[str]:

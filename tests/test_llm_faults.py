@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from fake_openai import fake_openai
 from scripted_llm import ScriptedLLM, restate_draft
 
 from app import create_app
@@ -68,52 +67,24 @@ def test_a_server_that_refuses_json_schemas_is_asked_for_plain_json_from_then_on
     assert llm.calls[before]["response_model"] is None, "the server's refusal is remembered"
 
 
-class NoSchemas(BaseHTTPRequestHandler):
-    """An OpenAI-compatible server without JSON schemas, as llama.cpp's: a 500 for `json_schema`,
-    a reading for `json_object` (its JSON mode), the formatter's draft otherwise."""
-
-    formats: list[str | None] = []
-
-    def do_POST(self):  # noqa: N802
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        kind = (body.get("response_format") or {}).get("type")
-        NoSchemas.formats.append(kind)
-        if kind == "json_schema":
-            self._send(500, {"error": {"message": "Input should be 'text' or 'json_object'", "type": "internal_server_error"}})
-            return
-        content = (
-            json.dumps({"type": "product_info", "filters": {"tier": "gold", "product_type": "credit_card"}})
-            if kind == "json_object"
-            else restate_draft(body["messages"])
-        )
-        message = {"role": "assistant", "content": content}
-        self._send(200, {"id": "1", "object": "chat.completion", "created": 0, "model": body["model"],
-                         "choices": [{"index": 0, "finish_reason": "stop", "message": message}]})  # fmt: skip
-
-    def _send(self, status: int, payload: dict) -> None:
-        data = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args):
-        pass
+def without_schemas(body: dict) -> tuple[int, str]:
+    """A server without JSON schemas, as llama.cpp's: a 500 for `json_schema`, a reading for
+    `json_object` (its JSON mode), the formatter's draft otherwise."""
+    kind = (body.get("response_format") or {}).get("type")
+    if kind == "json_schema":
+        return 500, "Input should be 'text' or 'json_object'"
+    if kind == "json_object":
+        return 200, json.dumps({"type": "product_info", "filters": {"tier": "gold", "product_type": "credit_card"}})
+    return 200, restate_draft(body["messages"])
 
 
 def test_a_server_without_json_schemas_is_asked_in_its_json_mode(tmp_path):
-    server = ThreadingHTTPServer(("127.0.0.1", 0), NoSchemas)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    NoSchemas.formats.clear()
-    try:
-        url = f"http://127.0.0.1:{server.server_port}/v1"
+    with fake_openai(without_schemas) as (url, requests):
         app = create_app({"session_db": tmp_path / "s.sqlite3", "llm_model": "openai/local", "llm_base_url": url})
         first = chat(app.test_client(), "something shiny but not too fancy, yellow metal maybe")
         second = chat(app.test_client(), "something shiny in yellow metal for my wallet")
-    finally:
-        server.shutdown()
-    assert NoSchemas.formats == ["json_schema", "json_object", None, "json_object", None]  # refused once, remembered
+    formats = [(r["body"].get("response_format") or {}).get("type") for r in requests]
+    assert formats == ["json_schema", "json_object", None, "json_object", None]  # refused once, remembered
     assert first["intent"]["filters"]["tier"] == second["intent"]["filters"]["tier"] == "gold"
     assert first["mode"] == second["mode"] == "crew"
 

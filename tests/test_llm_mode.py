@@ -8,9 +8,9 @@ import re
 import threading
 import time
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from fake_openai import fake_openai
 from scripted_llm import ScriptedLLM, restate_draft
 
 from app import create_app
@@ -212,57 +212,17 @@ def test_customer_text_cannot_close_the_data_markers(make_app):
     assert prompt.count("<<<") == 1 and prompt.count(">>>") == 1
 
 
-class FakeOpenAI(BaseHTTPRequestHandler):
-    """Just enough of the OpenAI chat completions API: echoes the formatter's draft."""
-
-    requests: list[dict] = []
-
-    def do_POST(self):  # noqa: N802
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        FakeOpenAI.requests.append({"path": self.path, "body": body, "auth": self.headers.get("Authorization")})
-        content = restate_draft(body["messages"])
-        payload = json.dumps(
-            {
-                "id": "chatcmpl-1",
-                "object": "chat.completion",
-                "created": 0,
-                "model": body["model"],
-                "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
-                "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
-            }
-        ).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
-
-    def log_message(self, *args):
-        pass
-
-
 def test_an_openai_compatible_server_is_reached_through_base_url(tmp_path):
-    server = ThreadingHTTPServer(("127.0.0.1", 0), FakeOpenAI)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    FakeOpenAI.requests.clear()
-    try:
-        app = create_app(
-            {
-                "session_db": tmp_path / "s.sqlite3",
-                "llm_model": "openai/local-model",
-                "llm_base_url": f"http://127.0.0.1:{server.server_port}/v1",
-            }
-        )
+    with fake_openai(lambda body: (200, restate_draft(body["messages"]))) as (url, requests):
+        app = create_app({"session_db": tmp_path / "s.sqlite3", "llm_model": "openai/local-model", "llm_base_url": url})
         client, session = app.test_client(), str(uuid.uuid4())
         replies = [chat(client, session, query) for query, _, _ in SEED]
-    finally:
-        server.shutdown()
     assert all(r["mode"] == "crew" and r["grounding"] == "passed" for r in replies), replies
-    assert len(FakeOpenAI.requests) == sum(r["llm_calls"] for r in replies) == 8
-    assert {r["path"] for r in FakeOpenAI.requests} == {"/v1/chat/completions"}
-    assert {r["body"]["model"] for r in FakeOpenAI.requests} == {"local-model"}
-    assert {r["body"].get("max_tokens") for r in FakeOpenAI.requests} == {400}, "no runaway generation"
-    assert FakeOpenAI.requests[0]["auth"] == "Bearer not-needed"
+    assert len(requests) == sum(r["llm_calls"] for r in replies) == 8
+    assert {r["path"] for r in requests} == {"/v1/chat/completions"}
+    assert {r["body"]["model"] for r in requests} == {"local-model"}
+    assert {r["body"].get("max_tokens") for r in requests} == {400}, "no runaway generation"
+    assert requests[0]["auth"] == "Bearer not-needed"
     assert "Mastercard Platinum Business Credit Card" in replies[0]["reply"]
     assert "| Annual fee |" in replies[1]["reply"]
 
