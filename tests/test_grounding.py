@@ -164,7 +164,15 @@ def test_the_framing_keeps_only_sentences_that_state_nothing(catalog):
     assert framing(reply, draft, catalog) == "Thanks for asking! Here is what I found."
 
 
-def test_the_framing_leaves_out_an_answer_cut_off_by_the_token_cap(catalog):
+def test_the_framing_leaves_out_a_question_and_an_answer_cut_off_by_the_token_cap(catalog):
     draft = "Here are the cards."
     assert framing("Thanks for asking! I picked these with care for your", draft, catalog) == "Thanks for asking!"
+    assert framing("I'm ready to help. What's your product or service?", draft, catalog) == "I'm ready to help."
     assert framing("আপনাকে ধন্যবাদ। এগুলো দেখুন।", draft, catalog) == "আপনাকে ধন্যবাদ। এগুলো দেখুন।"
+
+
+def test_the_framing_says_nothing_an_items_data_says_even_of_an_unnamed_item(catalog):
+    visa = catalog.product("visa-platinum-business")
+    reply = "It also offers rewards for travel and office supplies, which is great. Happy to help you choose."
+    assert visa.rewards and "travel and office supplies" in visa.rewards
+    assert framing(reply, "Here are the cards.", catalog, [visa.model_dump_json()]) == "Happy to help you choose."

@@ -75,6 +75,8 @@ def _judged(make_app, judgement: str) -> tuple[dict, ScriptedLLM]:
 
 
 def test_the_comparators_judgement_is_checked_against_the_table_and_said_by_the_engine(make_app, catalog):
+    one, _ = _judged(make_app, '{"best": "jcb-platinum-business", "on": "lounge_visits_per_year"}')  # a row alone
+    assert "**JCB Platinum Business Credit Card** suits you best: it leads on airport lounge visits a year." in one["reply"]
     data, llm = _judged(make_app, '{"best": "jcb-platinum-business", "on": ["lounge_visits_per_year", "credit_limit_max"]}')
     judge = llm.prompt_text(len(llm.calls) - 2)
     assert '"key":"annual_fee"' in judge and '"employment":"business_owner"' in judge and '"tier":"platinum"' in judge
@@ -97,6 +99,7 @@ def test_the_comparators_judgement_is_checked_against_the_table_and_said_by_the_
 )
 def test_a_judgement_the_table_does_not_bear_out_is_left_out(make_app, client, judgement):
     data, _ = _judged(make_app, judgement)
+    assert data["mode"] == "crew" and data["grounding"] == "passed", "the framing is still written"
     session = str(uuid.uuid4())
     chat(client, session, "I want a platinum conventional credit card for business")
     offline = chat(client, session, "Which is best for me? Compare them")

@@ -158,7 +158,7 @@ class CrewTurn:
             except Exception as error:
                 if isinstance(error, LLMFault) or _unreachable(error):
                     raise
-                log.warning("the LLM server refused a JSON schema (%s); asking for plain JSON from now on", type(error).__name__)
+                log.warning("the LLM server refused a JSON schema (%s); asking in its JSON mode from now on", type(error).__name__)
                 self.owner.structured = False
         if not self.owner.structured:
             with self.llm.json_answers():
@@ -196,7 +196,7 @@ class CrewTurn:
         except Exception as error:  # a fault of the model, provider or crewai must not fail the turn
             self._failed(error)
             return draft
-        framed = grounding.framing(reply, draft, self.catalog) if self.grounding != "fallback" else ""
+        framed = grounding.framing(reply, draft, self.catalog, facts.items.values()) if self.grounding != "fallback" else ""
         return f"{framed}\n\n{draft}" if framed else draft
 
     def _judged(self, work: TurnWork, private: Placeholders, draft: str) -> str:
@@ -211,9 +211,12 @@ class CrewTurn:
             output = self.llm.run_before_deadline(lambda: crew.kickoff(inputs=inputs))
             return output.pydantic or output.raw  # type: ignore[union-attr]  # this crew never streams
 
-        self.judgement = judgement.checked(self._structured(Judgement, ask), comparison)
+        try:
+            self.judgement = judgement.checked(self._structured(Judgement, ask), comparison)
+        except (ValidationError, ValueError):  # an answer not in the structure: no judgement, as one the table refutes
+            self.judgement = None
         if self.judgement is None:
-            log.info("the comparator's judgement was not borne out by the table; the draft stands alone")
+            log.info("the comparator's judgement was not in its structure or not borne out by the table; the draft stands alone")
             return draft
         return f"{draft}\n\n{judgement.said(self.judgement, comparison, self.catalog)}"
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -127,19 +127,22 @@ def _form(reply: str, facts: Facts, catalog: Catalog) -> list[str]:
     return problems
 
 
-def framing(reply: str, draft: str, catalog: Catalog) -> str:
+def framing(reply: str, draft: str, catalog: Catalog, items: Iterable[str] = ()) -> str:
     """Grounding by construction: of what the model wrote, only its sentences that state nothing
-    (no figure, item, date, time, verdict, promise or prompt text), that are finished and that
-    the draft doesn't already say, at most FRAMING_SENTENCES of them. The reply is then these
-    and the draft, so every fact a customer reads comes from the engine's verified draft."""
+    (no figure, item, date, time, verdict, promise or prompt text, and no words in a row from an
+    item's own data, `items`: "it offers rewards for travel and office supplies"), that are
+    finished, ask nothing (the draft asks what the flow needs) and that the draft doesn't already
+    say, at most FRAMING_SENTENCES of them. The reply is then these and the draft, so every fact
+    a customer reads comes from the engine's verified draft."""
     nothing = Facts(text="", product_names=set())
+    data = set().union(*(_shingles(text, REPEAT_WORDS) for text in items))
     kept = []
     for sentence in (s.strip() for s in _SENTENCE.findall(reply)):
         if not sentence or sentence[0] in "|#>" or any(c.isdigit() for c in sentence):
             continue  # tables, headings, quotes and anything with a number are the draft's to say
-        if sentence[-1] not in ".!?।":
-            continue  # the text's unfinished end: an answer the token cap cut off
-        if violations(sentence, nothing, catalog) or _repeats(sentence, draft):
+        if sentence[-1] not in ".!।":
+            continue  # a question is the draft's to ask; an unfinished end, the token cap's cut
+        if violations(sentence, nothing, catalog) or _repeats(sentence, draft) or _shingles(sentence, REPEAT_WORDS) & data:
             continue
         kept.append(sentence.lstrip("-*• "))
     return " ".join(kept[:FRAMING_SENTENCES])

@@ -10,7 +10,7 @@ pack's words, so the customer reads no figure or verdict the model wrote.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from assistant.pack.model import Catalog
 from assistant.pack.texts import one_of, say
@@ -24,6 +24,12 @@ class Judgement(BaseModel):
 
     best: str | None = Field(default=None, description="the id of the compared item that suits them best; null if none stands out")
     on: list[str] = Field(default=[], description="the keys of the one or two table rows that decide it")
+
+    @field_validator("on", mode="before")
+    @classmethod
+    def _one_row(cls, value: object) -> object:
+        """One row's key given alone, as small models do, is a list of one."""
+        return [value] if isinstance(value, str) else value
 
 
 def checked(judgement: Judgement, comparison: Comparison) -> Judgement | None:
