@@ -10,7 +10,7 @@ from agents.crew import OFFLINE, build_crew  # noqa: E402
 from agents.definitions import MODEL_AGENTS, build_agent, definitions  # noqa: E402
 from assistant.llm.judgement import Judgement
 
-INPUTS = {"business": "Padma", "filters": "{}", "currency": "BDT"}
+INPUTS = {"business": "Padma", "filters": "{}"}
 
 
 @pytest.fixture

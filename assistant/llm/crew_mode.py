@@ -92,7 +92,6 @@ class CrewTurn:
         self.fault: str | None = None
         self.grounding: Grounding | None = None
         self.stage: str | None = None  # the phase of the conversation the last reply was written in
-        self.judgement: Judgement | None = None  # the comparator's, once the comparison table bore it out
 
     @property
     def mode(self) -> str:
@@ -212,13 +211,13 @@ class CrewTurn:
             return output.pydantic or output.raw  # type: ignore[union-attr]  # this crew never streams
 
         try:
-            self.judgement = judgement.checked(self._structured(Judgement, ask), comparison)
-        except (ValidationError, ValueError):  # an answer not in the structure: no judgement, as one the table refutes
-            self.judgement = None
-        if self.judgement is None:
+            judged = judgement.checked(self._structured(Judgement, ask), comparison)
+        except ValueError:  # an answer not in the structure (pydantic's ValidationError too): as one the table refutes
+            judged = None
+        if judged is None:
             log.info("the comparator's judgement was not in its structure or not borne out by the table; the draft stands alone")
             return draft
-        return f"{draft}\n\n{judgement.said(self.judgement, comparison, self.catalog)}"
+        return f"{draft}\n\n{judgement.said(judged, comparison, self.catalog)}"
 
     def _frame(self, work: TurnWork, private: Placeholders, draft: str) -> str:
         """The formatter's words around the draft, in the turn's phase of the conversation."""
@@ -278,23 +277,26 @@ def _inputs(work: TurnWork, draft: str) -> dict[str, str]:
     def dump(value: object) -> str:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
-    said = {k: v for k, v in work.request.state.filters.items() if k not in work.services.catalog.pack.search.always}
     return {
         "business": work.services.catalog.name,
-        "currency": work.services.catalog.business.currency_symbol,
         "query": _quote(work.request.query),
-        "filters": dump(said),
+        "filters": dump(_said_filters(work)),
         "profile": dump(work.request.state.profile),
         "comparison": work.out.comparison.model_dump_json(exclude={"wins", "recommended"}) if work.out.comparison else "none",
         "draft": draft,
     }
 
 
+def _said_filters(work: TurnWork) -> dict[str, object]:
+    """The filters in effect that the customer gave, not the pack's always-on ones."""
+    always = work.services.catalog.pack.search.always
+    return {name: value for name, value in work.request.state.filters.items() if name not in always}
+
+
 def _needs(work: TurnWork) -> bool:
     """Whether the customer said what they need (a filter of their own, a fact about themselves),
     the only thing a model can weigh a comparison against that the table doesn't already."""
-    always = work.services.catalog.pack.search.always
-    return bool(work.request.state.profile) or any(name not in always for name in work.request.state.filters)
+    return bool(work.request.state.profile or _said_filters(work))
 
 
 def _facts(work: TurnWork, draft: str, instructions: str) -> grounding.Facts:
