@@ -176,3 +176,15 @@ def test_the_framing_says_nothing_an_items_data_says_even_of_an_unnamed_item(cat
     reply = "It also offers rewards for travel and office supplies, which is great. Happy to help you choose."
     assert visa.rewards and "travel and office supplies" in visa.rewards
     assert framing(reply, "Here are the cards.", catalog, [visa.model_dump_json()]) == "Happy to help you choose."
+
+
+def test_a_link_the_data_does_not_have_is_named(catalog):
+    """By hand on the real small model: "you can find more about the card here: [https://www."
+    reached a customer as framing around a help article."""
+    facts = Facts(text="Call us on 16639 or see https://padmabank.example/cards.", product_names=set())
+    assert violations("More on https://padmabank.example/cards.", facts, catalog) == []
+    assert violations("See more here: [https://www.", facts, catalog) == ["the link https://www."]
+    assert (
+        framing("Sorry to hear that. You can find more here: [https://www.", "Here is what to do.", catalog)
+        == "Sorry to hear that."
+    )

@@ -11,7 +11,8 @@ requires the tariff tool") are checked here too, against the tools the turn ran.
 Beyond facts, a reply must be language (no control characters), show nothing of the prompts it
 was written from, use no currency but the pack's, name only dates and times the data names,
 bind each figure to the item whose data has it, promise no action the turn's data doesn't
-state ("we'll call you"), and keep the question the flow is waiting on.
+state ("we'll call you"), give no web address the data doesn't, and keep the question the
+flow is waiting on.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ _LEAKS = re.compile(
     re.MULTILINE,
 )
 _MARKERS = ("<<<", ">>>")  # the prompts' data markers
+_LINK = re.compile(r"(?:https?://|www\.)[^\s)\]>]*", re.IGNORECASE)  # a web address: a place to go the data must name
 SHINGLE = 6  # words in a row repeated from a prompt's instructions: its text shown to the customer
 _WORD = re.compile(r"\w+")
 _SENTENCE = re.compile(r"[^\n.!?।]+(?:[.!?।](?!\d)|$)")  # up to its end (a danda's too), not a decimal point
@@ -114,6 +116,7 @@ def _form(reply: str, facts: Facts, catalog: Catalog) -> list[str]:
         problems.append("text that is not language")
     if any(marker in reply for marker in _MARKERS) or _shingles(reply) & (_shingles(facts.instructions) - _shingles(facts.text)):
         problems.append("the text of its instructions")
+    problems += [f"the link {link}" for link in sorted(set(_LINK.findall(reply)) - set(_LINK.findall(facts.text)))]
     foreign = sorted({c for c in reply if unicodedata.category(c) == "Sc" and c not in catalog.business.currency_symbol})
     problems += [f"a price in another currency ({sign})" for sign in foreign]
     languages, today = catalog.languages, dt.date.today()
