@@ -440,3 +440,28 @@ def test_cli_rejects_a_missing_or_invalid_schema(tmp_path):
         timeout=60,
     )
     assert invalid.returncode == 2 and "not an SGD service schema" in invalid.stderr
+
+
+# ---------------------------------------------------------------- the bench's measures
+
+
+def test_joint_goal_accuracy_counts_turns_whose_whole_state_is_right():
+    """bench/nlu_eval.py: a turn counts only when every slot the tracker holds after it is the
+    gold one (values compared as the bench normalises them: "7 pm" is 19:00), so one slot read
+    wrong counts against every later turn of its dialogue until put right."""
+    from bench.nlu_eval import score
+
+    def turn(dialogue: str, user: str, state: dict[str, str], new: dict[str, str]) -> dict:
+        return {"dialogue_id": dialogue, "system": "", "user": user, "intent": "BookTable", "new_slots": new, "state": state}
+
+    right = {"city": "Pune", "party_size": "2", "time": "7 pm"}
+    turns = [
+        turn("a", "Book a table in Pune for 2 at 7 pm", right, right),
+        turn("a", "make it 8 pm", right | {"time": "8 pm"}, {"time": "8 pm"}),
+        turn("b", "Book a table in Pune for 2 at 7 pm", right | {"party_size": "3"}, right | {"party_size": "3"}),
+        turn("b", "make it 8 pm", right | {"party_size": "3", "time": "8 pm"}, {"time": "8 pm"}),
+    ]
+    scores = score(DINING, turns)
+    assert scores["joint_goal_accuracy"] == 0.5, "b's wrong party size spoils both of its turns"
+    assert scores["by_slot"]["party_size"]["state_accuracy"] == 0.5 and scores["by_slot"]["time"]["state_accuracy"] == 1.0
+    assert scores["by_slot"]["time"]["f1"] == 1.0
