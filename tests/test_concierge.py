@@ -329,3 +329,29 @@ def test_the_channel_is_read_with_the_packs_words(ask, outbox, said, kind):
     )
     assert result["notification"]["status"] == "sent", result
     assert outbox()[-1]["kind"] == kind and outbox()[-1]["to"] == "+919820012345"
+
+
+def test_a_detail_is_taken_whatever_was_asked(ask, catalog):
+    """Asked for the day, the customer names another city: it is taken, and the area of the old
+    city is asked again; an answer in Hinglish gives the day, the time and the party at once."""
+    assert ask("I want to book a table in Bandra, north indian") == {"ask_user": "Which day should I book the table for?"}
+    assert ask("Hyderabad") == {"ask_user": "Which area of Hyderabad would you like?"}
+    assert ask("कल रात 9 बजे 4 लोगों के लिए") == {"ask_user": "Which area of Hyderabad would you like?"}
+    done = ask("Jubilee Hills")
+    restaurant = catalog.product(done["restaurant"]["id"])
+    assert (restaurant.value("city"), restaurant.value("locality")) == ("hyderabad", "Jubilee Hills")
+    assert "north_indian" in restaurant.value("cuisines"), "the cuisine said first is kept"
+    assert (done["reservation"]["date"], done["reservation"]["time"]) == ("2026-11-24", "21:00")
+    assert "for 4" in done["message"]
+
+
+def test_a_restaurant_named_before_gives_way_to_another_city(ask, catalog):
+    ask("Book Saffron Verandah tomorrow at 8 pm")
+    assert ask("Pune") == {"ask_user": "Which area of Pune would you like?"}
+    done = ask("Koregaon Park, north indian, for 2")
+    assert catalog.product(done["restaurant"]["id"]).value("city") == "pune" and done["reservation"]["time"] == "20:00"
+
+
+@pytest.mark.parametrize("said", ["kal raat 9 baje 4 logon ke liye table milega?", "कल रात 9 बजे 4 लोगों के लिए टेबल मिलेगा?"])
+def test_a_table_asked_for_in_hinglish_or_hindi(app, said):
+    assert app.extensions["concierge"].read(said, MONDAY, Plan()) == {"date": "2026-11-24", "time": "21:00", "guests": 4}

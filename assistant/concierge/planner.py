@@ -39,7 +39,7 @@ from assistant.dialogue.goals import masked
 from assistant.dialogue.sessions import SessionLocks
 from assistant.infra.sqlite import SharedSQLite
 from assistant.language import blank, phrases
-from assistant.pack.model import Catalog, DataError
+from assistant.pack.model import Catalog, DataError, Product
 from assistant.pack.texts import say
 from assistant.understanding.nlu import DONTCARE, SchemaUnderstanding
 from assistant.understanding.reader import normalise
@@ -155,6 +155,7 @@ class Concierge:
         if plan.reservation is None and any(plan.slots.get(k) not in (None, v) for k, v in said.items() if k in SEARCH):
             plan.restaurant = None
         plan.slots.update(said)
+        self._fit(plan.slots, said)
         for field in ("name", "phone"):
             plan.slots[field] = plan.slots.get(field) or (known or {}).get(field)
         for slot in self.flow.slots():  # a table for 25: asked again, in the pack's words
@@ -401,6 +402,20 @@ class Concierge:
         city = self.catalog.pack.attributes["city"].words(slots["city"])
         return self._ask(plan, ["time"], say(self.catalog, "concierge_none_in_city", cuisine=cuisine, time=time, city=city))
 
+    def _fit(self, slots: dict[str, Any], said: dict[str, Any]) -> None:
+        """Whatever was asked, what the customer now says is taken, and the details held that it
+        rules out are asked again: an area of another city ("Hyderabad" after "Bandra"), a
+        restaurant named before that is not where, or does not serve what, they now say."""
+        locality = slots.get("locality")
+        if said.get("city") and "locality" not in said and locality and not self._in_city(locality, said["city"]):
+            slots["locality"] = None
+        chosen = self.catalog.product(slots["restaurant_id"]) if slots.get("restaurant_id") else None
+        if chosen and "restaurant_id" not in said and not _there(chosen, said):
+            slots["restaurant_id"] = None
+
+    def _in_city(self, locality: str, city: str) -> bool:
+        return any(r.value("city") == city and in_locality(r, locality) for r in self.catalog.products)
+
     def _new_request(self, instruction: str, said: dict[str, Any]) -> bool:
         """ "Book ... in Bandra on Saturday" starts over; "Colaba" or "at 9 pm" answers the question
         asked. A request to book is said in the pack's words for one (its `booking` cues)."""
@@ -408,6 +423,16 @@ class Concierge:
 
     def _cuisine_words(self, cuisine: str) -> str:
         return "Indian" if cuisine == INDIAN else self.catalog.pack.attributes["cuisines"].words(cuisine)
+
+
+def _there(restaurant: Product, said: dict[str, Any]) -> bool:
+    """Whether a restaurant is in the city and area, and serves the cuisine, that were said."""
+    city, locality, cuisine = (said.get(key) for key in ("city", "locality", "cuisine"))
+    return (
+        city in (None, restaurant.value("city"))
+        and (not locality or in_locality(restaurant, locality))
+        and (not cuisine or serves(restaurant, cuisine))
+    )
 
 
 def _retried(instruction: str, said: dict[str, Any]) -> str:
