@@ -308,6 +308,81 @@ def test_asking_about_a_feature_is_not_asking_for_it(dining):
     assert slots["slots"] == {}
 
 
+def _dining_with(**slots: list[str]) -> dict:
+    """The dining schema with its price range, or a yes/no feature, as another service names them."""
+    schema = json.loads(json.dumps(DINING))
+    for name, values in slots.items():
+        schema["slots"] = [slot for slot in schema["slots"] if slot["name"] != name]
+        schema["slots"].append({"name": name, "description": name, "is_categorical": True, "possible_values": values})
+        schema["intents"][0]["optional_slots"][name] = "dontcare"
+    return schema
+
+
+PRICES = ["cheap", "moderate", "pricey", "ultra high-end"]
+OUTDOORS_SCHEMA = _dining_with(has_seating_outdoors=["True", "False"], price_range=PRICES)
+OUTDOORS = SchemaUnderstanding.from_schema(OUTDOORS_SCHEMA, DINING_VALUES)
+
+
+@pytest.mark.parametrize(
+    "text, price",
+    [
+        ("somewhere budget-friendly in Pune", "cheap"),
+        ("nothing expensive, we're students", "cheap"),
+        ("a place that won't break the bank", "cheap"),
+        ("not too expensive please", "moderate"),
+        ("zyada mehenga nahi chahiye", "moderate"),
+        ("बहुत महंगा नहीं", "moderate"),
+        ("somewhere upscale for our anniversary", "pricey"),
+        ("very expensive is fine", "ultra high-end"),
+        ("sabse mehenga restaurant dikhao", "ultra high-end"),
+        ("I'm flexible on price", DONTCARE),
+        ("कीमत से फर्क नहीं पड़ता", DONTCARE),
+    ],
+)
+def test_a_price_is_read_where_its_words_stand_on_the_scale(text, price):
+    """The words of a price sit on a scale (language data); "very" moves one out from the
+    middle, a negation of a dear one is the bottom, and of one moved out, a step back."""
+    assert OUTDOORS.read(text, today=TODAY)["slots"].get("price_range") == price
+
+
+@pytest.mark.parametrize(
+    "values, text, price",
+    [
+        (["cheap", "moderate", "pricey"], "the most luxurious place in town", "pricey"),
+        (["inexpensive", "moderate", "expensive", "very expensive"], "somewhere cheap", "inexpensive"),
+        (["inexpensive", "moderate", "expensive", "very expensive"], "not overly pricey", "moderate"),
+        (["inexpensive", "moderate", "expensive", "very expensive"], "a luxury dinner", "very expensive"),
+    ],
+)
+def test_a_price_scale_fits_any_schemas_values(values, text, price):
+    """Another service names its price range otherwise: its values are placed on the same scale,
+    and a step it has no value for takes the nearest one it has."""
+    reader = SchemaUnderstanding.from_schema(_dining_with(price_range=values), DINING_VALUES)
+    assert reader.read(text, today=TODAY)["slots"]["price_range"] == price
+
+
+@pytest.mark.parametrize(
+    "text, outdoors",
+    [
+        ("A place with a patio please", "True"),
+        ("we'd love to eat al fresco", "True"),
+        ("khuli jagah mein baithna hai", "True"),
+        ("बाहर बैठने की जगह चाहिए", "True"),
+        ("No need for outdoor seating", "False"),
+        ("I don't want to sit outside", "False"),
+        ("outdoor seating isn't necessary", "False"),
+        ("bahar nahi baithna", "False"),
+        ("outdoor seating doesn't matter", DONTCARE),
+        ("Do they have a terrace?", None),
+        ("kya wahan bahar baithne ki jagah hai?", None),
+        ("let's eat outside tonight, somewhere in Pune", None),
+    ],
+)
+def test_outdoor_seating_is_read_in_its_many_words_and_negations(text, outdoors):
+    """ "Eating outside" is eating out, and a question about a place asks for nothing."""
+    assert OUTDOORS.read(text, today=TODAY)["slots"].get("has_seating_outdoors") == outdoors
+
+
 # ---------------------------------------------------------------- known values
 
 
@@ -465,3 +540,28 @@ def test_joint_goal_accuracy_counts_turns_whose_whole_state_is_right():
     assert scores["joint_goal_accuracy"] == 0.5, "b's wrong party size spoils both of its turns"
     assert scores["by_slot"]["party_size"]["state_accuracy"] == 0.5 and scores["by_slot"]["time"]["state_accuracy"] == 1.0
     assert scores["by_slot"]["time"]["f1"] == 1.0
+
+
+def test_the_words_for_values_and_features_are_language_data(tmp_path):
+    """The reader knows no word of its own: a word taken out of a language file is not read,
+    and a language's words are read only when the business loads that language."""
+    import shutil
+
+    import yaml
+
+    from assistant.language import FOLDER, load_languages
+
+    folder = tmp_path / "languages"
+    shutil.copytree(FOLDER, folder)
+    english = yaml.safe_load((folder / "en.yml").read_text(encoding="utf-8"))
+    english["schema_words"]["names"]["outdoor"].remove("patio")
+    (folder / "en.yml").write_text(yaml.safe_dump(english, allow_unicode=True), encoding="utf-8")
+
+    def outdoors(text: str, codes: list[str], where=folder) -> str | None:
+        reader = SchemaUnderstanding.from_schema(OUTDOORS_SCHEMA, DINING_VALUES, load_languages(codes, where))
+        return reader.read(text, today=TODAY)["slots"].get("has_seating_outdoors")
+
+    assert outdoors("A place with a patio please", ["en"], FOLDER) == "True"
+    assert outdoors("A place with a patio please", ["en"]) is None
+    assert outdoors("बाहर बैठने की जगह चाहिए", ["en"]) is None
+    assert outdoors("बाहर बैठने की जगह चाहिए", ["en", "hi"]) == "True"

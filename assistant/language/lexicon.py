@@ -96,6 +96,24 @@ class GuardWords(_Strict):
     asking: Words = []  # starting a question: "is", "what", "can"
 
 
+class SchemaWords(_Strict):
+    """Words the schema-guided reader (assistant/understanding/nlu) reads any service's categorical and
+    yes/no slots with. A schema names its values and features in English ("cheap", "outdoors");
+    customers say them their own way, around words that turn them over or about."""
+
+    names: dict[str, Words] = {}  # a word a schema names something with -> other ways to say it: outdoor: [patio, bahar]
+    scales: dict[str, list[Words]] = {}  # values said on a scale, lowest first: price: [[cheap, sasta], [moderate], ...]
+    more: Words = []  # just before a value on a scale, one step away from its middle: "very (pricey)", "bahut"
+    most: Words = []  # just before it, its end: "the most (expensive)", "sabse"
+    negations: Words = []  # a few words before a value or feature, wanting it not: "no", "without", "don't want to", "bina"
+    negated: Words = []  # a few words after it, the same: "(outdoor seating) isn't necessary", "(bahar) nahi"
+    asking: Words = []  # with `about` after it, a question about a business, not a request: "do (they)", "kya (woh)"
+    about: Words = []  # what such a question is about: "they", "it", "the", "woh", "wahan"
+    there: Words = []  # a question whether there is one: "is there", "are there"; a search with a `seeking` word
+    seeking: Words = []  # what makes "is there ...?" a search: "any", "somewhere", "place"
+    wondering: Words = []  # starting a question about something known: "how", "what", "kitna"
+
+
 class Language(_Strict):
     """One language file. Words are matched whole (unless the language runs them together) and
     regardless of case; a phrase's spaces match any run of spaces."""
@@ -164,6 +182,7 @@ class Language(_Strict):
     drop: Words = []  # before a filter's name, taking it back: "forget the", "any", "no"
     dropped: Words = []  # after a filter's name, taking it back: "doesn't matter", "koi bhi chalega"
     guard: GuardWords = GuardWords()
+    schema_words: SchemaWords = SchemaWords()
 
     @field_validator("digits")
     @classmethod

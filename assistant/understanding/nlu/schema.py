@@ -7,18 +7,23 @@ from their names and descriptions (widened by families of generic verbs, so "boo
 name, description and possible values (a date, a time, a head count, a yes/no feature, a
 categorical choice, a place, free text), and each kind has its finder. Free-text slots match
 the known values a catalog supplies (VALUES.json) before falling back to span heuristics.
+Categorical values and yes/no features are read with the languages' words for them (language
+data, through wording.py): "budget-friendly" is cheap, "not too expensive" moderate, "no need
+for outdoor seating" False, and a question about a place asks for nothing.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, TypedDict
 
 from assistant.language import Found, Languages, blank, shipped
+from assistant.language.lexicon import key
+from assistant.understanding.nlu.wording import Wording, any_of
 
 DONTCARE = "dontcare"  # SGD's value for "any will do"
 NO_INTENT = "NONE"  # SGD's intent for a turn that asks for nothing (closing the conversation)
@@ -128,47 +133,7 @@ _GENERIC_FEATURE = frozenset(
     ).split()
 )
 
-# Other ways to say a feature word or a common categorical value. General English, not data.
-_SYNONYMS: dict[str, tuple[str, ...]] = {
-    "outdoor": ("outdoors", "al fresco", "alfresco", "open air", "open-air", "patio", "terrace"),
-    "vegetarian": ("vegetarians", "veggie", "vegan", "pure veg", "veg"),
-    "cheap": ("inexpensive", "affordable", "budget", "low cost", "low-cost", "economical", "cheaply"),
-    "moderate": (
-        "moderately",
-        "average priced",
-        "average-priced",
-        "reasonably priced",
-        "reasonable",
-        "mid-range",
-        "mid range",
-        "mid priced",
-        "medium priced",
-        "not very costly",
-        "not too costly",
-        "not very expensive",
-        "not too expensive",
-        "not so expensive",
-    ),
-    "pricey": ("expensive", "costly", "upscale", "fancy", "pricy", "high end", "high-end"),
-    "ultra high-end": (
-        "ultra high end",
-        "luxury",
-        "luxurious",
-        "very expensive",
-        "extremely expensive",
-        "fine dining",
-        "super expensive",
-    ),
-    "true": ("yes",),
-    "false": ("no",),
-}
-
-_ENTITY_QUESTION = re.compile(  # "do they have...", "is the restaurant pricey?", "is there a patio?": asking about it
-    r"\b(?:do|does|did|is|are|was|were|will|whether|if)\s+(?:they|it|its|their|the\s+\w+|this\s+\w+|that\s+\w+)\b"
-    r"|^\W*(?:how|what|which)\b|^\W*(?:is|are)\s+there\b(?!.*\b(?:any|anything|anywhere|somewhere|other|else|place)\b)"
-)
-_NEGATION = re.compile(r"\b(?:no|not|without|don'?t|doesn'?t|never|non)(?:\W+\w+){0,2}\W*$")
-_CLAUSE = re.compile(r"[^.?!;]+[.?!;]*")
+_CLAUSE = re.compile(r"[^.?!;।]+[.?!;।]*")
 _AFFIRM = re.compile(
     r"^\W*(?:yes|yeah|yea|yep|yup|ye|sure|ok|okay|alright|all right|right|correct|exactly|perfect|great|fine|"
     r"good|sounds|that\W?s (?:right|correct|fine|good|great|perfect)|that (?:is|will|would|works|suits|sounds)|"
@@ -279,6 +244,30 @@ class SchemaUnderstanding:
         self.slots = {slot.name: slot for slot in slots}
         self.intents = {intent.name: intent for intent in intents}
         self.languages = languages or shipped()
+        self.wording = Wording(self.languages)
+        # how each categorical slot's values, and each yes/no feature, are said
+        self._scales = {slot.name: self.wording.scale(slot.possible_values) for slot in slots if slot.kind is Kind.CATEGORICAL}
+        self._values = {
+            slot.name: {
+                form: value
+                for value in slot.possible_values
+                for term in {key(value), *self.wording.names(_naming(value))}
+                for form in _forms(term)
+            }
+            for slot in slots
+            if slot.kind is Kind.CATEGORICAL
+        }
+        self._said = {name: any_of(values) for name, values in self._values.items()} | {
+            slot.name: any_of(form for term in self.wording.names(_naming(*slot.topic)) for form in _forms(term))
+            for slot in slots
+            if slot.kind is Kind.BOOLEAN
+        }
+        self._open = {
+            slot.name: self.wording.leaving_open(
+                form for term in {*_nouns(slot), *self.wording.names(_naming(*_nouns(slot)))} for form in _forms(term)
+            )
+            for slot in slots
+        }
 
     @classmethod
     def from_schema(
@@ -330,11 +319,12 @@ class SchemaUnderstanding:
             best = self.scan(system, today).best(self.intents, with_slots=False)
         if current and self.intents[current].transactional and (best is None or not self.intents[best].transactional):
             return current
-        return best or current or self._opening(user)
+        return best or current or self._opening(user, said)
 
-    def _opening(self, user: str) -> str:
-        """With nothing under way and no cue, someone who wants something is searching first."""
-        if affirms(user) or _DECLINE.search(user) or not user.strip():
+    def _opening(self, user: str, said: Reading) -> str:
+        """With nothing under way and no cue, someone who wants something is searching first;
+        a bare yes or no ("No need for a patio" says what is wanted) asks for nothing."""
+        if (affirms(user) or _DECLINE.search(user) or not user.strip()) and not said.slots:
             return NO_INTENT
         return next((name for name, intent in self.intents.items() if not intent.transactional), NO_INTENT)
 
@@ -412,17 +402,58 @@ class SchemaUnderstanding:
     def _by_kind(self, slot: Slot, text: str) -> Found | None:
         """A value for a categorical, yes/no, place or name slot from the text's own words."""
         lowered = text.lower()
-        if slot.kind is not Kind.BOOLEAN and (found := _dontcare(slot, lowered)):
+        if slot.kind is not Kind.BOOLEAN and (found := self._dontcare(slot, lowered)):
             return found
         if slot.kind is Kind.BOOLEAN:
-            return _feature(slot, lowered)
+            return self._feature(slot, lowered)
         if slot.kind is Kind.CATEGORICAL:
-            return _categorical(slot, lowered)
+            return self._categorical(slot, lowered)
         if slot.kind is Kind.LOCATION and not slot.known_values:
             return _span(_PLACE_SPAN, text)
         if slot.kind is Kind.TEXT and not slot.known_values and set(words(slot.name)) & {"name", "title"}:
             return _span(_NAME_SPAN, text)
         return None
+
+    def _clauses(self, text: str) -> list[re.Match[str]]:
+        """Sentences and clauses that are not questions about a business ("do they have...?")."""
+        return [m for m in _CLAUSE.finditer(text) if not self.wording.question(m.group())]
+
+    def _feature(self, slot: Slot, lowered: str) -> Found | None:
+        """ "True" when a clause asks for the feature, "False" when it asks for its absence ("no
+        need for outdoor seating", "bahar nahi"), "dontcare" when it leaves it open."""
+        true, false = _pick(slot.possible_values, "true"), _pick(slot.possible_values, "false")
+        for clause in self._clauses(lowered):
+            text = clause.group()
+            mention = self._said[slot.name].search(text) or _by_stems(slot, text)
+            if mention is None:
+                continue
+            left = self.wording.left_open(text, self._open[slot.name])
+            if left:
+                value = false if left[1] else DONTCARE
+            else:
+                value = false if self.wording.negated(text, mention.start(), mention.end()) else true
+            return Found(value, clause.start() + mention.start(), clause.start() + mention.end())
+        return None
+
+    def _categorical(self, slot: Slot, lowered: str) -> Found | None:
+        """A value named outright or another way, outside questions, or by where a word of its
+        scale stands ("not too expensive" is the middle one); a value said unwanted is none."""
+        scale = self._scales[slot.name]
+        for clause in self._clauses(lowered):
+            text = clause.group()
+            for m in (scale.words if scale else self._said[slot.name]).finditer(text):
+                if scale:
+                    value = self.wording.placed(scale, text, m.start(), m.end())
+                else:
+                    value = None if self.wording.negated(text, m.start(), m.end()) else self._values[slot.name][key(m.group())]
+                if value:
+                    return Found(value, clause.start() + m.start(), clause.start() + m.end())
+        return None
+
+    def _dontcare(self, slot: Slot, lowered: str) -> Found | None:
+        """ "Any price", "I don't care what date", "price doesn't matter": the slot left open."""
+        left = self.wording.left_open(lowered, self._open[slot.name])
+        return Found(DONTCARE, left[0].start(), left[0].end()) if left else None
 
     def _scores(self, text: str, reading: Reading) -> tuple[dict[str, float], dict[str, float]]:
         """Cue phrases said per intent; and, where two or more slots only one intent reads are
@@ -451,67 +482,32 @@ def closes(user: str, system: str) -> bool:
     return bool(system and _MORE_HELP.search(system) and system.rstrip().endswith("?") and _DECLINE.search(user))
 
 
-def _clauses(text: str) -> list[re.Match[str]]:
-    """Sentences and clauses that are not questions about the entity ("do they have...?")."""
-    return [m for m in _CLAUSE.finditer(text) if not _ENTITY_QUESTION.search(m.group())]
-
-
-def _phrase(term: str) -> str:
-    """A whole-word phrase, plural allowed ("facials" names "facial")."""
-    return rf"(?<![\w-]){re.escape(term)}(?:e?s)?(?![\w-])"
-
-
-def _feature(slot: Slot, lowered: str) -> Found | None:
-    """ "True" when a clause asks for the feature, "False" when it asks for its absence."""
-    true, false = _pick(slot.possible_values, "true"), _pick(slot.possible_values, "false")
-    for clause in _clauses(lowered):
-        clause_stems = set(stems(clause.group()))
-        synonyms = [s for topic in slot.topic for s in _SYNONYMS.get(topic, ())]
-        mentioned = set(slot.topic) <= clause_stems or any(re.search(_phrase(s), clause.group()) for s in synonyms)
-        if mentioned:
-            at = _first_mention(clause.group(), slot, synonyms)
-            value = false if _NEGATION.search(clause.group()[:at]) else true
-            end = re.compile(r"\w+").match(clause.group(), at)
-            return Found(value, clause.start() + at, clause.start() + (end.end() if end else at))
-    return None
-
-
-def _first_mention(clause: str, slot: Slot, synonyms: list[str]) -> int:
-    """Where the feature is first named in a clause, so only words just before it can negate it."""
-    starts = [m.start() for term in (*synonyms, *slot.topic) for m in [re.search(rf"\b{re.escape(term)}", clause)] if m]
-    return min(starts, default=0)
-
-
 def _pick(possible: tuple[str, ...], lowered: str) -> str:
     return next((value for value in possible if value.lower() == lowered), lowered.capitalize())
 
 
-def _categorical(slot: Slot, lowered: str) -> Found | None:
-    """A possible value named outright or by a synonym, outside questions; the longest phrase wins."""
-    phrases = sorted(
-        ((term, value) for value in slot.possible_values for term in (value.lower(), *_SYNONYMS.get(value.lower(), ()))),
-        key=lambda pair: -len(pair[0]),
-    )
-    for clause in _clauses(lowered):
-        for term, value in phrases:
-            m = re.search(_phrase(term), clause.group())
-            if m:
-                return Found(value, clause.start() + m.start(), clause.start() + m.end())
-    return None
+def _naming(*named: str) -> Callable[[str], bool]:
+    """Whether a word the languages give other names for is one of these ("outdoors" is "outdoor")."""
+    wanted = {stem(name) for name in named}
+    return lambda word: stem(word) in wanted
 
 
-def _dontcare(slot: Slot, lowered: str) -> Found | None:
-    """ "Any price", "I don't care what date", "easy on price": the customer leaves the slot open."""
-    topic = "|".join(re.escape(word) for word in words(slot.name) if word not in _STOPWORDS)
-    if not topic:
+def _nouns(slot: Slot) -> tuple[str, ...]:
+    """The words a slot is called by ("price", "range"; "outdoor"), as a customer leaving it open
+    names it ("any price range")."""
+    return slot.topic if slot.kind is Kind.BOOLEAN else tuple(word for word in words(slot.name) if word not in _STOPWORDS)
+
+
+def _forms(term: str) -> tuple[str, ...]:
+    """A term and its plurals, as the schema's English names take them ("patios", "facials")."""
+    return (term, f"{term}s", f"{term}es")
+
+
+def _by_stems(slot: Slot, clause: str) -> re.Match[str] | None:
+    """Where a clause names a feature by every word of its name ("rooftop seating"), if it does."""
+    if not slot.topic or not set(slot.topic) <= set(stems(clause)):
         return None
-    pattern = (
-        rf"\b(?:any|whatever|every)\s+(?:{topic})\w*|\b(?:don'?t|do not)\s+(?:care|mind)\s+(?:about\s+|what\s+|which\s+)?"
-        rf"(?:the\s+)?(?:{topic})\w*|\b(?:easy|flexible)\s+(?:on|about)\s+(?:the\s+)?(?:{topic})\w*"
-        rf"|\b(?:{topic})\w*\s+(?:doesn'?t|does not)\s+matter"
-    )
-    m = re.search(pattern, lowered)
-    return Found(DONTCARE, m.start(), m.end()) if m else None
+    return re.search(rf"(?<!\w){re.escape(slot.topic[0])}\w*", clause)
 
 
 def _span(pattern: re.Pattern[str], text: str) -> Found | None:
