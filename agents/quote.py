@@ -16,4 +16,5 @@ def quote(work: TurnWork) -> None:
     def call(tool: str, *args: Any) -> Any:
         return work.call("quote", tool, *args)
 
-    work.out.quote = step(work.request.state.quote, work.request.query, catalog.pack.quote, catalog.elements, call)
+    state, query = work.request.state, work.request.query
+    work.out.quote = step(state.quote, query, catalog.pack.quote, catalog.elements, call, catalog.languages)

@@ -98,15 +98,20 @@ class Case:
         self.desk = CaseDesk(catalog, FlowEngine(catalog), self.office, lambda: dt.datetime.now(dt.UTC))
         self.state = SessionState(session_id="s", quote=Quote(elements=elements, price=price))
         self.price = price
+        self.priced: list[list[str]] = []  # the codes each call of the tariff priced
         self.slots: dict[str, Any] = {}
         self.files = 0
 
     def say(self, text: str, files: int = 0, kind: str = "image") -> FlowStep:
         sent = [Sent(id=f"file{self.files + i}", kind=kind) for i in range(files)]
         self.files += files
-        step = self.desk.step("case", self.slots, Said(text=text, attachments=sent), self.state, lambda codes: self.price)
+        step = self.desk.step("case", self.slots, Said(text=text, attachments=sent), self.state, self.tariff)
         self.slots = step.slots
         return step
+
+    def tariff(self, codes: list[str]) -> float:
+        self.priced.append(codes)
+        return self.price
 
 
 @pytest.fixture(scope="module")
@@ -262,6 +267,87 @@ def test_status_leaves_the_case_where_it_was(escape):
     status = escape.say("¿cómo va mi expediente?")
     assert "Ahora: Escape" in status.text and "falta: Marca, Modelo" in status.text
     assert status.question and "**Marca**" in status.question and escape.slots == before
+
+
+def test_a_case_opens_for_every_element_quoted():
+    case = Case(["ESCAPE_MOTO", "SUSPENSION_MOTO_DEL", "MANILLAR_MOTO"], 420)
+    opened = case.say("dale, adelante")
+    assert "Abro tu expediente para: Escape, Suspensión delantera, Manillar" in opened.text
+    assert case.slots["case_elements"] == ["ESCAPE_MOTO", "SUSPENSION_MOTO_DEL", "MANILLAR_MOTO"]
+    built = case.desk.flow("case", case.slots)
+    phases = ["Escape", "Escape", "Suspensión delantera", "Suspensión delantera", "Manillar", "Manillar"]  # photos, then fields
+    assert [step.phase for step in built.steps[:6]] == phases
+
+
+@pytest.mark.parametrize("asked", ["¿cuánto era?", "what was the price?", "¿me recuerdas el precio?", "how much was it in total?"])
+def test_mid_case_the_price_is_said_again_from_the_tariff_and_the_question_asked_again(asked):
+    case = Case(["ESCAPE_MOTO", "SUSPENSION_MOTO_DEL"], 300)
+    opened = case.say("dale, adelante")
+    before, case.priced = dict(case.slots), []
+    told = case.say(asked)
+    assert told.text == "El presupuesto de tu expediente es de 300 € +IVA (Escape y Suspensión delantera)."
+    assert case.priced == [["ESCAPE_MOTO", "SUSPENSION_MOTO_DEL"]]  # the tariff, in this turn
+    assert told.question == opened.question and told.missing == opened.missing and case.slots == before
+
+
+@pytest.mark.parametrize("asked", ["mándame otra vez las fotos de ejemplo", "send me the example photos again"])
+def test_mid_case_the_example_photos_are_sent_again_and_the_question_asked_again(asked):
+    case = Case(["ESCAPE_MOTO"], 180)
+    case.say("dale, adelante")
+    case.say("la primera", files=1)
+    again = case.say(asked)
+    assert [image.example for image in again.images][:1] == ["images/escape.svg"]
+    assert again.text.startswith("Aquí tienes otra vez las fotos de ejemplo") and "Permiso de circulación" in again.text
+    assert "Aún faltan 2 de Escape" in (again.question or "") and len(case.slots["e0_photos"]) == 1
+    sent = case.say("las fotos que faltan", files=2)  # files are an answer, whatever the words
+    assert not sent.images and len(case.slots["e0_photos"]) == 3
+
+
+def test_a_name_two_slots_share_corrects_the_one_asked_then_the_one_said_last():
+    case = Case(["ESCAPE_MOTO"], 180)
+    _to_personal(case)
+    case.say("Ana Ruiz\n12345678Z\nCalle Mayor 5, 28013 Madrid\nana@example.es\n612345678")
+    case.say("1234 BCD\nYamaha MT-07\nMT-07\nJYARM06E0JA000001")
+    review = case.say("todavía no")
+    assert "Marca: Yamaha MT-07" in (review.question or "")
+    fixed = case.say("la marca es Yamaha")  # the vehicle's make (said last), not the exhaust's
+    assert case.slots["marca"] == "Yamaha" and case.slots["e0_marca"] == "Akrapovic"
+    assert fixed.text == "Corregido: Marca: Yamaha." and "Marca: Yamaha\n" in (fixed.question or "")
+    asked = Case(["ESCAPE_MOTO"], 180)
+    asked.say("dale")
+    asked.say("fotos", files=3)
+    asked.say("la marca es Arrow")  # the exhaust's make is the one asked for
+    assert asked.slots["e0_marca"] == "Arrow" and "marca" not in asked.slots
+
+
+def _to_workshop(case: Case) -> FlowStep:
+    _to_personal(case)
+    case.say("Ana Ruiz\n12345678Z\nCalle Mayor 5, 28013 Madrid\nana@example.es\n612345678")
+    case.say("1234 BCD\nYamaha\nMT-07\nJYARM06E0JA000001")
+    return case.say("tengo taller")
+
+
+def test_a_workshops_phone_is_the_workshops_and_never_replaces_the_customers():
+    case = Case(["ESCAPE_MOTO"], 180)
+    assert "Nombre del taller" in (_to_workshop(case).question or "")
+    review = case.say("Motos Paco\nMadrid\nsu teléfono es 911234567")  # said at the workshop's question: its phone
+    assert case.slots["telefono"] == "+34612345678" and case.slots["taller_telefono"] == "+34911234567"
+    assert case.slots["taller_nombre"] == "Motos Paco" and "Teléfono del taller: +34911234567" in (review.question or "")
+    case.say("el teléfono del taller es 913334455")
+    assert case.slots["telefono"] == "+34612345678" and case.slots["taller_telefono"] == "+34913334455"
+    case.say("his number is 600111222")  # whose, at the review? nobody's it can tell: nothing changes
+    assert case.slots["telefono"] == "+34612345678" and case.slots["taller_telefono"] == "+34913334455"
+    case.say("el teléfono es 699887766")  # a value that names its slot goes there
+    assert case.slots["telefono"] == "+34699887766" and case.slots["taller_telefono"] == "+34913334455"
+    case.say("sí, todo correcto")
+    assert case.office.cases[0]["data"]["Taller"]["Teléfono del taller"] == "+34913334455"
+
+
+def test_a_workshop_said_of_by_its_name_or_its_choice_is_still_the_workshops():
+    case = Case(["ESCAPE_MOTO"], 180)
+    _to_workshop(case)
+    case.say("el taller es Motos Paco, en Madrid")
+    assert case.slots["taller_nombre"] == "Motos Paco" and case.slots["taller_ciudad"] == "en Madrid"
 
 
 # --- through the real app ----------------------------------------------------------------------

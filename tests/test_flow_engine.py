@@ -20,7 +20,7 @@ from flask import Flask
 from pydantic import ValidationError
 from test_domain_packs import DATA
 
-from assistant.dialogue.flows import FlowEngine, collection_mode
+from assistant.dialogue.flows import FlowEngine, Said, collection_mode
 from assistant.pack.flows import Flow, Slot, Step
 from assistant.pack.model import DataError, load_catalog
 from crew_pipeline import CrewPipeline
@@ -188,3 +188,77 @@ def test_a_reserve_flow_needs_a_head_count_and_a_concierge_to_reserve_with(tmp_p
     (folder / "pack.yaml").write_text(yaml.safe_dump(pack, allow_unicode=True))
     with pytest.raises(DataError, match="flows.booking reserves, which needs .* a pack with a concierge"):
         app_for(tmp_path, data_dir=folder)
+
+
+# --- whose a value is, and which slot it fills ------------------------------------------------
+
+MONDAY = dt.datetime(2026, 11, 23, 9, 30, tzinfo=ZoneInfo("Asia/Kolkata"))
+
+
+def _read(pack: str, text: str, asked: list[str], slots: dict | None = None, flow: str = "booking") -> dict:
+    engine = FlowEngine(load_catalog(DATA / pack))
+    patch, _ = engine.read(flow, Said(text=text), asked, slots or {}, MONDAY)
+    return patch
+
+
+@pytest.mark.parametrize(
+    ("pack", "text"),
+    [
+        ("restaurants", "my friend's number is 9876543210"),
+        ("restaurants", "it's my wife's phone: 9876543210"),
+        ("restaurants", "mere dost ka number 9876543210 hai"),
+        ("restaurants", "मेरे दोस्त का नंबर 9876543210 है"),
+        ("cars", "my brother's mobile 9876543210"),
+        ("bank", "amar bondhur number 01712345678"),
+        ("bank", "the branch's number is 01712345678"),
+    ],
+)
+def test_a_number_said_of_someone_else_never_fills_the_customers_phone(pack, text):
+    assert "phone" not in _read(pack, text, ["name", "phone"] if pack == "restaurants" else ["phone"])
+
+
+def test_of_two_numbers_the_customers_own_is_taken_and_the_other_partys_left():
+    patch = _read("restaurants", "my number is 9811122233 and my wife's is 9822233344", ["name", "phone"])
+    assert patch["phone"] == "+919811122233"
+    assert _read("restaurants", "Arjun Mehta 9811122233", ["name", "phone"]) == {"name": "Arjun Mehta", "phone": "+919811122233"}
+
+
+def test_a_slot_of_another_party_takes_what_is_said_of_that_party():
+    """A slot declares whose it is (`of`): what is said of that party goes there, never to the customer's own."""
+    engine, flow = _engine_with(
+        {
+            "intent": "booking",
+            "action": "submit",
+            "steps": [
+                {"slot": "phone", "kind": "phone", "ask": "Your number?"},
+                {"slot": "friend_phone", "kind": "phone", "required": False, "of": ["friend", "friend's"], "ask": "Theirs?"},
+                {"slot": "ok", "kind": "choice", "options": ["Yes"], "ask": "All right?"},
+            ],
+        }
+    )
+    patch, _ = engine.read(flow, Said(text="mine is 0812345678, my friend's is 0898765432"), ["phone"], {}, MONDAY)
+    assert patch == {"phone": "+66812345678", "friend_phone": "+66898765432"}
+    patch, _ = engine.read(flow, Said(text="my friend's number is 0898765432"), ["phone"], {}, MONDAY)
+    assert patch == {"friend_phone": "+66898765432"}
+    assert Slot.model_validate({"slot": "p", "kind": "phone", "ask": "?"}).own
+    assert not Slot.model_validate({"slot": "p", "kind": "phone", "ask": "?", "of": ["friend"]}).own
+
+
+@pytest.mark.parametrize(
+    ("text", "asked", "slot", "value"),
+    [
+        ("name: Anil Kumar", ["phone"], "name", "Anil Kumar"),
+        ("naam: Anil Kumar", ["phone"], "name", "Anil Kumar"),
+        ("the date is Friday", ["time"], "date", "2026-11-27"),
+        ("time: 8 pm", ["guests"], "time", "20:00"),
+        ("phone 9811122233", ["name"], "phone", "+919811122233"),
+    ],
+)
+def test_a_value_that_names_its_slot_fills_it_even_when_another_was_asked(text, asked, slot, value):
+    assert _read("restaurants", text, asked)[slot] == value
+
+
+@pytest.mark.parametrize("text", ["sorry, 5 people", "actually 5 of us", "nahi, 5 log", "नहीं, 5 लोग", "make it 5 people instead"])
+def test_a_head_count_said_anew_replaces_the_one_given(text):
+    held = {"restaurant": "res_10001", "date": "2026-11-24", "time": "20:00", "guests": 4}
+    assert _read("restaurants", text, ["name", "phone"], held) == {"guests": 5}

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import datetime as dt
+from zoneinfo import ZoneInfo
+
 import pytest
 from conftest import assert_products_match
 
@@ -357,3 +360,18 @@ def test_a_profile_fact_told_unasked_checks_the_cards_at_hand(conversation, told
     chat.say("platinum credit card")
     data = chat.say(told)
     assert data["intent"]["type"] == "eligibility_check" and "eligibility" in data["agents"]
+
+
+def test_a_booking_takes_a_name_said_with_its_slot_and_the_customers_own_number_never_a_friends(conversation, pipeline):
+    zone = ZoneInfo(pipeline.catalog.business.timezone)
+    pipeline.desk.clock = lambda: dt.datetime(2026, 11, 23, 9, 30, tzinfo=zone)  # a Monday: tomorrow's call-backs are open
+    chat = conversation("business_owner")
+    chat.say("I want a platinum conventional credit card for business")
+    chat.say("I'd like to apply for the Mastercard one")
+    chat.say("a call-back tomorrow at 5 pm please")
+    named = chat.say("name: Rahim Uddin")
+    assert "for Rahim Uddin" in named["reply"] and "mobile number" in (named["ask_user"] or "")
+    friend = chat.say("my friend's number is 01812345678")
+    assert "sent a 6-digit code" not in friend["reply"] and friend["state"]["active_goal"]["missing"] == ["phone"]
+    own = chat.say("mine is 01712345678, my wife's is 01912345678")
+    assert "+880*******678" in own["reply"] and "type the code" in (own["ask_user"] or "")

@@ -10,13 +10,15 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
-from assistant.dialogue.quote import Quote, step
+from assistant.dialogue.quote import Quote, step, wants
+from assistant.language import load_languages
 from assistant.pack.constraints import Constraint, broken
 from assistant.pack.quotes import Elements, QuoteSetup
 from assistant.pack.texts import say
 from assistant.tools import quotes
 
 FIXTURE = Path(__file__).parent / "fixtures" / "quotes" / "elements.yaml"
+LANGUAGES = load_languages(["es"])
 SETUP = QuoteSetup(
     asks_images=["fotos", "imágenes", "mándamelas", "photos"], asks_needs=["qué necesito"], agree=["sí", "vale", "yes"]
 )
@@ -40,7 +42,7 @@ class Tools:
 
 def turn(elements: Elements, quote: Quote | None, text: str) -> tuple[Any, list[str]]:
     tools = Tools(elements)
-    return step(quote, text, SETUP, elements, tools), tools.calls
+    return step(quote, text, SETUP, elements, tools, LANGUAGES), tools.calls
 
 
 # identify
@@ -202,6 +204,91 @@ def test_the_category_is_asked_once_and_the_description_kept(elements):
     assert priced.images and priced.quote.images_sent  # they asked what they need: the images come with the price
 
 
+# a quote that grows: additions, variant corrections, a new quote in place of one given
+
+ESCAPE_AND_FRONT = ["ESCAPE_MOTO", "SUSPENSION_MOTO_DEL"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "y también el amortiguador delantero",
+        "¿y si le sumo la horquilla delantera?",
+        "además, el amortiguador de delante",
+        "and a front shock too",
+        "add the front suspension as well",
+    ],
+)
+def test_an_also_word_adds_to_the_job_and_prices_it_whole_with_the_combination_rules(elements, text):
+    priced, _ = turn(elements, None, "el escape de mi moto")
+    grown, calls = turn(elements, priced.quote, text)
+    assert calls == ["identify", "tariff"]
+    assert grown.quote.elements == ESCAPE_AND_FRONT and grown.added == ["SUSPENSION_MOTO_DEL"]
+    assert grown.tariff is not None and grown.tariff.price == 300  # the combination rule, not 180 + 150
+    assert grown.quote.price == 300 and grown.tariff.combination == "Escape + suspensión delantera"
+
+
+def test_an_element_added_with_its_variant_unsaid_keeps_the_job_and_prices_all_once_answered(elements):
+    priced, _ = turn(elements, None, "el escape de mi moto")
+    asked, _ = turn(elements, priced.quote, "y también la suspensión")
+    assert asked.question == "¿Es la suspensión delantera o trasera?" and asked.added == ["SUSPENSION_MOTO"]
+    assert asked.quote.elements == ["ESCAPE_MOTO"] and asked.quote.pending == ["SUSPENSION_MOTO"] and asked.quote.price is None
+    answered, calls = turn(elements, asked.quote, "la de atrás")
+    assert calls == ["select_variant", "tariff"]  # the answer is never identified again
+    assert answered.quote.elements == ["ESCAPE_MOTO", "SUSPENSION_MOTO_TRAS"] and answered.quote.price == 310
+
+
+def test_the_other_variant_of_an_element_quoted_is_added_with_an_also_word(elements):
+    priced, _ = turn(elements, None, "el escape y el amortiguador delantero de mi moto")
+    both, _ = turn(elements, priced.quote, "y también la trasera")
+    assert both.quote.elements == [*ESCAPE_AND_FRONT, "SUSPENSION_MOTO_TRAS"]
+    assert both.quote.price == 300 + 140  # the cheapest cover: escape and front together, the rear alone
+
+
+@pytest.mark.parametrize("text", ["no, la trasera", "perdona, la de atrás", "actually the rear one", "no, la suspensión trasera"])
+def test_a_variant_correction_swaps_that_element_and_keeps_the_others(elements, text):
+    priced, _ = turn(elements, None, "el escape y el amortiguador delantero de mi moto")
+    swapped, calls = turn(elements, priced.quote, text)
+    assert swapped.quote.elements == ["ESCAPE_MOTO", "SUSPENSION_MOTO_TRAS"]
+    assert swapped.swapped == [("SUSPENSION_MOTO_DEL", "SUSPENSION_MOTO_TRAS")] and not swapped.replaced
+    assert swapped.quote.price == 310 and calls[-1] == "tariff"  # a base code's rule covers the rear one too
+
+
+def test_another_element_without_an_also_word_is_a_new_quote_that_says_what_it_replaces(elements):
+    priced, _ = turn(elements, None, "el escape de mi moto")
+    instead, _ = turn(elements, priced.quote, "el amortiguador delantero")
+    assert instead.quote.elements == ["SUSPENSION_MOTO_DEL"] and instead.quote.price == 150
+    assert instead.replaced == ["ESCAPE_MOTO"] and not instead.added and not instead.moved
+    both, _ = turn(elements, None, "el escape y el amortiguador delantero de mi moto")
+    fewer, _ = turn(elements, both.quote, "no, solo el escape")
+    assert fewer.quote.elements == ["ESCAPE_MOTO"] and fewer.replaced == ["SUSPENSION_MOTO_DEL"]
+
+
+def test_another_vehicle_is_a_quote_of_its_own_even_with_an_also_word(elements):
+    priced, _ = turn(elements, None, "el escape de mi moto")
+    car, _ = turn(elements, priced.quote, "y también unas luces led para el coche")
+    assert car.quote.elements == ["LUCES_TURISMO"] and car.quote.category == "turismos"
+    assert car.moved and car.replaced == ["ESCAPE_MOTO"]
+
+
+def test_an_also_word_while_a_variant_is_asked_adds_and_asks_the_same_question(elements):
+    asked, _ = turn(elements, None, "la suspensión de mi moto")
+    more, calls = turn(elements, asked.quote, "y también el escape")
+    assert calls == ["select_variant", "identify"]
+    assert more.question == asked.question and not more.again and more.added == ["ESCAPE_MOTO"]
+    assert more.quote.elements == ["ESCAPE_MOTO"] and more.quote.pending == ["SUSPENSION_MOTO"]
+    both, _ = turn(elements, asked.quote, "la delantera, y también el escape")
+    assert both.quote.elements == ["SUSPENSION_MOTO_DEL", "ESCAPE_MOTO"] and both.quote.price == 300
+
+
+def test_only_another_variant_of_an_element_quoted_is_the_quotes_and_never_by_its_code(elements):
+    front = Quote(category="motos", elements=["SUSPENSION_MOTO_DEL"], price=150)
+    assert wants(front, "no, la trasera", SETUP, elements)
+    assert not wants(front, "la delantera", SETUP, elements)  # nothing would change
+    assert not wants(front, "¿el precio incluye el certificado del taller?", SETUP, elements)  # "del" is no variant
+    assert quotes.select_variant(elements, "SUSPENSION_MOTO", "el certificado del taller") is None
+
+
 # constraints
 
 
@@ -288,6 +375,21 @@ def test_an_element_in_several_categories_asks_which_vehicle(client):
     assert asked["agents"] == ["quote", "formatter"] and asked["ask_user"] and "€" not in asked["reply"]
     priced = chat(client, "moto")
     assert priced["reply"].startswith("El presupuesto es de") and priced["images"]
+
+
+def test_an_addition_is_priced_whole_and_the_reply_names_every_element_and_the_tariffs_lines(client, pipeline, monkeypatch):
+    chat(client, "quiero homologar el escape de mi moto")
+    called = spy(pipeline, monkeypatch)
+    grown = chat(client, "¿y si le sumo los intermitentes y el portamatrículas?")
+    codes = ["ESCAPE_MOTO", "ALUMBRADO_MOTO_INTERMITENTES", "PORTAMATRICULAS_MOTO"]
+    assert called == ["identify", "tariff"] and grown["state"]["quote"]["elements"] == codes
+    reply = grown["reply"]
+    assert reply.startswith("Lo sumo al presupuesto: Intermitentes y Portamatrículas.")
+    assert "El presupuesto es de 310 € +IVA (Escape, Intermitentes y Portamatrículas)." in reply  # 180 + 80 + 95 apart
+    assert "- Escape, intermitentes y portamatrículas (tarifa conjunta): 310 €" in reply
+    replaced = chat(client, "el manillar")
+    assert replaced["reply"].startswith("Es un presupuesto nuevo, en lugar del anterior (Escape, Intermitentes y Portamatrículas).")
+    assert "El presupuesto es de 120 € +IVA (Manillar)." in replaced["reply"] and "- Manillar" not in replaced["reply"]
 
 
 def test_english_tow_bar_asks_fixed_or_removable_then_prices(client, catalog):

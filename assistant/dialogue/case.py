@@ -5,8 +5,9 @@ Per element quoted, in order: its photos (an attachment slot, one file per photo
 needs), then its data fields as one step, so the engine's smart collection asks them at once,
 one by one, or base then conditional. Then the base documents (photos or a PDF), then the
 pack's own steps (personal data, vehicle, workshop) and its review, a choice that confirms
-the summary. Any message may correct a value by naming it; "how is it going?" and a request for
-a person are answered without leaving the flow. A confirmed review is submitted to the case
+the summary. Any message may correct a value by naming it; "how is it going?", "what was the
+price?", "send me the example photos again" and a request for a person are answered without
+leaving the flow, whose question is then asked again. A confirmed review is submitted to the case
 store, and the case id is the reply.
 """
 
@@ -15,17 +16,19 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from assistant.booking.codes import redact_codes
 from assistant.dialogue.flows import FlowEngine, FlowStep, Said, filled
+from assistant.dialogue.quote import images
 from assistant.dialogue.state import SessionState
 from assistant.language import phrases
 from assistant.pack.display import money
 from assistant.pack.flows import DOCUMENTS_STAGE, ELEMENT_STAGE, Flow, Option, Slot, Step
 from assistant.pack.model import Catalog
 from assistant.pack.quotes import DataField, Elements
-from assistant.pack.texts import say
+from assistant.pack.texts import one_of, say
+from assistant.tools.quotes import mentions
 from assistant.tools.validators import Check
 
 ELEMENTS = "case_elements"  # the slots that hold the codes quoted when the case opened, and its price
@@ -35,6 +38,7 @@ DOCUMENTS = "documents"
 
 
 Price = Callable[[list[str]], float]  # the tariff tool, run in the turn that says the price
+Aside = Literal["progress", "price", "images"]  # what a message asks about the case rather than answering it
 
 
 class Submitter(Protocol):
@@ -55,9 +59,20 @@ class CaseDesk:
         return build(self.engine.flow(name), list(slots.get(ELEMENTS) or []), self.elements, self.catalog)
 
     def asks_progress(self, name: str, text: str) -> bool:
-        """Whether the message asks how far the case is (a person is the people desk's: assistant/handover)."""
-        words = self.engine.flow(name).progress_words
-        return bool(words and phrases(words).search(text))
+        """Whether the message asks about the case rather than answering it: how far it is, what
+        its quote came to, or the example photos again, each answered inside the case (a person
+        is the people desk's: assistant/handover)."""
+        return self._aside(name, text) is not None
+
+    def _aside(self, name: str, text: str) -> Aside | None:
+        words, setup = self.engine.flow(name).progress_words, self.catalog.pack.quote
+        if words and phrases(words).search(text):
+            return "progress"
+        if setup and mentions(text, setup.asks_price):
+            return "price"
+        if setup and mentions(text, setup.asks_images):
+            return "images"
+        return None
 
     def answers(self, name: str, slots: dict[str, Any], text: str) -> bool:
         """Whether a message gives a value the case takes."""
@@ -78,14 +93,18 @@ class CaseDesk:
         if ELEMENTS not in slots:
             return self._open(name, state, price)
         flow = self.flow(name, slots)
-        if self.asks_progress(name, said.text):
+        aside = None if said.attachments else self._aside(name, said.text)  # files sent are an answer
+        if aside:
             asking = self.engine.ask(flow, slots)
+            codes = list(slots.get(ELEMENTS) or [])
+            sent = images(codes, self.elements) if aside == "images" else []
             return FlowStep(
                 slots=slots,
                 missing=asking.missing,
-                text=self.progress(flow, slots, asking.missing),
+                text=self._answer(aside, flow, slots, asking.missing, price),
                 question=self.question(flow, slots, asking.missing, price),
                 choices=asking.choices,
+                images=sent,
             )
         asked = self.engine.asked(flow, self.engine.missing(flow, slots))
         collected = self.engine.collect(flow, slots, Said(text=said.text, asked=asked, attachments=said.attachments), self.clock())
@@ -99,7 +118,8 @@ class CaseDesk:
             return FlowStep(slots=collected.slots, missing=[review.slot], question=say(self.catalog, "case_correct"))
         missing = self.engine.missing(flow, collected.slots)
         if missing:
-            notes = [*self._files_taken(flow, slots, collected.slots), *collected.problems]
+            notes = [*self._corrected(flow, slots, collected.slots, asked), *self._files_taken(flow, slots, collected.slots)]
+            notes += collected.problems
             return FlowStep(
                 slots=collected.slots,
                 missing=missing,
@@ -128,6 +148,16 @@ class CaseDesk:
             return first.ask
         fields = _bullets(f"**{flow.slot(name).name}**: {flow.slot(name).ask}" for name in asked)
         return say(self.catalog, "case_fields", what=_phase(flow, first), fields=fields)
+
+    def _answer(self, aside: Aside, flow: Flow, slots: dict[str, Any], missing: list[str], price: Price) -> str:
+        """A question about the case, answered before its own question is asked again."""
+        if aside == "progress":
+            return self.progress(flow, slots, missing)
+        codes = list(slots.get(ELEMENTS) or [])
+        if aside == "price":
+            names = one_of([self.elements.name_of(code) for code in codes], self.catalog, "and")
+            return say(self.catalog, "case_quoted", price=self._price(price(codes)), tax=self.elements.tax_note, elements=names)
+        return say(self.catalog, "case_examples") + "".join(f"\n- {image.label}" for image in images(codes, self.elements))
 
     def at(self, name: str, slots: dict[str, Any], missing: list[str]) -> Step | None:
         """The step the case is at: the one holding the first slot still missing."""
@@ -182,6 +212,14 @@ class CaseDesk:
             text=say(self.catalog, "case_opened", elements=names),
             question=self.question(flow, slots, missing, price),
         )
+
+    def _corrected(self, flow: Flow, before: dict[str, Any], after: dict[str, Any], asked: Sequence[str]) -> list[str]:
+        """A value said anew outside its question ("la marca es Yamaha") is said back, so the
+        customer sees which one changed."""
+        said = [s for s in flow.slots() if s.kind != "attachment" and s.slot not in asked and before.get(s.slot)]
+        changed = [s for s in said if after.get(s.slot) not in (None, before[s.slot])]
+        told = "; ".join(f"{s.name}: {self._shown(s, after[s.slot])}" for s in changed)
+        return [say(self.catalog, "case_corrected", changes=told)] if changed else []
 
     def _files_taken(self, flow: Flow, before: dict[str, Any], after: dict[str, Any]) -> list[str]:
         """Files taken now are acknowledged ("done" without them is no answer: the question says what is missing)."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
@@ -23,6 +23,7 @@ from assistant.dialogue.forms import FormReader
 from assistant.language import phrases
 from assistant.pack.flows import BATCH_FROM, WEEKDAYS, Flow, Option, Slot, Step
 from assistant.pack.model import Catalog, FaqEntry, Product
+from assistant.pack.quotes import Example
 from assistant.pack.texts import say
 from assistant.tools.filters import FilterRules
 
@@ -82,6 +83,7 @@ class FlowStep:
     article: FaqEntry | None = None
     done: bool = False
     submitted: str | None = None  # the id of the record a `submit` flow handed in
+    images: list[Example] = field(default_factory=list)  # example drawings sent with the reply (a case's, asked for again)
     unplaced: bool = False  # the booking can't be placed at or near the time asked
 
 
@@ -140,20 +142,40 @@ class FlowEngine:
         dated = any(s.kind in ("date", "time") for s in flow.slots())  # a fault's words are never read as a date
         held = next((slots[s.slot] for s in flow.slots() if s.kind == "time" and slots.get(s.slot)), None)
         earlier = dt.time.fromisoformat(held) if held else None  # "tomorrow evening", then "half past eight": 20:30
-        when = self.languages.parse_when(said.text, now, earlier).slots() if dated else {}
-        phone = PHONE_LIKE.search(said.text)
+        readings: dict[str, tuple[dict[str, str], re.Match[str] | None]] = {}
+
+        def reading(text: str) -> tuple[dict[str, str], re.Match[str] | None]:
+            """The day, time and phone number a text says, read once per text."""
+            if text not in readings:
+                when = self.languages.parse_when(text, now, earlier).slots() if dated else {}
+                readings[text] = when, PHONE_LIKE.search(text)
+            return readings[text]
+
+        parties = self.forms.parties(flow, said.text, asked)  # a value said of someone else is never the customer's own
+        named = self.forms.named(flow, parties, asked, slots)  # "name: Anil", "the time is 6pm": that slot's
         for slot in flow.slots():
-            value, problem = self._read_slot(slot, said, asked, when, phone)
+            value, problem = None, None
+            told = named.get(slot.slot)
+            if told:  # what follows a slot's name is read as the answer to its own question
+                value, problem = self._read_slot(slot, replace(said, text=told), [slot.slot], *reading(told))
+            if value is None and problem is None:
+                seen = parties.view(slot)
+                value, problem = self._read_slot(slot, replace(said, text=seen), asked, *reading(seen))
             if problem:  # said, but not a value it can take: asked for again
                 problems[slot.slot], patch[slot.slot] = problem, None
             elif value is not None:
                 patch[slot.slot] = [*slots.get(slot.slot, []), value] if slot.kind == "notes" else value
         people = [s for s in flow.slots() if s.kind == "person"]
         if people:  # a bare name is a name only when it was asked for and nothing else was said
-            bare = phone.start() if phone else len(said.text) if list(asked) == [people[0].slot] and not patch else None
-            person = self.languages.person(said.text, self.catalog.vocabulary.words.__contains__, ending_at=bare)
+            first, known = people[0], self.catalog.vocabulary.words.__contains__
+            seen = parties.view(first)
+            phone = reading(seen)[1]
+            bare = phone.start() if phone else len(seen) if list(asked) == [first.slot] and not patch else None
+            told = named.get(first.slot)
+            person = self.languages.person(seen, known, ending_at=bare)
+            person = person or (self.languages.person(told, known, ending_at=len(told)) if told else None)
             if person:
-                patch[people[0].slot] = person
+                patch[first.slot] = person
         for slot in flow.slots():  # a conditional slot filled says what its condition is: a branch, a visit
             for other, values in slot.if_.items():
                 if slot.slot in patch and patch.get(other) not in values:

@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from assistant.booking.notifications import PHONE_LIKE, e164
-from assistant.language import phrases
+from assistant.dialogue.whose import Parties
+from assistant.language import phrases, pieces
 from assistant.pack.flows import Flow, Slot
 from assistant.pack.model import Catalog
 from assistant.pack.texts import say
@@ -49,9 +50,14 @@ class FormReader:
     def read(self, flow: Flow, said: Said, asked: Sequence[str], slots: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
         """The slots the message fills, and the refusals of what it got wrong, by slot."""
         typed = [flow.slot(name) for name in asked if name in _names(flow) and flow.slot(name).kind != "attachment"]
-        raw = self._parts(flow, said.text.strip(), typed, bool(said.attachments))
+        parties = self.parties(flow, said.text, asked)
+        raw = {
+            name: told
+            for name, spans in self._parts(flow, parties, typed, bool(said.attachments), slots).items()
+            if (told := _said(parties.view(flow.slot(name)), spans))
+        }
         email = next((s for s in flow.slots() if s.kind == "email" and s.slot not in raw), None)
-        found = EMAIL_IN_TEXT.search(said.text)
+        found = EMAIL_IN_TEXT.search(parties.view(email)) if email else None
         if email and found and not any(found.group(0) in text for text in raw.values()):
             raw[email.slot] = found.group(0)
         patch: dict[str, Any] = {}
@@ -71,6 +77,19 @@ class FormReader:
             patch.update(files[0])
             problems.update(files[1])
         return patch, problems
+
+    def parties(self, flow: Flow, text: str, asked: Sequence[str]) -> Parties:
+        """The message as each slot may read it: a value said of someone else is never the customer's own."""
+        return Parties(self.catalog.languages, flow, text, asked)
+
+    def named(self, flow: Flow, parties: Parties, asked: Sequence[str], slots: dict[str, Any]) -> dict[str, str]:
+        """What the parts of the message that name a slot ("name: Anil", "the date is Friday") say of it."""
+        said: dict[str, str] = {}
+        for start, end in pieces(parties.text, _splitter(parties.text)):
+            hit = self._named(flow, parties, start, end, asked, slots)
+            if hit:
+                said[hit[0]] = _said(parties.view(flow.slot(hit[0])), [(hit[1], end)])
+        return said
 
     def value(self, slot: Slot, text: str) -> Verdict:
         """What the slot keeps of an answer, or why it can't."""
@@ -120,54 +139,68 @@ class FormReader:
         best = max(tokens, key=lambda t: sum(c.isdigit() for c in t), default=text)  # a code's refusal is about the code
         return validators.check_text(best if slot.check and slot.check.named else text, slot.check)
 
-    def _parts(self, flow: Flow, text: str, asked: list[Slot], files: bool) -> dict[str, str]:
-        """Each slot's part of the message: those it names, then the rest in the order asked (a
-        remark sent with files, "here is the sheet", answers no question)."""
-        if not text:
+    def _parts(
+        self, flow: Flow, parties: Parties, asked: list[Slot], files: bool, slots: dict[str, Any]
+    ) -> dict[str, list[tuple[int, int]]]:
+        """Where each slot's part of the message is: those it names, then the rest in the order
+        asked (a remark sent with files, "here is the sheet", answers no question)."""
+        text = parties.text
+        parts = pieces(text, _splitter(text))
+        if not parts:
             return {}
-        parts = [part for part in (_LINES if "\n" in text else _PARTS).split(text) if part]
-        named = [self._named(flow, part, asked) for part in parts]
+        named = [self._named(flow, parties, start, end, [s.slot for s in asked], slots) for start, end in parts]
         if len(asked) == 1 and not any(named) and not files:
-            return {asked[0].slot: text}  # one answer, commas and all (an address)
-        raw: dict[str, str] = {}
-        loose: list[str] = []
+            return {asked[0].slot: [(parts[0][0], parts[-1][1])]}  # one answer, commas and all (an address)
+        raw: dict[str, list[tuple[int, int]]] = {}
+        loose: list[tuple[int, int]] = []
         last: str | None = None
-        for part, hit in zip(parts, named, strict=True):
+        for (start, end), hit in zip(parts, named, strict=True):
             if hit:
                 last = hit[0]
-                raw[last] = hit[1]
+                raw[last] = [(hit[1], end)]
             elif last and not [s for s in asked if s.slot not in raw] and last in raw:
-                raw[last] = f"{raw[last]}, {part}"  # "the address is Calle Mayor 5, Madrid"
+                raw[last].append((start, end))  # "the address is Calle Mayor 5, Madrid"
             else:
-                loose.append(part)
+                loose.append((start, end))
         open_ = [s for s in asked if s.slot not in raw]
         for slot in [s for s in open_ if s.kind == "choice"]:
-            hit_at = next((i for i, part in enumerate(loose) if self.choice(slot, part)), None)
+            hit_at = next((i for i, (start, end) in enumerate(loose) if self.choice(slot, text[start:end])), None)
             if hit_at is not None:
-                raw[slot.slot] = loose.pop(hit_at)
+                raw[slot.slot] = [loose.pop(hit_at)]
         rest = [s for s in open_ if s.slot not in raw]
         if files:
             return raw
         if len(rest) == 1 and loose:
-            raw[rest[0].slot] = ", ".join(loose)
+            raw[rest[0].slot] = loose
         else:
-            raw.update({slot.slot: part for slot, part in zip(rest, loose, strict=False)})
+            raw.update({slot.slot: [span] for slot, span in zip(rest, loose, strict=False)})
         return raw
 
-    def _named(self, flow: Flow, part: str, asked: list[Slot]) -> tuple[str, str] | None:
-        """The slot a part of the message names at its start, and the value after the name (a
-        name two slots share, "brand", is the one asked for's)."""
-        folded = fold(part)
+    def _named(
+        self, flow: Flow, parties: Parties, start: int, end: int, asked: Sequence[str], slots: dict[str, Any]
+    ) -> tuple[str, int] | None:
+        """The slot the part of the message from `start` to `end` names at its start, and where
+        the value after the name begins. Of the slots a name fits, the one whose name is said in
+        full ("el teléfono del taller"), then the one asked for, then the one said last (a name
+        two slots share, "marca", corrects the latest one given), and only one that can take a
+        value said of whom the part says (not "su teléfono", at the review, for the customer's)."""
+        folded = fold(parties.text[start:end])
         joiner = "|".join(re.escape(fold(word)) for word in flow.value_words)
         after = rf"\s*(?:[:=]\s*|\s+(?:(?:{joiner})\s+)?)(?=\S)" if joiner else r"\s*(?:[:=]\s*|\s+)(?=\S)"
-        for slot in [*asked, *flow.slots()]:
+        order = [s.slot for s in flow.slots()]
+        best: tuple[tuple[int, bool, bool, int], str, int] | None = None
+        for slot in flow.slots():
             if slot.kind == "attachment":
                 continue
             names = sorted({fold(n) for n in [slot.name, *slot.words, slot.slot.replace("_", " ")]}, key=len, reverse=True)
-            found = re.match(rf"^(?:\w{{1,3}}\s+)?(?:{'|'.join(re.escape(n) for n in names)}){after}", folded)
-            if found:
-                return slot.slot, part[found.end() :].strip()
-        return None
+            found = re.match(rf"^(?:\w{{1,3}}\s+)?(?P<name>{'|'.join(re.escape(n) for n in names)}){after}", folded)
+            if not found or not parties.view(slot)[start + found.end() : end].strip():
+                continue
+            said = bool(slots.get(slot.slot))
+            rank = (len(found.group("name")), slot.slot in asked, said, order.index(slot.slot) if said else -order.index(slot.slot))
+            if best is None or rank > best[0]:
+                best = (rank, slot.slot, start + found.end())
+        return (best[1], best[2]) if best else None
 
     def _files(
         self, flow: Flow, said: Said, asked: Sequence[str], slots: dict[str, Any]
@@ -195,3 +228,13 @@ class FormReader:
 
 def _names(flow: Flow) -> set[str]:
     return {s.slot for s in flow.slots()}
+
+
+def _splitter(text: str) -> re.Pattern[str]:
+    """Several answers are one per line, or, with no line breaks, separated by ';' or ', '."""
+    return _LINES if "\n" in text else _PARTS
+
+
+def _said(view: str, spans: list[tuple[int, int]]) -> str:
+    """The part of a slot's view of the message at those places, pieces joined by ', '."""
+    return ", ".join(piece for start, end in spans if (piece := view[start:end].strip()))

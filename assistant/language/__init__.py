@@ -42,6 +42,7 @@ __all__ = [
     "blank",
     "load_languages",
     "phrases",
+    "pieces",
     "shipped",
 ]
 
@@ -73,6 +74,9 @@ class Languages(BaseModel):
     _person_alone: re.Pattern[str] = PrivateAttr()
     _stop_words: frozenset[str] = PrivateAttr()
     _ceilings: Ceilings = PrivateAttr()
+    _also: re.Pattern[str] = PrivateAttr()
+    _joins: re.Pattern[str] = PrivateAttr()
+    _others: re.Pattern[str] = PrivateAttr()
 
     def model_post_init(self, context: Any) -> None:
         self._numbers = Numbers(self.languages)
@@ -95,6 +99,10 @@ class Languages(BaseModel):
         self._person_alone = re.compile(rf"^\W*(?:{alone})\W*$", re.IGNORECASE)
         self._stop_words = frozenset(key(word) for lang in self.languages for word in lang.stop_words)
         self._ceilings = Ceilings(self.languages, self._numbers)
+        self._also = re.compile(Table.words(self.languages, "also", attrgetter("also")).pattern, re.IGNORECASE)
+        joins = Table.words(self.languages, "joins", attrgetter("joins")).pattern
+        self._joins = re.compile(rf"[,;.!?¡¿]+(?=\s|$)|\n|\s(?:{joins})\s", re.IGNORECASE)
+        self._others = re.compile(Table.words(self.languages, "others", attrgetter("others")).pattern, re.IGNORECASE)
 
     @property
     def stop_words(self) -> frozenset[str]:
@@ -199,6 +207,34 @@ class Languages(BaseModel):
     def find_count(self, text: str) -> Found | None:
         """How many people (or seats, tickets) the text asks for, as digits, and where."""
         return self._when.count(text)
+
+    def adds(self, text: str) -> bool:
+        """Whether the text adds to what was asked rather than asking anew ("and a headlight too",
+        "¿y si le sumo los intermitentes?")."""
+        return bool(self._also.search(text))
+
+    def statements(self, text: str) -> list[tuple[int, int]]:
+        """Where each statement of the text starts and ends: a message says several things, split
+        at punctuation, line breaks and the words that join them ("my number is 98..., and my
+        wife's is 97...")."""
+        return pieces(text, self._joins)
+
+    def someone_elses(self, text: str) -> list[tuple[int, int]]:
+        """Where the text says that what it gives is someone else's ("my friend's number is",
+        "el teléfono del taller"), not the customer's own; none: it says no such thing."""
+        return [found.span() for found in self._others.finditer(text)]
+
+
+def pieces(text: str, separators: re.Pattern[str]) -> list[tuple[int, int]]:
+    """Where each piece of the text between separators starts and ends, without the spaces
+    around it; pieces of nothing but spaces are left out."""
+    cuts = [0, *(at for found in separators.finditer(text) for at in found.span()), len(text)]
+    spans = []
+    for start, end in zip(cuts[::2], cuts[1::2], strict=True):
+        part = text[start:end]
+        if part.strip():
+            spans.append((start + len(part) - len(part.lstrip()), end - len(part) + len(part.rstrip())))
+    return spans
 
 
 def phrases(said: Iterable[str]) -> re.Pattern[str]:

@@ -181,6 +181,11 @@ class Language(_Strict):
     pointers: PointerWords = PointerWords()
     drop: Words = []  # before a filter's name, taking it back: "forget the", "any", "no"
     dropped: Words = []  # after a filter's name, taking it back: "doesn't matter", "koi bhi chalega"
+    also: Words = []  # adding to what was asked, not asking instead: "also", "too", "as well", "también", "bhi"
+    joins: Words = []  # between two statements of one message: "and", "but", "y", "aur", "และ"
+    # saying that a value is someone else's, not the customer's own: "my friend's (number)", "my wife's",
+    # "the workshop's", "del taller", "de la sucursal", "su", "mere dost ka"
+    others: Words = []
     guard: GuardWords = GuardWords()
     schema_words: SchemaWords = SchemaWords()
 

@@ -26,7 +26,7 @@ class Names:
         maybe = Table.words(languages, "self_names", lambda lang: lang.self_names).pattern
         self._never = Table.words(languages, "not_names", lambda lang: [*lang.not_names, *_when_words(lang)])
         self._patterns = (
-            (re.compile(rf"{sure}\s+{_RUN}", re.IGNORECASE), True),
+            (re.compile(rf"{sure}(?:\s*[:=]\s*|\s+){_RUN}", re.IGNORECASE), True),  # "naam: Anil" too
             (re.compile(rf"{maybe}\s+{_RUN}", re.IGNORECASE), False),
         )
 

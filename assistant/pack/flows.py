@@ -74,6 +74,9 @@ class Slot(_Strict):
     check: Check | None = None  # a text or number kind: what its value must be, else refused with its `ask`
     whole: bool = False  # a text kind: the whole answer (an address), not only its first clause
     private: bool = False  # who the customer is (an id, an address): masked wherever state is shown
+    # whose value it is: empty, the customer's (or anyone's); else the words that name the other party
+    # it belongs to ("taller", "workshop"), whose values go here and never to the customer's own slots
+    of: list[str] = []
     needs: list[str] = []  # an attachment kind: what each file must show, in order (one file each)
     accepts: list[AttachmentKind] = ["image"]  # an attachment kind: the kinds of file it takes
 
@@ -105,6 +108,12 @@ class Slot(_Strict):
     def name(self) -> str:
         """How replies name it."""
         return self.label or self.slot.replace("_", " ")
+
+    @property
+    def own(self) -> bool:
+        """Whether it holds who the customer is or how to reach them (a phone, an e-mail, a private
+        detail), which a value said of someone else ("my friend's number") never fills."""
+        return not self.of and (self.kind in ("phone", "email") or self.private)
 
 
 class Step(_Strict):

@@ -188,9 +188,11 @@ class Elements(Strict):
 class QuoteSetup(Strict):
     """pack.yaml `quote:`: the elements file, and the words of a message that asks for the example
     images, or for what the office will need (which sends them with the price), or that says yes
-    to the offer of them on its own ("sí", "vale")."""
+    to the offer of them on its own ("sí", "vale"), or that asks what the quote came to (a case
+    under way answers it, then asks its question again)."""
 
     elements: str = "elements.yaml"
     asks_images: list[str] = Field(min_length=1)
     asks_needs: list[str] = []
     agree: list[str] = []
+    asks_price: list[str] = []

@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # the eligibility tool words its reasons with say(); goals li
     from assistant.dialogue.goals import Goal
     from assistant.dialogue.quote import QuoteStep
     from assistant.tools.eligibility import Verdict
+    from assistant.tools.quotes import Line
 
 
 def say(catalog: Catalog, key: str, **values: object) -> str:
@@ -252,22 +253,27 @@ def resumed(goal: Goal, catalog: Catalog) -> str:
 
 
 def quotation(step: QuoteStep, catalog: Catalog) -> tuple[list[str | None], str | None]:
-    """A quote's reply and the question it asks, in the seed's order: the price, every warning,
-    then the example images (or the offer of them) and the next step."""
+    """A quote's reply and the question it asks, in the seed's order: what this message changed
+    in the job, the price of the whole job with every element named (and, for several, the
+    tariff's lines), every warning, then the example images (or the offer of them) and the next step."""
+    changed = _quote_changes(step, catalog)
     again = say(catalog, "quote_again") if step.again else None
     if step.asks_category or step.question:
         options = one_of([choice.lower() for choice in step.choices], catalog)
         asked = say(catalog, "quote_category", options=options) if step.asks_category else step.question
-        return [again, asked], asked
+        return [changed, again, asked], asked
     if step.images_again:
         return [say(catalog, "quote_images_sent"), say(catalog, "quote_open_case")], None
-    sections: list[str | None] = []
+    sections: list[str | None] = [changed]
     if step.tariff:
-        priced = step.tariff
+        priced, elements = step.tariff, catalog.elements
+        assert elements is not None, "a pack that quotes has its elements"
         amount = f"{priced.price:.0f}" if float(priced.price).is_integer() else f"{priced.price:.2f}"
-        what = one_of([line.name for line in priced.lines], catalog, "and")
+        what = one_of([elements.name_of(code) for code in step.quote.elements], catalog, "and")
         currency, note = catalog.business.currency_symbol, priced.tax_note
-        sections.append(say(catalog, "quote_price", amount=amount, currency=currency, tax_note=note, what=what))
+        lines = [_tariff_line(line, catalog) for line in priced.lines]
+        told = say(catalog, "quote_price", amount=amount, currency=currency, tax_note=note, what=what)
+        sections.append("\n".join([told, *lines]) if len(step.quote.elements) > 1 else told)
         if priced.warnings:
             sections.append(say(catalog, "quote_warnings") + "".join(f"\n- {warning}" for warning in priced.warnings))
     if step.images:
@@ -276,3 +282,26 @@ def quotation(step: QuoteStep, catalog: Catalog) -> tuple[list[str | None], str 
     elif step.tariff:
         sections.append(say(catalog, "quote_offer_images"))
     return sections, None
+
+
+def _tariff_line(line: Line, catalog: Catalog) -> str:
+    """One line of a job's tariff: an element's price, or the price a combination rule gives several."""
+    key = "quote_line_combined" if len(line.codes) > 1 else "quote_line"
+    return say(catalog, key, name=line.name, price=money(line.price, catalog.business))
+
+
+def _quote_changes(step: QuoteStep, catalog: Catalog) -> str | None:
+    """What the message did to the job quoted before: elements added, variants swapped, or a new quote in its place."""
+    elements = catalog.elements
+    assert elements is not None, "a pack that quotes has its elements"
+    if step.added:
+        return say(catalog, "quote_added", added=one_of([elements.name_of(code) for code in step.added], catalog, "and"))
+    if step.swapped:
+        name = elements.name_of
+        return " ".join(say(catalog, "quote_swapped", old=name(old), new=name(new)) for old, new in step.swapped)
+    if not step.replaced:
+        return None
+    before = one_of([elements.name_of(code) for code in step.replaced], catalog, "and")
+    if step.moved and step.quote.category:
+        return say(catalog, "quote_replaced_vehicle", vehicle=elements.categories[step.quote.category].name, before=before)
+    return say(catalog, "quote_replaced", before=before)

@@ -85,12 +85,13 @@ def question(elements: Elements, code: str) -> VariantQuestion:
 
 
 def select_variant(elements: Elements, code: str, answer: str) -> str | None:
-    """The variant code an answer to `code`'s question picks, or None when it names no single option."""
+    """The variant code an answer to `code`'s question picks, or None when it names no single
+    option: by the option's words and name, never its code ("DEL" is also Spanish "del")."""
     variants = elements.elements[code].variants
     if variants is None:
         return None
     words = _words(answer)
-    picked = [key for key, option in variants.options.items() if _first(words, [*option.words, option.name, key]) is not None]
+    picked = [key for key, option in variants.options.items() if _first(words, [*option.words, option.name]) is not None]
     return f"{code}_{picked[0]}" if len(picked) == 1 else None
 
 
