@@ -1,14 +1,17 @@
-"""One chat turn, top to bottom: understand, reset stale cache, clarify, run agents, commit.
+"""One chat turn, top to bottom: understand (commands), plan (the dialogue policy), reset stale
+cache, clarify, run agents, commit.
 
 Only the agents a message needs run (a follow-up reuses the session's cached products
-instead of retrieving again), and the Formatter always runs last.
+instead of retrieving again), and the Formatter always runs last. The pipeline decides no
+dialogue rule itself: understanding reads the message into commands, and the dialogue policy
+alone applies them to the goals and decides the turn's one question.
 """
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from flask import Flask
 
@@ -21,27 +24,26 @@ from assistant.booking.notifications import NOTIFIER
 from assistant.booking.reminders import REMINDERS
 from assistant.cases.store import CASES
 from assistant.dialogue.case import CaseDesk, Submitter
-from assistant.dialogue.goals import QUICK_PRIORITY, Goal
+from assistant.dialogue.commands import Cancel, first
+from assistant.dialogue.policy import DialoguePolicy
 from assistant.dialogue.preferences import PreferenceStore, learn, starting_state, welcome_back
-from assistant.dialogue.quote import wants as wants_quote
 from assistant.dialogue.sessions import COMMIT_ATTEMPTS, LOCKS, STORE, SessionLocks, SessionStore, VersionConflict
-from assistant.dialogue.state import SessionState, Turn, Wishes
+from assistant.dialogue.state import SessionState, Turn
 from assistant.handover.desk import PeopleDesk
 from assistant.handover.store import HANDOVERS
 from assistant.infra.config import SETTINGS, Settings, bookings_file, sessions_file
 from assistant.infra.counters import shared_counters
 from assistant.infra.extensions import Slot
-from assistant.language import phrases
 from assistant.pack import texts as formatting
 from assistant.pack.constraints import broken
 from assistant.pack.display import public_product
-from assistant.pack.model import Catalog, FactValue, Filter, IntentType, Product
+from assistant.pack.model import Catalog, FactValue, Product
 from assistant.tools.filters import Filters
 from assistant.tools.gateway import ToolGateway
 from assistant.tools.retrieval import CATALOG, INDEX, CatalogIndex
 from assistant.understanding import guard
+from assistant.understanding.command_reader import CommandReader
 from assistant.understanding.reader import NEEDS_PRODUCTS, Details, Intent, Understanding
-from assistant.understanding.references import refer
 from assistant.understanding.router import Router
 from assistant.web import telemetry
 from assistant.web.concierge import SERVICE_READER, TABLES
@@ -52,12 +54,6 @@ if TYPE_CHECKING:  # crewai is imported only when an LLM is configured
     from assistant.llm.crew_mode import CrewMode
 
 EventSink = Callable[[str, dict[str, Any]], None]
-# What a message must be to set aside a goal waiting for the customer's answer.
-INTERRUPTIONS = {
-    "booking": ("faq", "feature_query", "comparison", "eligibility_check", "calculate", "support", "product_info"),
-    "support": ("booking", "comparison", "eligibility_check", "calculate"),
-}
-CANCEL_WORDS = 3  # "never mind", "cancel that please": longer, with nothing active, it asks about something else
 
 
 class CrewPipeline:
@@ -88,7 +84,7 @@ class CrewPipeline:
         self.settings = settings
         self.desk = desk
         self.preferences = preferences
-        self.understanding = Understanding(catalog, Router.for_pack(catalog, index.embedder), index.help, details)
+        understanding = Understanding(catalog, Router.for_pack(catalog, index.embedder), index.help, details)
         self.tools = ToolGateway(catalog, index)
         self.rules = index.rules
         self.crew_mode = crew_mode  # None: no LLM configured, every turn is offline
@@ -103,6 +99,8 @@ class CrewPipeline:
             desk,
             CaseDesk(catalog, desk.engine, cases, desk.clock) if cases and catalog.elements else None,
         )
+        self.reader = CommandReader(catalog, understanding, desk, self.services.cases)
+        self.policy = DialoguePolicy(catalog, index, self.services.max_products)
 
     def run(self, request: ChatRequest, on_event: EventSink | None = None, replay_key: str | None = None) -> ChatResponse:
         """Answer one message; retried on a fresh copy if another worker committed first.
@@ -193,74 +191,50 @@ class CrewPipeline:
             starting_state(known, state, self.catalog)
             welcome = welcome_back(known, self.catalog)
 
-        # 1. Detect intent and filters (and what the customer told us about themselves);
-        #    in LLM mode the model reads what the rules could not.
-        # What "that card" or "the fees" can be about: products found or discussed, or being narrowed down.
-        in_context = state.has_products() or bool(state.last_discussed()) or state.pending == "clarify_product"
-        active = state.goals.active
-        awaiting = active.missing[0] if active and active.missing and state.pending == "clarify_product" else None
-        intent = self.understanding.detect(request.query, in_context, state.pending, awaiting, state.shown)
-        quoting = self._quoting(intent, state, request.query)  # what to homologate, a variant, the example images
-        if crew and not intent.sure and not quoting and not self._collecting(active):  # slot answers go to Booking or Support
-            intent = crew.understand(request.query, intent)
-        if intent.type == "cancel" and active is None and len(request.query.split()) > CANCEL_WORDS:
-            intent.type = "faq"  # nothing of ours to cancel: "cancel my transfer" is a question for the help centre
-        if quoting:
-            intent.type = "quote"
-        opens = self._opens(state, request.query)
-        if opens:  # "dale, adelante" after a quote: the words of a flow start it
-            intent.type = opens
-        if state.pending == "clarify_product":
-            intent.resume(state.wishes)
-        if intent.follow_up and state.last_asked() == "eligibility_check" and self.catalog.pack.eligibility:
-            intent.type, intent.wants_eligibility = "eligibility_check", True  # "what about the Amex Platinum?"
-        unsure = self._refer(intent, state)  # "the second one", "it": the items on screen it means
-        self._set_aside_unavailable(intent)  # "is the Nitro V 15 any good?" when none is in stock
-        state.profile = _merge_profile(self.catalog, state.profile, intent.profile, request.page_fact)
+        # 1. Understand: the message as commands, read against what the conversation holds
+        #    (in LLM mode the model reads what the rules could not).
+        understood = self.reader.read(request.query, state, bool(request.attachments), crew)
+        state.profile = _merge_profile(self.catalog, state.profile, understood.reading.profile, request.page_fact)
 
-        # 2. Continue the active goal or start one; a higher-priority request suspends it.
-        goal = self._plan_goal(intent, state, request.query, bool(request.attachments))
+        # 2. The dialogue policy applies them: the act the agents perform, and the goal it serves.
+        plan = self.policy.plan(understood, state)
+        act = plan.act
 
         # 3. Reset the cached products if the filters in effect changed.
-        filters, selection = self._resolve_products(intent, state)
-        across = self._across_catalog(intent, state)
-        said = {name: value for name, value in filters.items() if name not in intent.guessed or state.filters.get(name) == value}
+        filters, selection = self._resolve_products(act, state)
+        across = self._across_catalog(act, state)
+        said = {name: value for name, value in filters.items() if name not in act.guessed or state.filters.get(name) == value}
         if filters != state.filters:
             state.reset_products()
             state.filters = filters
 
-        # 4. Ask one clarifying question if a search needs a filter (a budget) or is too broad.
-        question = self._which_one(unsure) if unsure else None if selection else self._clarifying_question(intent, state)
+        # 4. Ask one clarifying question if the message points at no one item, or a search needs a filter.
+        question = self.policy.clarify(plan, state, selection)
 
-        # 5. Assemble only the agents needed; the Formatter always runs last.
-        agents = [] if question else self._select_agents(intent, state, selection)
+        # 5. Run only the agents needed; the policy asks the turn's one question; the Formatter always runs last.
+        agents = [] if question else self._select_agents(act, state, selection)
         out = TurnOutput(selection=selection, across_catalog=across and bool(selection))
         files = self.attachments.get(state.session_id, request.attachments) if self.attachments and request.attachments else []
-        work = TurnWork(TurnRequest(request.query, intent, state, goal, files), self.services, out)
-        if question:
-            (work.out.ask_user, work.out.choices, missing), work.out.pending = question, "clarify_product"
-            if goal is not None:
-                goal.missing = [missing]
-        for name in [*agents, "formatter"]:
-            emit("agent", {"name": name, "status": "started"})
-            AGENTS[name](work)
-            emit("agent", {"name": name, "status": "finished"})
-        if work.out.faq and intent.type in HELP_INTENTS:  # an article answers it: a help question after all
-            intent.type = "faq"
+        work = TurnWork(TurnRequest(request.query, act, state, plan.goal, files, plan.commands), self.services, out)
+        for name in agents:
+            self._run(name, work, emit)
+        self.policy.ask(work, question)
+        self._run("formatter", work, emit)
         work.out.reply = self._constrained(work.out.reply, work)
         if crew and not question:
             emit("draft", {"text": work.out.reply})  # verified already: a stream shows it while the model writes
             work.out.reply = crew.write_reply(agents, work)  # a model frames it, and weighs a comparison
 
-        # 6. Close or block the goal (resuming a suspended one), then commit the session
-        #    and what the customer showed they prefer; a filter only a model read narrowed
-        #    this search alone ("whats good" read as conventional cards isn't the customer's wish).
+        # 6. Settle the goal (resuming a suspended one), then commit the session and what the
+        #    customer showed they prefer; a filter only a model read narrowed this search alone
+        #    ("whats good" read as conventional cards isn't the customer's wish).
         state.filters = said
-        self._settle_goal(goal, work, state)
+        self.policy.settle(plan, work, state)
         if welcome:
             work.out.reply = f"{welcome}\n\n{work.out.reply}"
-        handed = self._hand_over_after(intent, work, state, bool(question))
-        self._update_state(state, work, [*agents, "formatter"], request.query)
+        answered = "faq" if work.out.faq and act.type in HELP_INTENTS else act.type  # an article answered it: a help question
+        handed = self._hand_over_after(answered, work, state, bool(question))
+        self._update_state(state, work, answered, [*agents, "formatter"], request.query)
         if known is not None and request.customer_id:
             learned = learn(known, state, request.query, self.catalog)
             if learned is not known:
@@ -268,7 +242,7 @@ class CrewPipeline:
         return ChatResponse(
             session_id=state.session_id,
             reply=work.out.reply,
-            intent=intent.public(),
+            intent={"type": answered, "filters": dict(act.filters)},
             agents=[*agents, "formatter"],
             products=[public_product(p, self.catalog) for p in work.out.products],
             comparison=work.out.comparison.model_dump() if work.out.comparison else None,
@@ -289,11 +263,17 @@ class CrewPipeline:
             state=state.summary(self.catalog.pack.private_slots),
         )
 
-    def _hand_over_after(self, intent: Intent, work: TurnWork, state: SessionState, asked_back: bool) -> bool:
+    @staticmethod
+    def _run(name: str, work: TurnWork, emit: EventSink) -> None:
+        emit("agent", {"name": name, "status": "started"})
+        AGENTS[name](work)
+        emit("agent", {"name": name, "status": "finished"})
+
+    def _hand_over_after(self, answered: str, work: TurnWork, state: SessionState, asked_back: bool) -> bool:
         """Whether this turn hands the conversation to people (a pack rule, or the assistant not
         understanding again), telling the customer so after the answer. A question nobody
         answered is kept for the console, masked."""
-        understood = asked_back or work.out.faq is not None or intent.type not in ("unknown", "faq")
+        understood = asked_back or work.out.faq is not None or answered not in ("unknown", "faq")
         state.misunderstood = 0 if understood else state.misunderstood + 1
         if not understood:
             self.people.note_unanswered(work.request.query, "not_understood")
@@ -303,161 +283,6 @@ class CrewPipeline:
         state.misunderstood = 0
         work.out.reply = f"{work.out.reply}\n\n{self.people.hand_over(state, reason)}".strip()
         return True
-
-    def _plan_goal(self, intent: Intent, state: SessionState, text: str, files: bool = False) -> Goal | None:
-        """The goal this message serves. A booking or troubleshooting goal waiting for an answer
-        takes it; a request the pack groups with the active goal (a sale's follow-ups) continues
-        it; a message that changes a booking made ("make it 7pm instead") reopens its goal, and
-        one that is unclear but for asking for another ("book another one") books another;
-        anything else starts a new goal, suspending the active one if it matters more.
-        "Never mind" cancels whatever is active; "thanks" closes a sale that stays open, or a
-        troubleshooting that waits for an answer."""
-        board, active = state.goals, state.goals.active
-        if intent.type == "cancel" and active and self._chooses(active, text):
-            intent.type = cast(IntentType, self.catalog.pack.flows[active.type].intent)  # "no" answers its yes-or-no question
-            return active
-        if intent.type == "cancel":
-            return active
-        goal_type, kind = self.catalog.pack.goal_kind(intent.type)
-        collecting = self._collecting(active)
-        if collecting and active and self._answers(collecting, active, intent, text, files):
-            intent.type = collecting
-            return active
-        kept = None if collecting else board.kept
-        if kept and self._changes(kept, intent, text):
-            board.reopen(kept, "customer changes what it made")
-            intent.type = cast(IntentType, self.catalog.pack.flows[kept.type].intent)  # a kept goal is a flow's
-            return kept
-        if kept and intent.type == "unknown" and self.desk.engine.languages.asks_another(text):
-            intent.type = cast(IntentType, self.catalog.pack.flows[kept.type].intent)  # "book another one"
-            goal_type, kind = self.catalog.pack.goal_kind(intent.type)
-        if active and active.type == goal_type and kind and kind.stays_open:
-            return active
-        if active and active.type == goal_type == "quote":  # one quote, however many questions it asks
-            return active
-        if active and intent.thanks and (self._stays_open(active) or collecting == "support"):
-            board.finish(active, "customer said thanks")
-        return board.start(goal_type, f"customer asked: {intent.type}", kind.priority if kind else QUICK_PRIORITY)
-
-    def _answers(self, collecting: str, goal: Goal, intent: Intent, text: str, files: bool = False) -> bool:
-        """Whether a message is the answer a waiting goal asked for rather than a new request:
-        anything that fills one of a booking's details, or anything that is not clearly
-        another request ("which model?" may be answered with a product's name)."""
-        if intent.type == collecting or self.desk.answers(goal.type, goal.slots, text):
-            return True
-        flow = self.catalog.pack.flows[goal.type]
-        cases = self.services.cases
-        if flow.action == "submit" and cases:  # a case takes its files, its status, any value but a help question
-            if files or cases.asks_progress(goal.type, text):
-                return True
-            asks = intent.type in HELP_INTENTS and "?" in text
-            return not asks and (intent.type != "faq" or cases.answers(goal.type, goal.slots, text))
-        if collecting == "support" and intent.thanks:  # "thanks" is no model or symptom
-            return False
-        if intent.type == "product_info" and goal.missing[:1] and flow.slot(goal.missing[0]).kind == "item":
-            return True  # "which card?" answered with a card's name
-        return intent.type not in INTERRUPTIONS[collecting]
-
-    def _chooses(self, goal: Goal, text: str) -> bool:
-        """Whether a message picks an option of the choice a case waiting for an answer asked ("no")."""
-        flow, cases = self.catalog.pack.flows.get(goal.type), self.services.cases
-        return bool(
-            flow and flow.action == "submit" and cases and self._collecting(goal) and cases.chooses(goal.type, goal.slots, text)
-        )
-
-    def _opens(self, state: SessionState, text: str) -> IntentType | None:
-        """The intent of a flow whose own words the message says ("ok let's do it"), unless a flow is under way."""
-        active = state.goals.active
-        if active and active.type in self.catalog.pack.flows and active.status in ("active", "blocked"):
-            return None
-        flows = self.catalog.pack.flows.values()
-        return next((cast(IntentType, f.intent) for f in flows if f.start_words and phrases(f.start_words).search(text)), None)
-
-    def _stays_open(self, goal: Goal) -> bool:
-        kind = self.catalog.pack.goal_kinds.get(goal.type)
-        return bool(kind and kind.stays_open)
-
-    def _collecting(self, goal: Goal | None) -> IntentType | None:
-        """The intent of the flow this goal runs, when it waits for the customer's answer."""
-        if goal is None or goal.status != "blocked" or goal.type not in self.catalog.pack.flows:
-            return None
-        intent = self.catalog.pack.flows[goal.type].intent
-        return cast(IntentType, intent) if intent in INTERRUPTIONS else None  # the pack's flows start on known intents
-
-    def _settle_goal(self, goal: Goal | None, work: TurnWork, state: SessionState) -> None:
-        board = state.goals
-        if goal is None:
-            return
-        step = work.out.flow_step
-        if step is not None:  # the flow's slots as they now stand: agents return them, the pipeline keeps them
-            goal.slots, goal.missing = step.slots, step.missing
-        finished = step is not None and step.done
-        if work.request.intent.type == "cancel":
-            resumed = board.finish(goal, "customer said never mind", status="cancelled")
-        elif work.out.ask_user and not finished:
-            board.block(
-                goal,
-                goal.missing or [work.out.pending or "answer"],
-                work.out.ask_user,
-                work.out.choices,
-                "waiting for the customer's answer",
-            )
-            return
-        elif self._stays_open(goal):  # answered, but the sale goes on until the customer is done
-            board.answered(goal, "answered; the customer may ask more")
-            return
-        else:
-            resumed = board.finish(goal, "answered", keep=bool(step and step.booking))
-        if resumed:
-            work.out.reply = f"{work.out.reply}\n\n{formatting.resumed(resumed, self.catalog)}"
-            work.out.ask_user, work.out.choices = resumed.next_question, resumed.choices
-
-    def _refer(self, intent: Intent, state: SessionState) -> list[Product]:
-        """Turns what the message points at on screen into the items it names (a booking's item
-        slot and every agent read those); returns the candidates when it can't tell which one is
-        meant, unless a fact asked of each answers it anyway, or a flow already holds its item
-        and "make it 5pm" is about the booking."""
-        if intent.named or not (intent.type in NEEDS_PRODUCTS or self.catalog.pack.flow_for(intent.type)):
-            return []
-        discussed = self.catalog.products_by_id(next((t.products for t in reversed(state.history) if t.products), []))
-        shown = self.catalog.products_by_id(state.shown)
-        referred = refer(intent.pointing, shown, discussed, intent.filters, self.rules)
-        if referred is None:
-            return []
-        if referred.unsure and intent.type == "feature_query" and intent.feature_topics:  # "is it in stock?": a line each
-            intent.named = [p.id for p in referred.unsure]
-            return []
-        intent.named = [p.id for p in referred.items]
-        return referred.unsure if self._collecting(state.goals.active) is None else []
-
-    def _set_aside_unavailable(self, intent: Intent) -> None:
-        """An item named that the pack's always-on filters exclude (out of stock) is said to be so,
-        never shown; when it was all the message named, the alternatives keep the rest of the
-        request: the kind of item and the budget, not the brand."""
-        always = self.catalog.pack.search.always
-        named = self.catalog.products_by_id(intent.named)
-        gone = [p for p in named if not self.rules.matches(p, always)]
-        if not gone:
-            return
-        intent.named = [p.id for p in named if p not in gone]
-        intent.unavailable = [p.name for p in gone]
-        if intent.named:
-            return
-        filters = self.catalog.pack.filter_attributes()
-        kinds = {name: gone[0].value(attribute) for name, (attribute, spec) in filters.items() if spec.as_filter.place == "noun"}
-        by_name = self.understanding.detect(gone[0].name, False).filters  # "Acer": the brand is in its name
-        kept = {name: value for name, value in intent.filters.items() if name not in by_name}
-        for name in self.catalog.pack.search.require:  # no budget said: the item's own price is one
-            attribute, spec = filters[name]
-            if name not in kept and spec.type == "number" and isinstance(price := gone[0].value(attribute), (int, float)):
-                kept[name] = price
-        intent.filters = {**{k: v for k, v in kinds.items() if v is not None}, **kept}
-        if intent.type in NEEDS_PRODUCTS:
-            intent.type = "product_info"
-
-    def _which_one(self, candidates: list[Product]) -> tuple[str, list[str], str]:
-        names = [p.name for p in candidates]
-        return formatting.say(self.catalog, "which_one", items=formatting.one_of(names, self.catalog)), names, "item"
 
     def _resolve_products(self, intent: Intent, state: SessionState) -> tuple[Filters, list[Product]]:
         """The filters in effect after this message, and the cached products it is about.
@@ -519,42 +344,6 @@ class CrewPipeline:
         asks_new = any(state.filters.get(name) != value for name, value in intent.filters.items())
         return bool(intent.named or intent.pointing or intent.pointing.among) or not asks_new
 
-    def _clarifying_question(self, intent: Intent, state: SessionState) -> tuple[str, list[str], str] | None:
-        """The question for a filter the pack requires before searching (a budget), or, once only,
-        for the first unanswered filter when a search would be too broad."""
-        if intent.type not in NEEDS_PRODUCTS or state.has_products() or intent.named or intent.absent:
-            return None  # items the customer named need no narrowing down, nor the closest to a name we lack
-        search, filters = self.catalog.pack.search, self.catalog.pack.filter_attributes()
-        ranked = intent.rank is not None  # "the cheapest gaming laptops": the ranking needs no ceiling on what it ranks by
-        required = [
-            name for name in search.require if name not in state.filters and not (ranked and filters[name][0] == search.rank_by)
-        ]
-        if required:
-            return self._question(filters[required[0]][1].filter, required[0])
-        if state.pending == "clarify_product":
-            return None
-        said = [name for name in state.filters if name not in search.always]
-        broad = len(said) <= 1 and self.index.count_products(state.filters) > self.services.max_products
-        if not broad:
-            return None
-        for name in search.clarify:
-            if name not in state.filters:
-                return self._question(filters[name][1].filter, name)
-        return None
-
-    @staticmethod
-    def _question(spec: Filter | None, name: str) -> tuple[str, list[str], str]:
-        assert spec is not None and spec.question, "start-up made sure a required or clarifying filter has a question"
-        return spec.question, list(spec.choices), name
-
-    def _quoting(self, intent: Intent, state: SessionState, text: str) -> bool:
-        """Whether the quote desk takes the message (a pack with quote:): not a cancel, nor an
-        answer to a flow under way (the case), and one `wants_quote` says is for the quote."""
-        setup, elements, active = self.catalog.pack.quote, self.catalog.elements, state.goals.active
-        if setup is None or elements is None or intent.type == "cancel" or (active and active.type in self.catalog.pack.flows):
-            return False
-        return wants_quote(state.quote, text, setup, elements)
-
     def _constrained(self, reply: str, work: TurnWork) -> str:
         """The reply, or the template of the first pack constraint it breaks (offline, no model can write it again)."""
         rules = broken(reply, work.out.tools_run, self.catalog.pack.constraints)
@@ -581,11 +370,13 @@ class CrewPipeline:
             agents.append(self.catalog.pack.flows[flow].agent)
         if intent.type == "calculate":  # by the agent of the goal at hand, if its pack lets it
             active = state.goals.active
-            preferred = "support" if active and self._collecting(active) == "support" else "retriever"
+            supporting = active and self.reader.collecting(active) and self.catalog.pack.flows[active.type].agent == "support"
+            preferred = "support" if supporting else "retriever"
             agents.append(self.tools.agent_with("calculate", preferred))
         return agents
 
-    def _update_state(self, state: SessionState, work: TurnWork, agents: list[str], query: str) -> None:
+    def _update_state(self, state: SessionState, work: TurnWork, answered: str, agents: list[str], query: str) -> None:
+        """The session after the turn: the items found and shown, the quote, and the two messages."""
         if work.out.retrieved or (work.request.intent.named and work.out.selection):  # found, or named by the customer
             state.product_ids = [p.id for p in work.out.selection]
         if work.out.across_catalog:  # what they can get is what the conversation is now about
@@ -593,26 +384,24 @@ class CrewPipeline:
         state.across_catalog = work.out.across_catalog
         state.comparison_done |= "comparator" in agents
         state.eligibility_done |= "eligibility" in agents
-        state.pending = work.out.pending
         if work.out.quote:
             state.quote = work.out.quote.quote
         elif work.out.flow_step and work.out.flow_step.submitted:
             state.quote = None  # handed in with its case: "let's do it" again opens no second case
-        elif work.request.intent.type == "cancel" and state.quote and state.quote.asking:
+        elif first(work.request.commands, Cancel) and state.quote and state.quote.asking:
             state.quote = None  # "never mind" while we asked about a variant: no quote waits for it
         shown = [p.id for p in work.out.products]
         if work.out.retrieved or work.out.ranking or not set(shown) <= set(state.shown):
             state.shown = shown  # a new list, or the list in a new order; a reply about some of those keeps it
-        state.wishes = work.request.intent.wishes() if work.out.pending == "clarify_product" else Wishes()
         limit = self.settings.history_limit
         said = redact_codes(query) if work.out.flow_step else query  # a typed code is not kept
         files = [a.public() | {"name": a.name} for a in work.request.attachments]
-        state.remember(Turn(role="user", text=said, intent=work.request.intent.type, files=files), limit)
+        state.remember(Turn(role="user", text=said, intent=answered, files=files), limit)
         state.remember(
             Turn(
                 role="assistant",
                 text=work.out.reply,
-                intent=work.request.intent.type,
+                intent=answered,
                 agents=agents,
                 products=[p.id for p in work.out.products],
                 booking=work.out.flow_step.booking if work.out.flow_step else None,
@@ -623,10 +412,6 @@ class CrewPipeline:
             ),
             limit,
         )
-
-    def _changes(self, goal: Goal, intent: Intent, text: str) -> bool:
-        """Whether a message changes what a kept goal booked rather than asking anew."""
-        return self.desk.changes(goal.type, goal.slots, text, intent.filters, intent.named)
 
 
 def _merge_profile(

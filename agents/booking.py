@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from agents.work import TurnWork, goal_of, said
+from assistant.dialogue.commands import ConfirmChange, first
 from assistant.dialogue.flows import Said, Sent
 
 
@@ -17,7 +18,10 @@ def booking(work: TurnWork) -> None:
             goal.type, goal.slots, case, request.state, lambda codes: _tariff(work, codes)
         )
         return
-    work.out.flow_step = work.services.desk.step(goal.type, goal.id, goal.slots, said(work), request.state.session_id)
+    confirm: ConfirmChange | None = first(request.commands, ConfirmChange)  # the answer to a change shown old -> new
+    work.out.flow_step = work.services.desk.step(
+        goal.type, goal.id, goal.slots, said(work), request.state.session_id, confirm.accept if confirm else None
+    )
 
 
 def _tariff(work: TurnWork, codes: list[str]) -> float:

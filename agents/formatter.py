@@ -15,14 +15,12 @@ def formatter(work: TurnWork) -> None:
     if out.pending == "clarify_product":
         out.products, sections = [], [out.ask_user]
     elif out.quote:
-        out.products, (sections, out.ask_user) = [], formatting.quotation(out.quote, catalog)
-        out.choices = out.quote.choices
+        out.products, (sections, _) = [], formatting.quotation(out.quote, catalog)
     elif out.flow_step:
         step, flow = out.flow_step, catalog.pack.flows[goal_of(work).type]
         items = [step.slots.get(s.slot) for s in flow.slots() if s.kind == "item"] if flow.books else []
         out.products = [p for p in catalog.products_by_id([i for i in items if i])]
-        sections = [formatting.faq_answer(out.faq) if out.faq else step.text, step.question]
-        out.ask_user, out.choices = step.question, step.choices
+        sections = [formatting.faq_answer(out.faq) if out.faq else step.text, out.ask_user]
         out.handover = step.done and flow.action == "troubleshoot" and not out.faq  # no fix known: people
     elif kind == "cancel":
         out.products, sections = [], [formatting.cancelled(request.goal, catalog)]
@@ -70,30 +68,18 @@ def formatter(work: TurnWork) -> None:
         if out.verdicts is not None and out.across_catalog:  # what they can get, not a verdict on every item
             out.products = out.qualifying
             sections = [formatting.qualifying(out.qualifying, catalog, "qualifying")] if out.qualifying else []
-            _ask_for_missing_fact(work)
             sections += [out.ask_user or (None if out.qualifying else formatting.say(catalog, "qualifying_none"))]
         elif out.verdicts is not None:
             sections.append(formatting.eligibility_report(out.verdicts, catalog))
             if out.qualifying:  # nothing at hand is open to them: what is
                 out.products = [*out.selection, *out.qualifying]
                 sections.append(formatting.qualifying(out.qualifying, catalog, "qualifying_instead"))
-            _ask_for_missing_fact(work)
             sections += [out.ask_user] if out.ask_user else []
         if kind == "feature_query" and not (out.comparison or out.ranking):  # those already show what was asked
             sections.append(formatting.features_report(out.selection, asked, catalog))
     if request.intent.profile and kind != "greeting":  # "I make 60k a month": heard, and used in this answer
         sections.insert(0, formatting.noted(request.intent.profile, catalog))
     out.reply = "\n\n".join(section for section in sections if section)
-
-
-def _ask_for_missing_fact(work: TurnWork) -> None:
-    """If a verdict waits on a fact, ask for the first one missing, in the order the pack lists them."""
-    waiting = [v for v in work.out.verdicts or [] if v.eligible is None]
-    for name, fact in work.services.catalog.pack.profile.items():
-        if any(name in v.missing for v in waiting):
-            work.out.ask_user, work.out.choices = fact.question, list(fact.choices)
-            work.out.pending = name
-            return
 
 
 def _relaxable(work: TurnWork) -> str | None:

@@ -9,6 +9,7 @@ from typing import Any
 from assistant.attachments.store import Attachment
 from assistant.booking.desk import BookingDesk
 from assistant.dialogue.case import CaseDesk
+from assistant.dialogue.commands import Command
 from assistant.dialogue.flows import FlowStep, Said
 from assistant.dialogue.goals import Goal
 from assistant.dialogue.quote import QuoteStep
@@ -38,14 +39,16 @@ class Services:
 
 @dataclass(frozen=True)
 class TurnRequest:
-    """What this turn is about: the message as understood, the session as it stood, the goal it
-    serves, and the files the message brought."""
+    """What this turn is about: the message as understood (the act the dialogue policy decided,
+    and the commands it came from), the session as it stood, the goal it serves, and the files
+    the message brought."""
 
     query: str
     intent: Intent
     state: SessionState
     goal: Goal | None = None
     attachments: list[Attachment] = field(default_factory=list)
+    commands: list[Command] = field(default_factory=list)
 
 
 @dataclass

@@ -301,9 +301,15 @@ def confirmed(chat, outbox) -> dict:
     return chat.say(last_code(outbox))["booking"]
 
 
-def test_a_change_right_after_the_booking_moves_it_its_reminder_and_says_so(chat, outbox, pipeline):
+def test_a_change_right_after_the_booking_is_shown_then_moves_it_its_reminder_and_says_so(chat, outbox, pipeline):
     booked = confirmed(chat, outbox)
-    moved = chat.say("can you move it to Wednesday, same time?")
+    shown = chat.say("can you move it to Wednesday, same time?")
+    assert "is on Tuesday 24 November 2026, at 17:00" in shown["reply"], shown["reply"]
+    assert shown["ask_user"] == "Shall I change it to Wednesday 25 November 2026, at 17:00?"
+    assert shown["choices"] == ["Yes, change it", "No, keep it"] and shown["booking"] is None
+    assert pipeline.desk.bookings.get(booked["id"]).starts_at.day == 24, "nothing changes before the customer confirms"
+    assert len(outbox("confirmation")) == 1, "and nobody is told of a change not made"
+    moved = chat.say("yes please")
     assert moved["agents"] == ["booking", "formatter"] and moved["reply"].startswith("✅ Changed!"), moved["reply"]
     assert moved["booking"] | {"starts_at": None} == booked | {"starts_at": None}, "the same booking, only later"
     assert moved["booking"]["starts_at"] == "2026-11-25T17:00:00+06:00"
@@ -316,8 +322,22 @@ def test_a_change_right_after_the_booking_moves_it_its_reminder_and_says_so(chat
     late = chat.say("make it 9pm instead")
     assert "between 09:00 and 20:00" in late["reply"] and late["ask_user"] == "What time? (for example 11am or 5 pm)"
     assert pipeline.desk.bookings.get(booked["id"]).starts_at.hour == 17, "unchanged until a time it can have"
-    assert chat.say("7 pm then")["booking"]["starts_at"] == "2026-11-25T19:00:00+06:00"
+    assert chat.say("7 pm then")["ask_user"] == "Shall I change it to Wednesday 25 November 2026, at 19:00?"
+    assert chat.say("yes")["booking"]["starts_at"] == "2026-11-25T19:00:00+06:00"
     assert len(pipeline.desk.reminders.pending()) == 1
+
+
+def test_a_change_declined_or_left_for_another_question_changes_nothing(chat, outbox, pipeline):
+    booked = confirmed(chat, outbox)
+    chat.say("move my appointment to Thursday")
+    kept = chat.say("no, keep it")
+    assert "stays as it was, on Tuesday 24 November 2026, at 17:00" in kept["reply"] and kept["booking"] is None
+    chat.say("could you make it 6pm instead?")
+    other = chat.say("what is the annual fee of the visa gold card?")
+    assert "Back to" not in other["reply"] and not other["state"]["active_goal"], "the change asked for is dropped"
+    assert chat.say("yes")["booking"] is None, "a yes after another question confirms nothing"
+    assert pipeline.desk.bookings.get(booked["id"]).starts_at == dt.datetime(2026, 11, 24, 17, 0, tzinfo=DHAKA)
+    assert len(outbox("confirmation")) == 1 and len(outbox("otp")) == 1
 
 
 def test_book_another_one_is_a_new_booking(chat, outbox, pipeline):

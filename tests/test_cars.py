@@ -109,6 +109,7 @@ def test_a_test_drive_booked_is_moved_within_its_hours(chat, pipeline, tmp_path)
     assert booked["starts_at"] == "2026-11-28T11:00:00+05:30"
     evening = chat.say("make it 7pm instead")
     assert evening["booking"] is None and "18:00" in evening["reply"], "home test drives end at 18:00"
-    moved = chat.say("5 pm then")["booking"]
+    assert chat.say("5 pm then")["ask_user"] == "Shall I change it to Saturday 28 November 2026, at 17:00?"
+    moved = chat.say("yes")["booking"]
     assert moved["id"] == booked["id"] and moved["starts_at"] == "2026-11-28T17:00:00+05:30"
     assert [r["due_at"] for r in pipeline.desk.reminders.pending()] == ["2026-11-28T10:30:00+00:00"]

@@ -283,7 +283,7 @@ def test_a_place_spelling_for_no_locality_of_the_catalog_is_refused(tmp_path):
 
 
 def test_the_chat_reads_with_the_same_schema_reader_as_the_concierge(app, client, catalog):
-    assert app.extensions["pipeline"].understanding.details is app.extensions["concierge"].reader
+    assert app.extensions["pipeline"].reader.understanding.details is app.extensions["concierge"].reader
     chat = Conversation(client)
     found = chat.say("find me a north indian place in Bandra West")  # the area names its city
     assert found["intent"]["filters"] == {"city": "mumbai", "cuisine": "north_indian"}

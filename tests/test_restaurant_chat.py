@@ -114,10 +114,12 @@ def test_a_closed_hour_and_a_party_too_big_are_asked_again_in_the_packs_words(ch
         ("change it to 5 people", "2026-11-28T20:00:00+05:30", 5),
     ],
 )
-def test_a_change_right_after_the_booking_changes_that_table(chat, catalog, outbox, db, change, starts_at, guests):
+def test_a_change_right_after_the_booking_changes_that_table_once_confirmed(chat, catalog, outbox, db, change, starts_at, guests):
     booked = book(chat, catalog)["booking"]
-    changed = chat.say(change)
-    assert changed["agents"] == ["booking", "formatter"], changed["reply"]
+    shown = chat.say(change)
+    assert shown["agents"] == ["booking", "formatter"] and shown["ask_user"].startswith("Shall I change it to"), shown["reply"]
+    assert db("SELECT date, time, guests FROM reservations") == [("2026-11-28", "20:00", 4)], "nothing changes before a yes"
+    changed = chat.say("yes, change it")
     moved = changed["booking"]
     assert moved["id"] == booked["id"] and moved["starts_at"] == starts_at and moved["guests"] == guests
     assert changed["reply"].startswith("✅ Changed!") and changed["state"]["active_goal"] is None
@@ -139,7 +141,8 @@ def test_the_booking_stays_changeable_after_other_talk_and_a_change_it_cant_take
     assert closed["reply"].startswith("Masala Terrace is open 18:00–23:30.") and closed["ask_user"] == "At what time?"
     assert db("SELECT time, guests FROM reservations") == [("20:00", 4)], "nothing changed yet"
     assert chat.say("never mind")["booking"] is None
-    later = chat.say("make it 10pm")
+    assert chat.say("make it 10pm")["booking"] is None, "shown first"
+    later = chat.say("ok")
     assert later["booking"]["id"] == booked["id"] and later["booking"]["starts_at"] == "2026-11-28T22:00:00+05:30"
     assert [m["kind"] for m in outbox()] == ["otp", "sms", "sms"], "the code, the confirmation and the one change made"
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -35,6 +35,8 @@ log = logging.getLogger(__name__)
 # Kinds a booking keeps in fields of its own (the rest go in its details): what is booked and
 # for whom, which stay as confirmed when it changes.
 BOOKED_AS = ("item", "person", "phone")
+PROPOSED = "proposed"  # the slot holding a change shown to the customer, until they confirm it
+CONFIRMING = "confirm_change"  # what the booking's goal waits for meanwhile
 LOOK_AHEAD_DAYS = 14  # how far the next free hour is looked for when the one asked for is full
 
 
@@ -64,6 +66,10 @@ class Reserver(Protocol):
         and remind `before` it starts; the booking comes back as made."""
         ...
 
+    def refuses(self, booking: Booking, count: int) -> Refused | None:
+        """Why the booking can't be had at all as asked, known before anything is held."""
+        ...
+
 
 class BookingDesk:
     """The pack's flow engine, and the booking actions' tools: codes, bookings, notices and reminders."""
@@ -89,12 +95,16 @@ class BookingDesk:
             if flow.action == "reserve" and not (tables and flow.schedule and any(s.kind == "item" for s in flow.slots())):
                 raise DataError(f"flows.{name} reserves, which needs an item slot, a schedule and a pack with a concierge")
 
-    def step(self, flow_name: str, goal_id: str, slots: dict[str, Any], said: Said, session_id: str) -> FlowStep:
-        """The booking's next step: a question, the code sent, or the booking made or changed."""
+    def step(
+        self, flow_name: str, goal_id: str, slots: dict[str, Any], said: Said, session_id: str, confirm: bool | None = None
+    ) -> FlowStep:
+        """The booking's next step: a question, the code sent, or the booking made; for a booking
+        made, the change the message asks for shown old -> new, then made once `confirm`ed (or,
+        declined, nothing changed)."""
         flow = self.engine.flow(flow_name)
         now = self.clock().astimezone(self.engine.zone)
         if slots.get("booking_id"):
-            return self._change(flow_name, slots, said, now)
+            return self._change(flow_name, slots, said, now) if confirm is None else self._settle_change(flow, slots, confirm, now)
         code = CODE_LIKE.search(said.text)
         if slots.get("code_sent") and code:
             return self._confirm(flow, goal_id, slots, code.group(1), now, session_id)
@@ -119,12 +129,12 @@ class BookingDesk:
             return self._send_code(flow_name, goal_id, slots, now)
         return self._make(flow, slots, self._booking(flow, slots, new_booking_id(), session_id), now)
 
-    def answers(self, flow_name: str, slots: dict[str, Any], text: str) -> bool:
-        """Whether a message answers the booking rather than asking something new: the code
-        just sent, or a detail in a form nothing else has."""
+    def details(self, flow_name: str, slots: dict[str, Any], text: str) -> set[str]:
+        """The details of the booking a message gives: the code just sent ("code"), or the slots
+        it fills in a form nothing else has (a date, a phone, an option)."""
         if slots.get("code_sent") and CODE_LIKE.search(text):
-            return True
-        return self.engine.fills(flow_name, slots, text, self.clock())
+            return {"code"}
+        return self.engine.filled(flow_name, slots, text, self.clock())
 
     def changes(
         self, flow_name: str, slots: dict[str, Any], text: str, filters: dict[str, FilterValue], named: Sequence[str]
@@ -144,18 +154,66 @@ class BookingDesk:
         return any(kinds[slot] not in BOOKED_AS for slot in said)
 
     def _change(self, flow_name: str, slots: dict[str, Any], said: Said, now: dt.datetime) -> FlowStep:
-        """The booking made, changed as the message says; what is booked and for whom stay."""
+        """The change a message asks of the booking made, shown old -> new for the customer to
+        confirm (kept in the slots as PROPOSED); what is booked and for whom stay. A detail it
+        can't take (a day gone by, a table for 25) changes nothing and says why."""
         flow = self.engine.flow(flow_name)
-        collected = self.engine.collect(flow_name, slots, said, now)
-        collected.slots.update({s.slot: slots[s.slot] for s in flow.slots() if s.kind in BOOKED_AS})
-        if collected.missing:  # a day or time it can't have: asked again
-            return collected.asking(" ".join(collected.problems))
-        if collected.problems:  # a detail it can't take (a table for 25): it stays as it was
-            return FlowStep(slots=slots, text=" ".join(collected.problems), done=True)
-        booked = self.bookings.get(slots["booking_id"])
+        made = {k: v for k, v in slots.items() if k != PROPOSED}
+        collected = self.engine.collect(flow_name, {**made, **(slots.get(PROPOSED) or {})}, said, now)  # the change so far
+        collected.slots.update({s.slot: made[s.slot] for s in flow.slots() if s.kind in BOOKED_AS})
+        proposed = {k: v for k, v in collected.slots.items() if made.get(k) != v}
+        refused = None if collected.missing or not proposed else self._refuses(flow, collected.slots)
+        asking = self._refused(flow, collected.slots, refused) if refused else collected.asking(" ".join(collected.problems))
+        if collected.missing or (refused and asking.question):  # a day or time it can't have: asked again, as it was meanwhile
+            again = set(asking.missing)
+            asking.slots = {**made, PROPOSED: {k: v for k, v in proposed.items() if v is not None and k not in again}}
+            return asking
+        if refused or collected.problems or not proposed:  # a detail it can't take (a table for 25): nothing changes
+            kept = say(self.catalog, "change_kept", subject=flow.subject, id=made["booking_id"], old=self._when(flow, made))
+            why = [refused.why] if refused else collected.problems
+            return FlowStep(slots=made, text=" ".join([*why, kept]), done=True)
+        old, new = self._when(flow, made, proposed), self._when(flow, collected.slots, proposed)
+        return FlowStep(
+            slots={**made, PROPOSED: proposed},
+            missing=[CONFIRMING],
+            text=say(self.catalog, "change_shown", subject=flow.subject, id=made["booking_id"], old=old),
+            question=say(self.catalog, "change_confirm", new=new),
+            choices=[say(self.catalog, "change_yes"), say(self.catalog, "change_no")],
+        )
+
+    def _refuses(self, flow: Flow, slots: dict[str, Any]) -> Refused | None:
+        """Why a booking made can't move as these slots say, known before it is shown: the hour is
+        full, or the place is closed then."""
+        if flow.action == "reserve":
+            assert self.tables is not None, "a reserve flow runs only where the pack has tables (checked at start-up)"
+            count = next(slots[s.slot] for s in flow.slots() if s.kind == "number")
+            return self.tables.refuses(self._booking(flow, slots, slots["booking_id"], ""), count)
+        return self._hour(flow, slots, None)
+
+    def _settle_change(self, flow: Flow, slots: dict[str, Any], confirm: bool, now: dt.datetime) -> FlowStep:
+        """The change shown, made once confirmed; declined, the booking stays as it was."""
+        made = {k: v for k, v in slots.items() if k != PROPOSED}
+        proposed = slots.get(PROPOSED) or {}
+        if not confirm or not proposed:
+            kept = say(self.catalog, "change_kept", subject=flow.subject, id=made["booking_id"], old=self._when(flow, made))
+            return FlowStep(slots=made, text=kept, done=True)
+        changed = {**made, **proposed}
+        problems = self.engine.check_schedule(flow, dict(changed), now)  # the time may have gone by meanwhile
+        booked = self.bookings.get(made["booking_id"])
         assert booked is not None, "a goal holds the id of the booking it made"
-        changed = self._booking(flow, collected.slots, booked.id, booked.session_id)
-        return self._make(flow, collected.slots, changed, now, changing=True)
+        step = (
+            None if problems else self._make(flow, changed, self._booking(flow, changed, booked.id, booked.session_id), now, True)
+        )
+        if step is None or step.booking is None:  # refused (the hour filled up): what was made stays
+            kept = say(self.catalog, "change_kept", subject=flow.subject, id=made["booking_id"], old=self._when(flow, made))
+            return FlowStep(slots=made, text=" ".join([*problems, step.text if step else "", kept]).strip(), done=True)
+        return step
+
+    def _when(self, flow: Flow, slots: dict[str, Any], changed: Collection[str] = ()) -> str:
+        """What a change is about, as the summary says it: when, and every other detail changed."""
+        when = {flow.schedule.date, flow.schedule.time} if flow.schedule else set()
+        shown = [s for s in flow.slots() if (s.slot in when or s.slot in changed) and self.engine.applies(s, slots)]
+        return ", ".join(part for s in shown if (part := self.engine.says(s, slots)))
 
     def _number_changed(self, flow: Flow, goal_id: str, old: str, new: str | None) -> None:
         """The code sent to the old number stops working, and the old number hears of the change

@@ -103,16 +103,9 @@ class Tables:
         """The table as asked for, or at the earliest free time near it (noted); `moving`: the
         reservation to move there rather than make a new one (if nothing is free, it stays);
         `until`: held only till then unless kept."""
-        restaurant = self._restaurant(table)
-        if not is_open(restaurant, table.time):
-            why = say(
-                self.catalog,
-                "concierge_closed",
-                place=restaurant.name,
-                opens=restaurant.value("opens"),
-                closes=restaurant.value("closes"),
-            )
-            return Refused(why, again="time")
+        restaurant, closed = self._restaurant(table), self._closed(table.restaurant_id, table.time)
+        if closed:
+            return closed
 
         def at(time: str) -> dict[str, Any]:
             if moving:
@@ -137,6 +130,17 @@ class Tables:
                 say(self.catalog, "concierge_full", place=restaurant.name, day=day_of(table.date), time=time), again="time"
             )
         return Refused(say(self.catalog, "concierge_not_booked"))
+
+    def refuses(self, booking: Booking, count: int) -> Refused | None:
+        """The booking desk's check before a change is shown: the place is closed at the time asked."""
+        return self._closed(booking.product_id, f"{booking.starts_at.astimezone(self.zone):%H:%M}")
+
+    def _closed(self, restaurant_id: str, time: str) -> Refused | None:
+        restaurant = self.catalog.product(restaurant_id)
+        if restaurant is None or is_open(restaurant, time):
+            return None
+        opens, closes = restaurant.value("opens"), restaurant.value("closes")
+        return Refused(say(self.catalog, "concierge_closed", place=restaurant.name, opens=opens, closes=closes), again="time")
 
     def keep(self, reservation: Reservation, now: dt.datetime) -> bool:
         """A held table kept for good; False when its time ran out (the table may be gone)."""

@@ -115,14 +115,28 @@ def play_file(path: Path, pack: str) -> Result:
 def play(conversation: Conversation, pack: str, *, label: str, default_name: str) -> Result:
     """Play `conversation` on a fresh app for `pack` (a folder under data/)."""
     with tempfile.TemporaryDirectory(prefix="conversation-") as tmp:
-        folder = Path(tmp)
-        outbox = folder / "outbox.jsonl"
-        app = create_app(
+        session = Session(pack, Path(tmp), conversation)
+        turns: list[TurnResult] = []
+        for turn in conversation.turns:
+            played = session.play(turn)
+            turns.append(played)
+            if played.problem:  # later turns would answer a conversation that did not happen
+                break
+    return Result(label=label, name=conversation.name or default_name, turns=turns, total=len(conversation.turns))
+
+
+class Session:
+    """One conversation's fresh app for `pack`, its files in `folder` (SQLite, the outbox), played
+    a turn at a time: how a test reads what the app keeps between two turns."""
+
+    def __init__(self, pack: str, folder: Path, conversation: Conversation):
+        self.folder, self.outbox = folder, folder / "outbox.jsonl"
+        self.app = create_app(
             {
                 "domain": pack,
                 "session_db": folder / "sessions.sqlite3",
                 "bookings_db": folder / "bookings.sqlite3",
-                "notify_outbox": outbox,
+                "notify_outbox": self.outbox,
                 "reminder_poll_s": 0,
                 "client_rate_per_min": 0,
                 "session_rate_per_min": 0,
@@ -132,15 +146,13 @@ def play(conversation: Conversation, pack: str, *, label: str, default_name: str
             }
         )
         if conversation.now:
-            _pin_clock(app, conversation.now)
-        client, session_id = app.test_client(), str(uuid.uuid4())
-        turns: list[TurnResult] = []
-        for number, turn in enumerate(conversation.turns, 1):
-            played = _play_turn(client, session_id, conversation.user_employment, turn, number, outbox)
-            turns.append(played)
-            if played.problem:  # later turns would answer a conversation that did not happen
-                break
-    return Result(label=label, name=conversation.name or default_name, turns=turns, total=len(conversation.turns))
+            _pin_clock(self.app, conversation.now)
+        self.client, self.session_id, self.employment = self.app.test_client(), str(uuid.uuid4()), conversation.user_employment
+        self.played = 0
+
+    def play(self, turn: Turn) -> TurnResult:
+        self.played += 1
+        return _play_turn(self.client, self.session_id, self.employment, turn, self.played, self.outbox)
 
 
 def _pin_clock(app: Flask, now: dt.datetime) -> None:

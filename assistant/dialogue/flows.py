@@ -121,7 +121,7 @@ class FlowEngine:
         patch, problems = self.read(name, said, said.asked, slots, now)
         slots = {**slots, **patch}
         self._settle_single_options(flow, slots)
-        late = self._check_schedule(flow, slots, now)  # clears a day or time it can't have
+        late = self.check_schedule(flow, slots, now)  # clears a day or time it can't have
         return self.ask(flow, slots, said, [*problems.values(), *late])
 
     def ask(self, flow: Flow, slots: dict[str, Any], said: Said | None = None, problems: Sequence[str] = ()) -> Collected:
@@ -182,12 +182,12 @@ class FlowEngine:
                     patch[other] = values[0]
         return patch, problems
 
-    def fills(self, name: str | Flow, slots: dict[str, Any], text: str, now: dt.datetime) -> bool:
-        """Whether a message gives a detail in a form nothing else has (a date, a phone, an option):
-        any words could be a name, and any answer a text, so those do not count."""
+    def filled(self, name: str | Flow, slots: dict[str, Any], text: str, now: dt.datetime) -> set[str]:
+        """The slots a message gives a detail of in a form nothing else has (a date, a phone, an
+        option), wrong or right: any words could be a name, and any answer a text, so those do not count."""
         patch, problems = self.read(name, Said(text=text), (), slots, now.astimezone(self.zone))
         kinds = {s.slot: s.kind for s in self.flow(name).slots()}
-        return bool(problems) or any(kinds[slot] not in ("person", "text", "notes") for slot in patch)
+        return set(problems) | {slot for slot in patch if kinds[slot] not in ("person", "text", "notes")}
 
     def refused(self, slot: Slot, value: Any) -> str | None:
         """Why a number outside the slot's range is refused, in the pack's words (a table for 25)."""
@@ -224,7 +224,7 @@ class FlowEngine:
     def summary(self, name: str | Flow, slots: dict[str, Any]) -> str:
         """What is known so far, so the customer sees every detail we understood."""
         flow = self.flow(name)
-        parts = [part for slot in flow.slots() if self.applies(slot, slots) and (part := self._says(slot, slots))]
+        parts = [part for slot in flow.slots() if self.applies(slot, slots) and (part := self.says(slot, slots))]
         if not parts:
             return flow.start
         return say(self.catalog, "flow_so_far", subject=flow.subject.capitalize(), details=", ".join(parts))
@@ -321,7 +321,7 @@ class FlowEngine:
             if slot.kind == "choice" and len(slot.options) == 1 and not slots.get(slot.slot):
                 slots[slot.slot] = next(iter(slot.options))
 
-    def _check_schedule(self, flow: Flow, slots: dict[str, Any], now: dt.datetime) -> list[str]:
+    def check_schedule(self, flow: Flow, slots: dict[str, Any], now: dt.datetime) -> list[str]:
         """A date and time must be in the future and inside the chosen option's hours; a bad one is cleared."""
         plan = flow.schedule
         if plan is None or not (slots.get(plan.date) and slots.get(plan.time)):
@@ -352,7 +352,7 @@ class FlowEngine:
             ]
         return []
 
-    def _says(self, slot: Slot, slots: dict[str, Any]) -> str | None:
+    def says(self, slot: Slot, slots: dict[str, Any]) -> str | None:
         value = slots.get(slot.slot)
         if slot.kind == "choice":
             option = slot.options.get(value or "")

@@ -33,6 +33,7 @@ class Goal(BaseModel):
     missing: list[str] = []
     next_question: str | None = None
     choices: list[str] = []
+    quiet: bool = False  # people had the conversation since: resumed without asking again, until the customer returns to it
     updated_at: float = Field(default_factory=time.time)
 
     def public(self, private: Collection[str] = ()) -> dict[str, Any]:
@@ -78,6 +79,11 @@ class GoalBoard(BaseModel):
         """The finished goal whose result the customer may still change."""
         goal = self.goals.get(self.kept_id) if self.kept_id else None
         return goal if goal and goal.status == "done" else None
+
+    def open(self) -> list[Goal]:
+        """The goals not finished: the active one and those suspended beneath it."""
+        ids = [self.active_id, *self.stack] if self.active_id else self.stack
+        return [goal for gid in ids if (goal := self.goals.get(gid)) and goal.status in ("active", "blocked", "suspended")]
 
     def start(self, goal_type: str, why: str, priority: int = QUICK_PRIORITY) -> Goal:
         """Make a new goal active; an unfinished goal of lower priority is suspended beneath it."""

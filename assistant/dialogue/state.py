@@ -13,6 +13,7 @@ from assistant.dialogue.quote import Quote
 from assistant.pack.model import FactValue, FilterValue
 
 Pending = str  # "clarify_product", or the name of the customer fact the pack's question asked for
+HANDED_OVER = "handover"  # a message's intent while people have the conversation
 
 
 class NotYourSession(PermissionError):
@@ -100,6 +101,11 @@ class SessionState(BaseModel):
     def last_asked(self) -> str | None:
         """The intent of the customer's previous message."""
         return next((t.intent for t in reversed(self.history) if t.role == "user"), None)
+
+    def handed_back(self) -> bool:
+        """Whether the business's people had the conversation until now: the customer's last
+        message was theirs to answer."""
+        return self.last_asked() == HANDED_OVER
 
     def recent_user_texts(self, count: int = 2) -> list[str]:
         return [t.text for t in self.history if t.role == "user"][-count:]

@@ -67,6 +67,9 @@ class Languages(BaseModel):
     _dropping: Dropping = PrivateAttr()
     _resend: re.Pattern[str] = PrivateAttr()
     _another: re.Pattern[str] = PrivateAttr()
+    _change: re.Pattern[str] = PrivateAttr()
+    _agree: re.Pattern[str] = PrivateAttr()
+    _decline: re.Pattern[str] = PrivateAttr()
     _talk: re.Pattern[str] = PrivateAttr()
     _humans: re.Pattern[str] = PrivateAttr()
     _wanting: re.Pattern[str] = PrivateAttr()
@@ -87,6 +90,9 @@ class Languages(BaseModel):
         self._dropping = Dropping(self.languages)
         self._resend = re.compile(Table.words(self.languages, "resend", lambda lang: lang.resend).pattern, re.IGNORECASE)
         self._another = re.compile(Table.words(self.languages, "another", lambda lang: lang.another).pattern, re.IGNORECASE)
+        self._change = re.compile(Table.words(self.languages, "change", attrgetter("change")).pattern, re.IGNORECASE)
+        self._agree = _whole_answer(Table.words(self.languages, "agree", attrgetter("agree")).pattern)
+        self._decline = _whole_answer(Table.words(self.languages, "decline", attrgetter("decline")).pattern)
         talk, humans, anyone, wanting, alone = (
             Table.words(self.languages, kind, attrgetter(kind)).pattern
             for kind in ("talk", "humans", "someone", "wanting", "person_alone")
@@ -176,6 +182,20 @@ class Languages(BaseModel):
         a change to the one had."""
         return bool(self._another.search(text))
 
+    def asks_change(self, text: str) -> bool:
+        """Whether the text asks to change something made ("move it to Monday", "7pm instead",
+        "kal kar do badal ke"): without such words, a date in a question is no change."""
+        return bool(self._change.search(text))
+
+    def agrees(self, text: str) -> bool:
+        """Whether the whole answer says yes ("yes please", "haan ji", "sí, vale"); words of
+        either answer alone ("please", "ji") say neither."""
+        return bool(self._agree.search(text)) and not self._decline.search(text)
+
+    def declines(self, text: str) -> bool:
+        """Whether the whole answer says no ("no, keep it", "nahi", "না")."""
+        return bool(self._decline.search(text)) and not self._agree.search(text)
+
     def promises(self, text: str) -> set[str]:
         """The actions the text says are taken or done ("we'll call", "i've booked"), as keys."""
         return {key(found.group(0)) for found in self._promises.finditer(text)}
@@ -235,6 +255,11 @@ def pieces(text: str, separators: re.Pattern[str]) -> list[tuple[int, int]]:
         if part.strip():
             spans.append((start + len(part) - len(part.lstrip()), end - len(part) + len(part.rstrip())))
     return spans
+
+
+def _whole_answer(words: str) -> re.Pattern[str]:
+    """A whole message of these words and nothing else: "yes please", "no, keep it"."""
+    return re.compile(rf"^\W*(?:{words})(?:\W*(?:{words}))*\W*$", re.IGNORECASE)
 
 
 def phrases(said: Iterable[str]) -> re.Pattern[str]:

@@ -145,6 +145,9 @@ class Language(_Strict):
     before: Words = []  # after a length of time, how long ahead: "an hour before", "do ghante pehle"
     resend: Words = []  # asking for a code again: "resend", "send it again", "code nahi aaya"
     another: Words = []  # asking for one more of something, not to change the one had: "book another one", "ek aur"
+    change: Words = []  # asking to change something made: "move", "reschedule", "make it", "instead", "badal do", "cambia"
+    agree: Words = []  # a whole answer saying yes: "yes", "sure", "haan", "হ্যাঁ", "sí", "ใช่"
+    decline: Words = []  # a whole answer saying no: "no", "keep it", "nahi", "না", "no, déjalo", "ไม่"
     promises: Words = []  # an action said to be taken or done: "we'll call you", "I've booked", "te llamaremos"
     # Asking for a person of the business rather than the assistant (Languages.asks_for_person).
     talk: Words = []  # talking to one: "talk to", "speak with", "baat karni", "hablar con"

@@ -33,6 +33,9 @@ FORM_KINDS = ("choice", "person", "phone", "number", "text", "attachment", "emai
 # being given, a case's steps built per element and for the base documents, and a case handed in.
 QUOTE_STAGE, ELEMENT_STAGE, DOCUMENTS_STAGE, DONE_STAGE = "quote", "element", "documents", "completed"
 BUILT_STAGES = (QUOTE_STAGE, ELEMENT_STAGE, DOCUMENTS_STAGE, DONE_STAGE)
+# What sets a flow aside by default: questions, searches and other requests (a pack's
+# troubleshooting, whose answers sound like questions, narrows it).
+INTERRUPTED_BY = ("faq", "feature_query", "comparison", "eligibility_check", "calculate", "support", "product_info")
 BATCH_FROM = 3  # a group of this many simple slots is asked all at once (seed 004's smart collection)
 
 
@@ -143,6 +146,10 @@ class Flow(_Strict):
     intent: str  # the intent that starts it ("booking", "support")
     agent: AgentOfFlow = "booking"
     priority: int = 1  # higher interrupts lower; a quick question (2) interrupts a booking (1)
+    # While it waits for an answer, what sets it aside (resumed after): a message the reader takes
+    # for one of these intents; anything else is read as the answer ("which model?" -> a name).
+    interrupted_by: list[str] = list(INTERRUPTED_BY)
+    called: list[str] = []  # what customers call what it makes besides its subject: "move my booking" names it
     resumed: str = ""  # "Back to your appointment:"
     subject: str = ""  # "appointment", "test drive": how replies name what is being collected
     start: str = ""  # the summary before any detail is known

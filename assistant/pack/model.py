@@ -482,6 +482,8 @@ class Pack(Strict):
         for name, flow in self.flows.items():
             if flow.intent not in INTENTS:
                 raise ValueError(f"flows.{name} starts on intent '{flow.intent}'; known: {list(INTENTS)}")
+            if unknown := sorted(set(flow.interrupted_by) - set(INTENTS)):
+                raise ValueError(f"flows.{name}.interrupted_by names intents {unknown}; known: {list(INTENTS)}")
             for slot in flow.slots():
                 if slot.filter and slot.filter not in filters:
                     raise ValueError(f"flows.{name}.{slot.slot} names '{slot.filter}', which is not a filter")

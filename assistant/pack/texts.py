@@ -252,6 +252,13 @@ def resumed(goal: Goal, catalog: Catalog) -> str:
     return f"{back} {goal.next_question}" if goal.next_question else back
 
 
+def quote_question(step: QuoteStep, catalog: Catalog) -> str | None:
+    """The question a quote's step asks: which vehicle, or the data's variant question."""
+    if step.asks_category:
+        return say(catalog, "quote_category", options=one_of([choice.lower() for choice in step.choices], catalog))
+    return step.question
+
+
 def quotation(step: QuoteStep, catalog: Catalog) -> tuple[list[str | None], str | None]:
     """A quote's reply and the question it asks, in the seed's order: what this message changed
     in the job, the price of the whole job with every element named (and, for several, the
@@ -259,8 +266,7 @@ def quotation(step: QuoteStep, catalog: Catalog) -> tuple[list[str | None], str 
     changed = _quote_changes(step, catalog)
     again = say(catalog, "quote_again") if step.again else None
     if step.asks_category or step.question:
-        options = one_of([choice.lower() for choice in step.choices], catalog)
-        asked = say(catalog, "quote_category", options=options) if step.asks_category else step.question
+        asked = quote_question(step, catalog)
         return [changed, again, asked], asked
     if step.images_again:
         return [say(catalog, "quote_images_sent"), say(catalog, "quote_open_case")], None

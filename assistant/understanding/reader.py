@@ -18,7 +18,7 @@ from difflib import get_close_matches
 from functools import cached_property, lru_cache
 from typing import Any, Protocol
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from assistant.dialogue.state import Pending, Wishes
 from assistant.language import Pointing
@@ -60,7 +60,11 @@ class Details(Protocol):
 
 
 class Intent(BaseModel):
-    """What one message asks for. `filters` holds only what this message said."""
+    """What one message asks for. `filters` holds only what this message said. Frozen: the
+    dialogue policy acts on commands (assistant/dialogue/commands.py), and hands the agents a
+    copy with the act it decided; no later code rewrites what the message was read to say."""
+
+    model_config = ConfigDict(frozen=True)
 
     type: IntentType
     filters: dict[str, FilterValue] = {}
@@ -95,15 +99,18 @@ class Intent(BaseModel):
             lines=self.feature_lines,
         )
 
-    def resume(self, wishes: Wishes) -> None:
-        """Take back what the customer asked for before we stopped to ask a question: "does it
-        have lounge access?", answered "which one?", is still about lounge access."""
-        self.wants_comparison |= wishes.comparison
-        self.wants_eligibility |= wishes.eligibility
-        self.rank = self.rank or (Rank.model_validate(wishes.rank) if wishes.rank else None)
+    def resumed(self, wishes: Wishes) -> Intent:
+        """With what the customer asked for before we stopped to ask a question: "does it have
+        lounge access?", answered "which one?", is still about lounge access."""
+        update: dict[str, Any] = {
+            "wants_comparison": self.wants_comparison or wishes.comparison,
+            "wants_eligibility": self.wants_eligibility or wishes.eligibility,
+            "rank": self.rank or (Rank.model_validate(wishes.rank) if wishes.rank else None),
+        }
         if wishes.topics and not self.feature_topics:
-            self.feature_topics, self.feature_lines = list(wishes.topics), list(wishes.lines)
-            self.type = "feature_query" if self.type == "product_info" else self.type
+            update |= {"feature_topics": list(wishes.topics), "feature_lines": list(wishes.lines)}
+            update["type"] = "feature_query" if self.type == "product_info" else self.type
+        return self.model_copy(update=update)
 
     def public(self) -> dict[str, Any]:
         return {"type": self.type, "filters": dict(self.filters)}
