@@ -259,9 +259,9 @@ def test_a_place_written_in_devanagari_is_the_same_place(app, client, catalog):
     """बांद्रा is Bandra: the pack's `places` vocabulary gives other spellings of its localities."""
     said = app.extensions["concierge"].read("कल रात 8 बजे बांद्रा में 2 लोगों के लिए टेबल", MONDAY, Plan())
     assert said["city"] == "mumbai" and said["locality"] == "Bandra"
-    found = Conversation(client).say("बांद्रा में इटालियन रेस्टोरेंट")
-    assert found["intent"]["filters"]["city"] == "mumbai"
-    assert found["products"] and all(catalog.product(p["id"]).value("city") == "mumbai" for p in found["products"])
+    found = Conversation(client).say("बांद्रा में साउथ इंडियन रेस्टोरेंट")
+    assert found["intent"]["filters"]["city"] == "mumbai" and found["intent"]["filters"]["locality"] == "Bandra"
+    assert found["products"] and all(catalog.product(p["id"]).value("locality").startswith("Bandra") for p in found["products"])
 
 
 def test_a_head_count_the_reservation_service_would_refuse_is_refused_at_start_up(tmp_path):
@@ -285,9 +285,9 @@ def test_a_place_spelling_for_no_locality_of_the_catalog_is_refused(tmp_path):
 def test_the_chat_reads_with_the_same_schema_reader_as_the_concierge(app, client, catalog):
     assert app.extensions["pipeline"].reader.understanding.details is app.extensions["concierge"].reader
     chat = Conversation(client)
-    found = chat.say("find me a north indian place in Bandra West")  # the area names its city
-    assert found["intent"]["filters"] == {"city": "mumbai", "cuisine": "north_indian"}
-    assert found["products"] and all(catalog.product(p["id"]).value("city") == "mumbai" for p in found["products"])
+    found = chat.say("find me a north indian place in Bandra West")  # the area names its city, and is a filter itself
+    assert found["intent"]["filters"] == {"city": "mumbai", "cuisine": "north_indian", "locality": "Bandra West"}
+    assert found["products"] and all(catalog.product(p["id"]).value("locality") == "Bandra West" for p in found["products"])
 
 
 def test_a_search_in_devanagari_is_a_search_though_an_article_names_its_city(client):

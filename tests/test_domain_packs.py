@@ -207,6 +207,27 @@ BREAKAGES = [
         lambda words: words["facts"]["employment"].update(astronaut=["astronaut"]),
         "facts.employment: ['astronaut'] are not values of 'employment'",
     ),
+    # a number attribute's other bound is min_/max_<attribute>: a filter of that name elsewhere clashes
+    (
+        "pack.yaml",
+        lambda pack: pack["attributes"]["tier"]["filter"].update(name="min_annual_fee"),
+        "['min_annual_fee'] are named twice",
+    ),
+    (
+        "pack.yaml",
+        lambda pack: pack["attributes"]["rewards"].update(filter={"name": "perk", "match": "min"}),
+        "a 'min' filter needs a number",
+    ),
+    (
+        "pack.yaml",
+        lambda pack: pack["attributes"]["tier"]["filter"].update(match="mentions"),
+        "a 'mentions' filter needs a list or text",
+    ),
+    (
+        "vocabulary.json",
+        lambda words: words["filters"].pop("feature"),
+        "filters ['feature'] match what the items mention, and the vocabulary gives them no values",
+    ),
 ]
 
 

@@ -169,43 +169,98 @@ def test_a_number_in_digits_or_one_word(said, expected):
 # ---------------------------------------------------------------- dates, times and head counts
 
 
-@pytest.mark.parametrize(
-    "text, amount",
-    [
-        ("a laptop, nothing over 60000", "60000"),
-        ("annual fee under ৳2,000 please", "2,000"),
-        ("headphones 3000 baht or less", "3000"),
-        ("suv 1500000 tak", "1500000"),
-        ("50000 taka er moddhe card", "50000"),
-        ("মোবাইল 20000 টাকার মধ্যে", "20000"),
-        ("หูฟัง 2000 ลงมา", "2000"),
-        ("โน้ตบุ๊คไม่เกิน 30000", "30000"),
-        # a model's number is no ceiling, and "max" before an amount is the ceiling word before it
-        ("iphone 16 pro max under 50000", "50000"),
-        ("rtx 4060 laptop max 40000", "40000"),
-        ("gaming laptop 40000 max", "40000"),
-        ("galaxy s24 ultra 45000 baht or less", "45000"),
-    ],
-)
-def test_an_amount_said_to_be_a_ceiling_is_found_in_every_language(text, amount):
-    at = shipped().ceiling(text)
-    assert at is not None and text[at:].startswith(amount)
+def _bounds(text: str, languages=LANGUAGES) -> list[tuple[float, str | None]]:
+    """Each amount the text says and the bound it is said to be, as the reader gets them."""
+    return [(float(bound.value), bound.direction) for bound in languages.bounds(languages.digits(text))]
 
 
 @pytest.mark.parametrize(
-    "text",
+    "text, bounds",
     [
-        "laptops over 60000",
-        "still under warranty, I paid 20000",
-        "gold card",
-        "under the seat",
-        "5000 reward points",
-        "iphone 16 pro max",
-        "the galaxy s23 ultra or the redmi note 13 pro max",
+        # ceilings, before and after the amount, in every language
+        ("a laptop, nothing over 60000", [(60000, "max")]),
+        ("annual fee under ৳2,000 please", [(2000, "max")]),
+        ("headphones 3000 baht or less", [(3000, "max")]),
+        ("suv 15 lakh tak", [(1_500_000, "max")]),
+        ("15 lakh se zyada nahi", [(1_500_000, "max")]),
+        ("50000 taka er moddhe card", [(50000, "max")]),
+        ("মোবাইল 20000 টাকার মধ্যে", [(20000, "max")]),
+        ("หูฟัง 2000 ลงมา", [(2000, "max")]),
+        ("โน้ตบุ๊คไม่เกิน 30000", [(30000, "max")]),
+        ("menos de 300 euros", [(300, "max")]),
+        ("8gb ram or less under 30000", [(8, "max"), (30000, "max")]),
+        # a model's number is no bound, and "max" before an amount is the bound word before it
+        ("iphone 16 pro max under 50000", [(16, None), (50000, "max")]),
+        ("rtx 4060 laptop max 40000", [(4060, None), (40000, "max")]),
+        ("gaming laptop 40000 max", [(40000, "max")]),
+        # floors
+        ("cars above 20 lakhs", [(2_000_000, "min")]),
+        ("laptops over 60000", [(60000, "min")]),
+        ("at least 16GB RAM", [(16, "min")]),
+        ("16gb ram or more", [(16, "min")]),
+        ("4+ stars", [(4, "min")]),
+        ("20 lakh se upar", [(2_000_000, "min")]),
+        ("kam se kam 4 star", [(4, "min")]),
+        ("৫০ হাজার টাকার বেশি", [(50000, "min")]),
+        ("kompokkhe 2 lakh limit", [(200_000, "min")]),
+        ("แรม 16GB ขึ้นไป", [(16, "min")]),
+        ("มากกว่า 20000 บาท", [(20000, "min")]),
+        ("más de 300 euros", [(300, "min")]),
+        ("400 euros o más", [(400, "min")]),
+        # ranges: the low end takes the high end's scale
+        ("between 10 and 15 lakh", [(1_000_000, "min"), (1_500_000, "max")]),
+        ("10-15 lakh", [(1_000_000, "min"), (1_500_000, "max")]),
+        ("from 20k to 30k", [(20000, "min"), (30000, "max")]),
+        ("10 se 15 lakh ke beech", [(1_000_000, "min"), (1_500_000, "max")]),
+        ("१० से १५ लाख", [(1_000_000, "min"), (1_500_000, "max")]),
+        ("১০ থেকে ১৫ লাখ", [(1_000_000, "min"), (1_500_000, "max")]),
+        ("ระหว่าง 10000 ถึง 20000 บาท", [(10000, "min"), (20000, "max")]),
+        ("entre 200 y 400 euros", [(200, "min"), (400, "max")]),
+        # an amount taken back: the one meant, said as the first was where it says less
+        ("my monthly income is 3,500… no, 3.5 lakh", [(350_000, None)]),
+        ("under 15 lakh, sorry, 18", [(1_800_000, "max")]),
+        ("budget 15 lakh nahi, 18 lakh", [(1_800_000, "max")]),
+        ("amar beton 50 hajar na, 60 hajar", [(60000, None)]),
+        ("hasta 300 euros, perdón, 400", [(400, "max")]),
+        ("งบ 20000 ไม่ใช่ 25000", [(25000, "max")]),
+        # no bound
+        ("still under warranty, I paid 20000", [(20000, None)]),
+        ("gold card", []),
+        ("under the seat", []),
+        ("5000 reward points", [(5000, None)]),
+        ("2026-11-28", [(2026, None), (11, None), (28, None)]),
+        ("send 500 to 01712345678", [(500, None), (1_712_345_678, None)]),
+        ("16GB RAM and 512GB SSD", [(16, None), (512, None)]),
     ],
 )
-def test_no_ceiling_where_none_is_set(text):
-    assert shipped().ceiling(text) is None
+def test_amounts_and_the_bounds_they_are_said_to_be_in_every_language(text, bounds):
+    assert _bounds(text) == bounds
+
+
+@pytest.mark.parametrize(
+    "text, measure",
+    [
+        ("a table for more than 6 people", "people"),
+        ("between 7 and 8 pm", "hour"),
+        ("battery above 5000 mAh", "unit"),
+        ("4 log se zyada", "people"),
+        ("under 15 lakh", None),
+    ],
+)
+def test_what_an_amount_counts_in_the_languages_words(text, measure):
+    assert {bound.measure for bound in LANGUAGES.bounds(text)} == {measure}
+
+
+def test_a_bound_keeps_where_its_words_are_said():
+    text = "phones with battery above 5000 mAh"
+    [bound] = LANGUAGES.bounds(text)
+    assert text[bound.first : bound.last] == "above 5000 mAh" and text[bound.start : bound.end] == "5000"
+
+
+def test_a_word_that_is_a_ceiling_and_a_floor_is_refused(tmp_path):
+    folder = _folder_with(tmp_path, "xx.yml", "name: Clashing\nat_most: [upto]\nat_least: [upto]\n")
+    with pytest.raises(ValueError, match="'upto' is both max and min"):
+        load_languages(["xx"], folder)
 
 
 @pytest.mark.parametrize(
@@ -444,10 +499,10 @@ def test_spanish_once_is_eleven_only_where_a_number_is_meant():
     assert SPANISH.find_time("once more please") is None
 
 
-def test_a_spanish_ceiling():
-    assert SPANISH.ceiling(SPANISH.amounts("algo hasta trescientos euros")) is None  # a lone number word is no amount
-    text = SPANISH.amounts("presupuesto de como máximo dos mil euros")
-    assert text[SPANISH.ceiling(text) :].startswith("2000")
+def test_a_spanish_bound():
+    assert _bounds("algo hasta trescientos euros", SPANISH) == []  # a lone number word is no amount
+    assert _bounds("presupuesto de como máximo dos mil euros", SPANISH) == [(2000, "max")]
+    assert _bounds("desde dos mil euros", SPANISH) == [(2000, "min")]
 
 
 @pytest.mark.parametrize(

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from assistant.pack.texts import comparison_table
+from assistant.pack.model import load_catalog
+from assistant.pack.texts import comparison_table, describe_filters, unapplied
 from assistant.tools.comparison import compare
 from assistant.tools.eligibility import check
+from assistant.tools.filters import FilterRules
+
+DATA = Path(__file__).resolve().parent.parent / "data"
 
 
 @pytest.fixture
@@ -81,3 +87,92 @@ def test_the_summary_says_when_the_pick_only_wins_a_tie_on_fee(catalog):
     assert f"**{pick}** ties for the most rows and has the lowest annual fee of those" in text
     tied = [p for p in products if len(result.wins[p.id]) == rows_won[-1]]
     assert result.recommended == min(tied, key=lambda p: p.annual_fee).id
+
+
+# ---------------------------------------------------------------- filters: both bounds, booleans, what items mention
+
+
+@pytest.fixture(scope="module")
+def packs():
+    loaded: dict[str, object] = {}
+
+    def pack(name):
+        if name not in loaded:
+            loaded[name] = load_catalog(DATA / name)
+        return loaded[name]
+
+    return pack
+
+
+@pytest.mark.parametrize(
+    "domain, filters, where, holds",
+    [
+        ("cars", {"min_price": 2_000_000}, {"price": {"$gte": 2_000_000}}, lambda p: p.price >= 2_000_000),
+        (
+            "cars",
+            {"min_price": 1_000_000, "max_price": 1_500_000},
+            {"$and": [{"price": {"$gte": 1_000_000}}, {"price": {"$lte": 1_500_000}}]},
+            lambda p: 1_000_000 <= p.price <= 1_500_000,
+        ),
+        ("cars", {"max_mileage_kmpl": 15}, {"mileage_kmpl": {"$lte": 15}}, lambda p: (p.mileage_kmpl or 99) <= 15),
+        ("store", {"max_ram_gb": 8}, {"ram_gb": {"$lte": 8}}, lambda p: (p.value("ram_gb") or 99) <= 8),
+        ("restaurants", {"veg": "true"}, {"veg_only": True}, lambda p: p.veg_only is True),
+        ("restaurants", {"veg": "false"}, {"veg_only": False}, lambda p: p.veg_only is False),
+        ("restaurants", {"locality": "Bandra"}, {"locality": {"$contains": "Bandra"}}, lambda p: p.locality.startswith("Bandra")),
+        (
+            "bank",
+            {"feature": "contactless payments"},
+            {"benefits": {"$contains": "contactless payments"}},
+            lambda p: any("contactless" in b.lower() for b in p.benefits),
+        ),
+        (
+            "store",
+            {"feature": "backlit keys"},
+            {"specs": {"$contains": "backlit keys"}},
+            lambda p: "backlit" in p.specs,
+        ),
+    ],
+)
+def test_a_filter_passes_the_items_it_names_in_python_and_as_chromadb_filters(packs, domain, filters, where, holds):
+    catalog = packs(domain)
+    rules = FilterRules(catalog)
+    passing = [p for p in catalog.products if rules.matches(p, filters)]
+    assert passing and passing == [p for p in catalog.products if holds(p)]
+    assert rules.where(filters) == where
+    for name, wanted in filters.items():  # what chromadb stores to filter on holds what the rule passes
+        attribute = catalog.pack.filters[name].attribute
+        stored = [rules.metadata(p).get(attribute) for p in passing]
+        assert all(wanted in value for value in stored) if isinstance(stored[0], list) else all(v is not None for v in stored)
+
+
+SAID = [
+    ("cars", {"min_price": 2_000_000}, "cars with ex-showroom price from ₹20 lakh"),
+    (
+        "cars",
+        {"body_type": "suv", "min_price": 1_000_000, "max_price": 1_500_000},
+        "SUVs with ex-showroom price from ₹10 lakh to ₹15 lakh",
+    ),
+    ("cars", {"max_mileage_kmpl": 15, "min_engine_cc": 1500}, "cars with mileage up to 15 km/l with an engine of 1500 cc or more"),
+    ("store", {"category": "laptop", "max_ram_gb": 8}, "laptops with RAM up to 8 GB"),
+    (
+        "restaurants",
+        {"city": "bengaluru", "locality": "Indiranagar", "veg": "true"},
+        "pure vegetarian restaurants in Bengaluru in Indiranagar",
+    ),
+    ("bank", {"feature": "contactless payments"}, "cards with contactless payments"),
+    ("homologation", {"min_price": 200}, "reformas con precio desde 200 €"),
+]
+
+
+@pytest.mark.parametrize("domain, filters, said", SAID, ids=[said for _, _, said in SAID])
+def test_every_filter_is_said_back_in_the_packs_words(packs, domain, filters, said):
+    assert describe_filters(filters, packs(domain)) == said
+
+
+def test_a_bound_no_filter_narrows_is_said_back(packs):
+    assert unapplied(["battery above 5000 mah"], packs("store")) == (
+        "I can't search by “battery above 5000 mah”, so the list below doesn't take it into account."
+    )
+    assert unapplied(["potencia de más de 100 cv"], packs("homologation")).startswith(
+        "No puedo buscar por “potencia de más de 100 cv”"
+    )

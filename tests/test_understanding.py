@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.language import load_languages
-from assistant.understanding.reader import Money, Understanding, normalise
+from assistant.understanding.reader import Understanding
 
 
 @pytest.fixture(scope="module")
@@ -118,23 +117,21 @@ def test_age(understand):
     assert understand("I am 80k income").profile.get("age") is None
 
 
-def test_amount_parsing_edge_cases():
-    languages = load_languages(["bn", "hi"])
-    taka, rupees = Money("৳", ["tk", "taka", "bdt"]), Money("₹", ["rs", "inr", "rupees"])
-
-    def first(money: Money, text: str, bare: bool = False) -> int | None:
-        return money.first(normalise(languages.amounts(languages.digits(text))), bare=bare)
-
-    assert first(taka, "25 years") is None
-    assert first(taka, "৳500") == 500
-    assert first(taka, "3 crore") == 30_000_000
-    assert first(taka, "BDT 2,500") == 2_500
-    assert first(taka, "1500") == 1_500
-    assert first(taka, "900") is None and first(taka, "900", bare=True) == 900
-    assert first(taka, "৫০ হাজার টাকা") == 50_000
-    assert first(rupees, "under ₹15 lakh") == 1_500_000
-    assert first(rupees, "Rs. 8,50,000") == 850_000
-    assert first(rupees, "dedh lakh rupees") == 150_000
+@pytest.mark.parametrize(
+    "text, income",
+    [
+        ("salary: 25 years in the same job", None),  # no money: a bare number under 1,000 with a unit
+        ("salary ৳500", 500),
+        ("income 3 crore", 30_000_000),
+        ("salary BDT 2,500", 2_500),
+        ("income 1500", 1_500),
+        ("income 900", None),  # a bare number under 1,000 is no amount of money
+        ("amar beton ৫০ হাজার টাকা", 50_000),
+        ("show me cards with a fee under 1000, I earn 80k", 80_000),  # the fee's amount is the fee's
+    ],
+)
+def test_an_amount_of_money_is_said_with_the_currency_a_scale_or_from_a_thousand(understand, text, income):
+    assert understand(text).profile.get("monthly_income") == income
 
 
 @pytest.mark.parametrize(
@@ -153,3 +150,138 @@ def test_an_income_said_in_words_is_read_in_every_language_of_the_pack(understan
 def test_thanks_is_told_apart_from_hello(understand):
     assert understand("thank you so much").thanks is True
     assert understand("hello").thanks is False
+
+
+# ---------------------------------------------------------------- numbers bound to what they are said of
+
+
+@pytest.fixture(scope="module")
+def read():
+    """read(pack, message, ...): the Intent each pack's reader makes of a message; readers built once."""
+    from pathlib import Path
+
+    from assistant.pack.model import load_catalog
+    from assistant.tools.embeddings import default_embedder
+    from assistant.tools.retrieval import CatalogIndex
+    from assistant.understanding.router import Router
+
+    readers: dict[str, Understanding] = {}
+
+    def reading(domain, text, has_products=False, pending=None, awaiting=None):
+        if domain not in readers:
+            catalog = load_catalog(Path(__file__).resolve().parent.parent / "data" / domain)
+            help_centre = CatalogIndex(catalog, default_embedder()).help
+            readers[domain] = Understanding(catalog, Router.for_pack(catalog, default_embedder()), help_centre)
+        return readers[domain].detect(text, has_products, pending, awaiting)
+
+    return reading
+
+
+@pytest.mark.parametrize(
+    "domain, text, filters",
+    [
+        # the direction said, of the attribute said, every number attribute either way
+        ("cars", "cars above 20 lakhs", {"min_price": 2_000_000}),
+        ("cars", "SUVs under 15 lakh", {"body_type": "suv", "max_price": 1_500_000}),
+        ("cars", "mileage less than 15", {"max_mileage_kmpl": 15}),
+        ("cars", "milage less than 15", {"max_mileage_kmpl": 15}),  # a typo of the attribute's word
+        ("cars", "a car with a mileage of at least 18 kmpl", {"min_mileage": 18}),
+        ("cars", "engine above 1500cc", {"min_engine_cc": 1500}),
+        ("cars", "a hatchback with an engine below 1200 cc", {"body_type": "hatchback", "max_engine_cc": 1200}),
+        ("cars", "at most 5 seats", {"max_seating": 5}),
+        ("cars", "a 7 seater under 20 lakh", {"min_seats": 7, "max_price": 2_000_000}),
+        ("cars", "price between 10 and 15 lakh", {"min_price": 1_000_000, "max_price": 1_500_000}),
+        ("cars", "diesel SUV 10-15 lakh", {"fuel": "diesel", "body_type": "suv", "min_price": 1_000_000, "max_price": 1_500_000}),
+        # the nearest words say what each number is of; a word before a bound is that bound's
+        ("cars", "price above 20 lakh and mileage over 15", {"min_price": 2_000_000, "min_mileage": 15}),
+        ("cars", "cars above 20 lakhs with mileage over 15", {"min_price": 2_000_000, "min_mileage": 15}),
+        ("cars", "mileage over 15 and under 12 lakh", {"min_mileage": 15, "max_price": 1_200_000}),
+        # Hinglish and Devanagari
+        ("cars", "15 kmpl se zyada mileage, 12 lakh tak", {"min_mileage": 15, "max_price": 1_200_000}),
+        ("cars", "10 se 15 lakh ke beech ki SUV", {"body_type": "suv", "min_price": 1_000_000, "max_price": 1_500_000}),
+        ("cars", "20 लाख से ऊपर की एसयूवी", {"body_type": "suv", "min_price": 2_000_000}),
+        ("cars", "इंजन 1500 cc से ज़्यादा", {"min_engine_cc": 1500}),
+        # an amount taken back: the one meant
+        ("cars", "budget 15 lakh, sorry, 18 lakh", {"max_price": 1_800_000}),
+        ("cars", "SUV 15 lakh nahi, 18 lakh tak", {"body_type": "suv", "max_price": 1_800_000}),
+        # the store: RAM and price either way, English and Thai
+        ("store", "a laptop with at least 16GB RAM under 50k", {"category": "laptop", "min_ram": 16, "max_price": 50_000}),
+        ("store", "laptop with 8gb ram or less", {"category": "laptop", "max_ram_gb": 8}),
+        ("store", "laptops above 40000", {"category": "laptop", "min_price": 40_000}),
+        ("store", "RAM at most 8 and price from 15000", {"max_ram_gb": 8, "min_price": 15_000}),
+        ("store", "โน้ตบุ๊คแรม 16GB ขึ้นไป งบไม่เกิน 40000", {"category": "laptop", "min_ram": 16, "max_price": 40_000}),
+        ("store", "เมาส์ราคาระหว่าง 1000 ถึง 2000 บาท", {"category": "mouse", "min_price": 1000, "max_price": 2000}),
+        # the bank: the fee and the credit limit, English and Banglish
+        ("bank", "credit card with annual fee over 5000", {"product_type": "credit_card", "min_annual_fee": 5000}),
+        ("bank", "cards with a credit limit above 5 lakh", {"min_credit_limit": 500_000, "product_type": "credit_card"}),
+        ("bank", "fee 1000 takar niche", {"max_annual_fee": 1000}),
+        ("bank", "limit kompokkhe 3 lakh", {"min_credit_limit": 300_000}),
+        ("bank", "a card with a fee of 5k", {}),  # a fee with no bound is no filter
+        # the restaurants: the price for two, the rating, and a party's size is no filter
+        ("restaurants", "cost for two above 1500 in pune", {"city": "pune", "min_price_for_two": 1500}),
+        ("restaurants", "under 800 for two", {"max_price": 800}),
+        ("restaurants", "rated above 4.5", {"min_rating": 4.5}),
+        ("restaurants", "a table for more than 6 people under 2000", {"max_price": 2000}),
+        ("restaurants", "between 7 and 8 pm in Mumbai", {"city": "mumbai"}),
+        # Spanish, in the homologation desk
+        ("homologation", "reformas de moto por menos de 300 euros", {"category": "motos", "max_price": 300}),
+        ("homologation", "algo para coche de más de 200 euros", {"category": "turismos", "min_price": 200}),
+    ],
+)
+def test_a_number_bounds_the_attribute_it_is_said_of_in_the_direction_said(read, domain, text, filters):
+    assert read(domain, text).filters == filters
+
+
+@pytest.mark.parametrize(
+    "domain, text, filters, unapplied",
+    [
+        ("store", "phones with battery above 5000 mAh under 20000", {"category": "phone", "max_price": 20_000},
+         ["battery above 5000 mah"]),
+        ("store", "a laptop with at least 512GB storage", {"category": "laptop"}, ["at least 512gb"]),
+        ("cars", "electric SUVs with a range above 400 km", {"fuel": "electric", "body_type": "suv"}, ["above 400 km"]),
+        ("cars", "SUVs under 15 lakh", {"body_type": "suv", "max_price": 1_500_000}, []),
+    ],
+)  # fmt: skip
+def test_a_bound_no_filter_narrows_is_said_back_never_put_on_another(read, domain, text, filters, unapplied):
+    intent = read(domain, text)
+    assert intent.type == "product_info" and intent.filters == filters and intent.unapplied == unapplied
+
+
+def test_a_bare_number_answering_a_budget_takes_the_direction_said(read):
+    assert read("store", "1500", pending="clarify_product", awaiting="max_price").filters == {"max_price": 1500}
+    assert read("store", "above 20000", pending="clarify_product", awaiting="max_price").filters == {"min_price": 20_000}
+
+
+@pytest.mark.parametrize(
+    "domain, text, filters",
+    [
+        ("restaurants", "Indiranagar mein koi pure veg restaurant hai?", {"locality": "Indiranagar", "veg": "true"}),
+        ("restaurants", "non veg places in Bandra", {"locality": "Bandra", "veg": "false"}),
+        ("bank", "show me cards with contactless payment", {"feature": "contactless payments"}),
+        ("bank", "contactless credit cards", {"feature": "contactless payments", "product_type": "credit_card"}),
+        ("store", "a laptop with a backlit keyboard", {"category": "laptop", "feature": "backlit keys"}),
+        ("cars", "SUVs with a sunroof", {"body_type": "suv", "feature": "a sunroof"}),
+    ],
+)
+def test_booleans_places_and_features_asked_with_items_are_filters(read, domain, text, filters):
+    intent = read(domain, text)
+    assert intent.type == "product_info" and intent.filters == filters
+
+
+def test_a_question_about_the_feature_itself_is_help(read):
+    assert read("bank", "how does contactless work?").type == "faq"
+
+
+@pytest.mark.parametrize(
+    "text, income",
+    [
+        ("My monthly income is 3,500… no, 3.5 lakh", 350_000),
+        ("I earn 80k, sorry, I mean 85k", 85_000),
+        ("amar beton 50 hajar na, 60 hajar", 60_000),
+        ("আমার বেতন ৫০ হাজার, না মানে ৬০ হাজার টাকা", 60_000),
+        ("my salary is above 50k", 50_000),  # the customer's own amount, no fee
+    ],
+)
+def test_a_corrected_amount_keeps_the_one_meant(read, text, income):
+    intent = read("bank", text)
+    assert intent.profile.get("monthly_income") == income and intent.filters == {}

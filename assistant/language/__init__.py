@@ -22,7 +22,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError
 
-from assistant.language.ceilings import Ceilings
+from assistant.language.bounds import Bound, Bounds, Direction
 from assistant.language.dropping import Dropping
 from assistant.language.lexicon import Language, Table, key
 from assistant.language.names import Names
@@ -33,7 +33,9 @@ from assistant.language.when import DateOrder, Found, When, WhenParts, blank
 
 __all__ = [
     "FOLDER",
+    "Bound",
     "DateOrder",
+    "Direction",
     "Found",
     "Language",
     "Languages",
@@ -76,7 +78,7 @@ class Languages(BaseModel):
     _promises: re.Pattern[str] = PrivateAttr()
     _person_alone: re.Pattern[str] = PrivateAttr()
     _stop_words: frozenset[str] = PrivateAttr()
-    _ceilings: Ceilings = PrivateAttr()
+    _bounds: Bounds = PrivateAttr()
     _also: re.Pattern[str] = PrivateAttr()
     _joins: re.Pattern[str] = PrivateAttr()
     _others: re.Pattern[str] = PrivateAttr()
@@ -104,7 +106,7 @@ class Languages(BaseModel):
         self._wanting = re.compile(f"{wanting}{near}{humans}|{humans}{near}{wanting}", re.IGNORECASE)
         self._person_alone = re.compile(rf"^\W*(?:{alone})\W*$", re.IGNORECASE)
         self._stop_words = frozenset(key(word) for lang in self.languages for word in lang.stop_words)
-        self._ceilings = Ceilings(self.languages, self._numbers)
+        self._bounds = Bounds(self.languages, self._numbers)
         self._also = re.compile(Table.words(self.languages, "also", attrgetter("also")).pattern, re.IGNORECASE)
         joins = Table.words(self.languages, "joins", attrgetter("joins")).pattern
         self._joins = re.compile(rf"[,;.!?¡¿]+(?=\s|$)|\n|\s(?:{joins})\s", re.IGNORECASE)
@@ -129,11 +131,18 @@ class Languages(BaseModel):
         value = self._numbers.value(said.strip())
         return int(value) if value is not None and value == int(value) else None
 
-    def ceiling(self, text: str) -> int | None:
-        """Where the amount the text sets as a ceiling starts, in text with its amounts as digits:
-        just after "under", "no more than", ไม่เกิน, or at the amount before "or less", "tak"
-        (not the 16 of "iPhone 16 Pro Max"); None when nothing is said to be a ceiling."""
-        return self._ceilings.start(text)
+    def bounds(self, text: str) -> list[Bound]:
+        """Every amount the text says, in order, each with the bound it is said to be: a ceiling
+        ("under 15 lakh", "60k or less", ไม่เกิน), a floor ("above 20 lakh", "16GB or more", "se
+        zyada") or a range's two ("between 10 and 15 lakh"), or none; an amount taken back for
+        another ("3,500... no, 3.5 lakh") is left out. Positions are the text's own; read it
+        before `amounts` rewrites it, with the numbers of names blanked (`unnamed`)."""
+        return self._bounds.read(text)
+
+    def lists(self, word: str) -> bool:
+        """Whether some language file lists the word ("above", "log", "the"), whatever for: a word
+        of the languages, not a name or a thing of its own."""
+        return self._bounds.lists(word)
 
     def unnamed(self, text: str, known: Callable[[str], bool] = lambda word: False) -> str:
         """The text with the numbers that are part of a name ("iPhone 15", "RTX 4060", "Legion 5")
@@ -141,7 +150,7 @@ class Languages(BaseModel):
         after a word in Latin letters that no language lists and `known(word)` does not claim (the
         business's words a number after is an amount: "price 30000"), with no scale, unit or "or
         less" after it ("iphone 30k" is an amount). Read it before `amounts`."""
-        return self._ceilings.unnamed(text, known)
+        return self._bounds.unnamed(text, known)
 
     def parse_when(self, text: str, now: dt.datetime, earlier: dt.time | None = None) -> WhenParts:
         """The date and/or time a message mentions, relative to `now` (in the business's zone);

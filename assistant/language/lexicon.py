@@ -51,6 +51,15 @@ class PointerWords(_Strict):
     articles: Words = []  # before an item asked for by its name: "a Corolla", "any Xbox"
 
 
+class Between(_Strict):
+    """Words that make two amounts a range, low to high."""
+
+    before: Words = []  # before the first: "between", "entre", ระหว่าง
+    to: Words = []  # between them, a range on their own: "to", "-", "se", "theke", ถึง, "hasta"
+    joined: Words = []  # between them, a range only with a `before` or an `after` word: "and", "aur", "y"
+    after: Words = []  # after the second: "ke beech", "er moddhe"
+
+
 class Halves(_Strict):
     am: Words = []
     pm: Words = []
@@ -138,6 +147,10 @@ class Language(_Strict):
     units: Words = []  # after an amount or a length of time ("3 days", "50 dollars"): no date, hour or head count
     at_most: Words = []  # before an amount, a ceiling on it: "under", "no more than", ไม่เกิน
     or_less: Words = []  # after an amount, a ceiling on it: "or less", "tops", "tak", "er moddhe"
+    at_least: Words = []  # before an amount, a floor under it: "above", "more than", "kam se kam", "más de"
+    or_more: Words = []  # after an amount, a floor under it: "or more", "se zyada", "er beshi", ขึ้นไป
+    between: Between = Between()  # two amounts said as a range: "between 10 and 15 lakh", "10 se 15 lakh"
+    corrections: Words = []  # between an amount and the one meant instead: "3,500... no, 3.5 lakh", "sorry", "matlab"
 
     stop_words: Words = []  # words too common to tell one question from another in a word search: "the", "kya"
     remind: Words = []  # where a request for a reminder starts: "remind me", "yaad dilana", "মনে করিয়ে"

@@ -14,10 +14,21 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
+from typing import NamedTuple
 
 from assistant.language.lexicon import Language, Table, key
 
 DIGITS = r"(?<!\d)(?<!\d[.,])\d+(?:[.,]\d+)*"  # 2, 2.5, 1,50,000; "usd.2.5" too
+_DIGITS = re.compile(DIGITS)
+
+
+class Amount(NamedTuple):
+    """A number said in a text, where, and the largest scale it was said in ("15 lakh": 100000)."""
+
+    value: Decimal
+    start: int
+    end: int
+    scale: Decimal | None  # None: digits alone, or a number word or fraction with no scale ("dedh")
 
 
 class Numbers:
@@ -71,18 +82,35 @@ class Numbers:
         """Spelled-out and scaled amounts as plain digits: "dedh hazaar" -> "1500", "80k" -> "80000"."""
         text = self.digits(text)
         pieces, at = [], 0
-        for start, end, amount in self._spoken(text):
-            pieces += [text[at:start], _plain(amount)]
-            at = end
+        for amount in self._spoken(text):
+            pieces += [text[at : amount.start], _plain(amount.value)]
+            at = amount.end
         return "".join(pieces) + text[at:]
 
-    def _spoken(self, text: str) -> Iterator[tuple[int, int, Decimal]]:
+    def found(self, text: str) -> list[Amount]:
+        """Every number the text says, in order: the spoken and scaled ones as `amounts` reads
+        them, and every other number in digits. Native digits count as ASCII ones; positions are
+        the text's own."""
+        text = self.digits(text)
+        spoken = list(self._spoken(text))
+        digits = []
+        for said in _DIGITS.finditer(text):
+            if any(a.start <= said.start() < a.end for a in spoken):
+                continue
+            try:
+                digits.append(Amount(Decimal(said[0].replace(",", "")), said.start(), said.end(), None))
+            except InvalidOperation:  # "1.2.3" is no number
+                continue
+        return sorted([*spoken, *digits], key=lambda amount: amount.start)
+
+    def _spoken(self, text: str) -> Iterator[Amount]:
         """Where the amounts worth rewriting are, and what they come to."""
         tokens = list(self._token.finditer(text))
         first = 0
         while first < len(tokens):
             reading = _Amount()
-            taken: list[tuple[int, Decimal, bool, bool]] = []  # complete so far: (token, value, worth it, scaled)
+            # complete so far: (token, value, worth it, ended on a scale, its largest scale)
+            taken: list[tuple[int, Decimal, bool, bool, Decimal | None]] = []
             for index in range(first, len(tokens)):
                 token = tokens[index]
                 kind, value, clash = self._meaning(token)
@@ -93,13 +121,14 @@ class Numbers:
                         taken = [t for t in taken if t[3]] or taken
                     break
                 if reading.complete and reading.said is not None:
-                    taken.append((index, reading.said, reading.worth_rewriting, reading.current is None))
+                    scale = reading.groups[0][1] if reading.groups else None
+                    taken.append((index, reading.said, reading.worth_rewriting, reading.current is None, scale))
             if not taken:
                 first += 1
                 continue
-            last, said, worth, _ = taken[-1]
+            last, said, worth, _, scale = taken[-1]
             if worth:
-                yield tokens[first].start(), tokens[last].end(), said
+                yield Amount(said, tokens[first].start(), tokens[last].end(), scale)
             first = last + 1
 
     def _meaning(self, token: re.Match[str]) -> tuple[str, Decimal, bool]:

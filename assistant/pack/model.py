@@ -37,6 +37,7 @@ FilterValue = str | int | float | list[str]  # one value, an amount, or any of s
 FactValue = str | int  # what the customer told of a fact: a category's value, an amount or a number
 ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{1,63}$"
 NAME_PATTERN = r"^[a-z][a-z0-9_]{0,39}$"
+BOUNDS: tuple[Literal["min", "max"], ...] = ("min", "max")  # the directions a number filter bounds its attribute in
 MIN_EXAMPLES = 10  # per intent: fewer cannot teach the router a way of asking
 Template = str | list[str]  # a list's pieces are joined; a piece naming a missing value is left out
 AgentName = Literal["retriever", "comparator", "eligibility", "booking", "support", "quote", "formatter"]
@@ -67,7 +68,9 @@ class Filter(Strict):
     """How customers narrow the catalog by an attribute."""
 
     name: str = Field(pattern=NAME_PATTERN)  # the filter's name in vocabulary, state and API
-    match: Literal["any", "max", "min"] = "any"  # any: one of the values; max: at most; min: at least
+    # any: one of the values; max: at most; min: at least; mentions: the item's text says one of the
+    # values in the vocabulary's words for it (a free-text list of features, an area's name)
+    match: Literal["any", "max", "min", "mentions"] = "any"
     place: Literal["before", "noun", "after"] = "before"  # where it goes in "gold credit cards for travel"
     says: str | None = None  # an "after" filter: "for {value}", "up to {value}"
     says_zero: str | None = None  # a max of 0: "with no annual fee"
@@ -94,10 +97,15 @@ class Attribute(Strict):
     def _consistent(self) -> Attribute:
         if self.type == "enum" and not self.values:
             raise ValueError("an enum attribute needs its values")
-        if self.filter and self.type in ("list", "text") and not self.values:
-            raise ValueError(f"a {self.type} attribute filtered on needs its values")
-        if self.filter and self.filter.match != "any" and self.type != "number":
-            raise ValueError(f"a '{self.filter.match}' filter needs a number attribute")
+        match = self.filter.match if self.filter else None
+        if match == "any" and self.type in ("list", "text") and not self.values:
+            raise ValueError(f"a {self.type} attribute filtered on needs its values, or match: mentions")
+        if match in ("max", "min") and self.type != "number":
+            raise ValueError(f"a '{match}' filter needs a number attribute")
+        if match == "mentions" and self.type not in ("list", "text"):
+            raise ValueError("a 'mentions' filter needs a list or text attribute")
+        if match == "any" and self.type == "boolean" and set(self.values) - {"true", "false"}:
+            raise ValueError("a boolean attribute's values are 'true' and 'false'")
         if self.style == "scaled" and self.unit != "currency":
             raise ValueError("style: scaled is for currency amounts")
         return self
@@ -129,6 +137,14 @@ class Attribute(Strict):
         if isinstance(said, str):
             return said
         return (said.many or said.one + "s") if many else said.one
+
+
+class Filtering(Strict):
+    """A filter as the engine applies it: the attribute it narrows, and how (Pack.filters)."""
+
+    attribute: str
+    of: Attribute
+    filter: Filter
 
 
 class Row(Strict):
@@ -479,6 +495,10 @@ class Pack(Strict):
                     raise ValueError(f"{where} names '{name}', which is not a filter")
                 if where in ("search.require", "search.clarify") and not filters[name][1].as_filter.question:
                     raise ValueError(f"{where} names '{name}', whose filter has no question to ask")
+        every = [f.filter.name for f in self._filterings()]
+        twice = sorted({name for name in every if every.count(name) > 1})
+        if twice:
+            raise ValueError(f"filters {twice} are named twice (a number attribute's other bound is named min_/max_<attribute>)")
         for name, flow in self.flows.items():
             if flow.intent not in INTENTS:
                 raise ValueError(f"flows.{name} starts on intent '{flow.intent}'; known: {list(INTENTS)}")
@@ -598,8 +618,39 @@ class Pack(Strict):
         return self
 
     def filter_attributes(self) -> dict[str, tuple[str, Attribute]]:
-        """filter name -> (attribute name, attribute)."""
+        """filter name -> (attribute name, attribute), of the filters pack.yaml declares."""
         return {a.filter.name: (name, a) for name, a in self.attributes.items() if a.filter}
+
+    @cached_property
+    def filters(self) -> dict[str, Filtering]:
+        """Every filter by name, in the attributes' order: those declared, and for a number
+        attribute filtered on, its other direction too, named `min_<attribute>` or
+        `max_<attribute>` ("above 20 lakh" of a pack that declares only `max_price`), said in
+        the texts `filter_min`/`filter_max`: a number customers filter by is bounded either way
+        without the pack declaring both."""
+        return {f.filter.name: f for f in self._filterings()}
+
+    def _filterings(self) -> list[Filtering]:
+        found = []
+        for name, attribute in self.attributes.items():
+            if attribute.filter is None:
+                continue
+            found.append(Filtering(attribute=name, of=attribute, filter=attribute.filter))
+            for direction in BOUNDS if attribute.type == "number" else ():
+                if attribute.filter.match != direction:
+                    derived = Filter(name=f"{direction}_{name}"[:40], match=direction, place="after")
+                    found.append(Filtering(attribute=name, of=attribute, filter=derived))
+        return found
+
+    def bound(self, attribute: str, direction: Literal["min", "max"]) -> str | None:
+        """The filter that bounds a number attribute this way, if customers can filter by it."""
+        return next((n for n, f in self.filters.items() if f.attribute == attribute and f.filter.match == direction), None)
+
+    def said(self, name: str, filters: dict[str, FilterValue]) -> bool:
+        """Whether the filters say what the filter `name` asks (a budget): it, or another bound
+        of its attribute ("above 20 lakh" says a budget as much as "under 15 lakh" does)."""
+        attribute = self.filters[name].attribute
+        return any(self.filters[other].attribute == attribute for other in filters if other in self.filters)
 
     @property
     def page_fact(self) -> str | None:
@@ -863,9 +914,17 @@ def _check_vocabulary(vocabulary: Vocabulary, pack: Pack) -> None:
             raise ValueError(f"filters.{name} is not a filter in pack.yaml")
         _, attribute = filters[name]
         for value in section:
-            ok = value in attribute.values if attribute.values else _is_number(value)
+            if attribute.values:
+                ok = value in attribute.values
+            elif attribute.type == "boolean":
+                ok = value in ("true", "false")
+            else:  # a number's amount ("0": "no annual fee"), or any value the items' text may mention
+                ok = attribute.as_filter.match == "mentions" or _is_number(value)
             if not ok:
                 raise ValueError(f"filters.{name}: '{value}' is not a value of '{name}'")
+    unsaid = [n for n, (_, a) in filters.items() if a.as_filter.match == "mentions" and not vocabulary.filters.get(n)]
+    if unsaid:
+        raise ValueError(f"filters {unsaid} match what the items mention, and the vocabulary gives them no values")
     unknown_cues = [cue for cue in vocabulary.intents if cue not in CUES]
     if unknown_cues:
         raise ValueError(f"intents has {unknown_cues}; the engine reads {list(CUES)}")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from assistant.pack.display import fields, money, price, render, show_value
-from assistant.pack.model import Catalog, FactValue, FaqEntry, FilterValue, Product, TopicLine
+from assistant.pack.model import BOUNDS, Catalog, FactValue, FaqEntry, FilterValue, Product, TopicLine
 from assistant.tools.comparison import Comparison, ComparisonRow, Rank
 from assistant.tools.filters import Filters
 
@@ -31,7 +31,7 @@ def say(catalog: Catalog, key: str, **values: object) -> str:
 
 def filter_words(catalog: Catalog, name: str, value: FilterValue, many: bool = True) -> str:
     """How a filter's value reads: "Gold", "credit cards", "SUVs", a budget in the pack's currency."""
-    attribute_name, attribute = catalog.pack.filter_attributes()[name]
+    attribute = catalog.pack.filters[name].of
     values = value if isinstance(value, list) else [value]
     either = f" {say(catalog, 'or')} "
     if attribute.type == "number":
@@ -59,22 +59,38 @@ def fact_words(catalog: Catalog, name: str, value: FactValue) -> str:
 
 
 def describe_filters(filters: Filters, catalog: Catalog, count: int = 2) -> str:
-    """'Gold credit cards for travel' (or '... card ...' for one) from the filters in effect."""
+    """'Gold credit cards for travel' (or '... card ...' for one) from the filters in effect;
+    both bounds of one number as one range ("with price from ₹10 lakh to ₹15 lakh")."""
     before, noun, after = [], None, []
-    for name, (_, attribute) in catalog.pack.filter_attributes().items():
+    pack = catalog.pack
+    for name, filtering in pack.filters.items():
         if name not in filters:
             continue
-        spec, value = attribute.as_filter, filters[name]
+        spec, value, attribute = filtering.filter, filters[name], filtering.of
+        bounds = {direction: filters.get(pack.bound(filtering.attribute, direction) or "") for direction in BOUNDS}
         if spec.place == "noun":
             noun = filter_words(catalog, name, value, many=count != 1)
         elif spec.place == "before":
             before.append(filter_words(catalog, name, value))
         elif value == 0 and spec.says_zero:
             after.append(spec.says_zero)
+        elif spec.match in BOUNDS and bounds["min"] is not None and bounds["max"] is not None:
+            if spec.match == "min":  # said once, at the floor
+                low, high = (show_value(bounds[d], attribute, catalog) for d in BOUNDS)
+                after.append(say(catalog, "filter_between", label=in_sentence(attribute.label), low=low, high=high))
+        elif spec.says is None and spec.match in BOUNDS:  # the other bound of a filter the pack declares one way
+            shown = show_value(value, attribute, catalog)
+            after.append(say(catalog, f"filter_{spec.match}", label=in_sentence(attribute.label), value=shown))
         else:
             after.append((spec.says or "{value}").format(value=filter_words(catalog, name, value)))
     noun = noun or catalog.text["item" if count == 1 else "items"]
     return " ".join([*before, noun, *after])
+
+
+def unapplied(said: list[str], catalog: Catalog) -> str:
+    """ "I can't search by “battery above 5000 mAh”": a bound the customer said that no filter of
+    the pack narrows, said back so that no list is taken to match it."""
+    return say(catalog, "unapplied", what=one_of([f"“{words}”" for words in said], catalog, "and"))
 
 
 def product_line(p: Product, catalog: Catalog) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from chromadb.api.types import Metadata, Where
 from chromadb.base_types import (
     ArrayContainsOperator,
@@ -11,6 +13,7 @@ from chromadb.base_types import (
     WhereOperator,
 )
 
+from assistant.language import phrases
 from assistant.pack.model import Catalog, FilterValue, Product
 
 Filters = dict[str, FilterValue]
@@ -24,22 +27,39 @@ class FilterRules:
     """The pack's filters, applied in Python and as chromadb `where` clauses alike."""
 
     def __init__(self, catalog: Catalog):
-        self.fields = {
-            name: (attribute, spec.as_filter.match) for name, (attribute, spec) in catalog.pack.filter_attributes().items()
-        }
+        filters = catalog.pack.filters
+        self.fields = {name: (f.attribute, f.filter.match) for name, f in filters.items()}
         self.lists = {attribute for attribute, spec in catalog.pack.attributes.items() if spec.type == "list"}
         self.attributes = catalog.pack.attributes
+        # A free-text attribute filtered by what it mentions ("Contactless tap-and-pay" mentions
+        # contactless): each item's values, found once with the vocabulary's words for each.
+        said = {
+            f.attribute: {value: phrases([value, *words]) for value, words in catalog.vocabulary.filters.get(name, {}).items()}
+            for name, f in filters.items()
+            if f.filter.match == "mentions"
+        }
+        self.mentioned = {
+            (product.id, attribute): [value for value, pattern in values.items() if pattern.search(_text(product.value(attribute)))]
+            for attribute, values in said.items()
+            for product in catalog.products
+        }
 
     def _meant(self, attribute: str, wanted: FilterValue) -> list[LiteralValue]:
         """The values a filter stands for, the narrower ones a value includes with it."""
         spec = self.attributes[attribute]
+        if spec.type == "boolean":
+            return [value == "true" for value in _as_list(wanted)]
         meant = (v for value in _as_list(wanted) for v in (spec.meant(value) if isinstance(value, str) else [value]))
         return list(dict.fromkeys(meant))
+
+    def _value(self, product: Product, attribute: str, match: str) -> Any:
+        """What the item holds for a filter: its value, or the values its text mentions."""
+        return self.mentioned[product.id, attribute] if match == "mentions" else product.value(attribute)
 
     def matches(self, product: Product, filters: Filters) -> bool:
         for name, wanted in filters.items():
             attribute, match = self.fields[name]
-            have = product.value(attribute)
+            have = self._value(product, attribute, match)
             if have is None:
                 return False
             if match == "max":
@@ -63,7 +83,7 @@ class FilterRules:
                 assert not isinstance(wanted, list), "a max or min filter holds one amount"
                 bound: dict[WhereOperator | LogicalOperator, LiteralValue] = {"$lte" if match == "max" else "$gte": wanted}
                 clauses.append({attribute: bound})
-            elif attribute in self.lists:
+            elif attribute in self.lists or match == "mentions":
                 options: list[Where] = []
                 for value in values:
                     contains: dict[ArrayContainsOperator, LiteralValue] = {"$contains": value}
@@ -81,8 +101,13 @@ class FilterRules:
     def metadata(self, product: Product) -> Metadata:
         """What chromadb stores to filter on (it takes no None, and no empty list)."""
         stored: dict[str, LiteralValue | list[LiteralValue]] = {}
-        for attribute, _ in self.fields.values():
-            value = product.value(attribute)
+        for attribute, match in self.fields.values():
+            value = self._value(product, attribute, match)
             if value is not None and value != []:
                 stored[attribute] = value
         return stored or {"id": product.id}
+
+
+def _text(value: object) -> str:
+    """An attribute's words, a list's one per line."""
+    return "\n".join(map(str, value)) if isinstance(value, list) else "" if value is None else str(value)

@@ -14,16 +14,17 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Sequence
+from decimal import Decimal
 from difflib import get_close_matches
 from functools import cached_property, lru_cache
-from typing import Any, Protocol
+from typing import Any, Literal, NamedTuple, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
 from assistant.dialogue.state import Pending, Wishes
-from assistant.language import Pointing
+from assistant.language import Bound, Pointing
 from assistant.language.lexicon import LETTER
-from assistant.pack.model import Catalog, CustomerFact, FactValue, Filter, FilterValue, IntentType
+from assistant.pack.model import BOUNDS, Attribute, Catalog, CustomerFact, FactValue, FilterValue, IntentType
 from assistant.tools.calculator import find_expression
 from assistant.tools.comparison import Rank, rank_key
 from assistant.tools.filters import FilterRules
@@ -75,6 +76,7 @@ class Intent(BaseModel):
     dropped: list[str] = []  # filters the customer takes back: "any brand", "forget the fee limit"
     guessed: list[str] = []  # filters a model read that the customer's words didn't say: this search's only
     absent: list[str] = []  # names asked for that the business doesn't have: "a Corolla"
+    unapplied: list[str] = []  # bounds said of what no filter narrows, as said ("battery above 5000 mah"): said back, not applied
     unavailable: list[str] = []  # items named that aren't offered now (out of stock); the pipeline sets it
     expression: str | None = None  # arithmetic to work out ("1299 x 2")
     wants_comparison: bool = False
@@ -116,26 +118,37 @@ class Intent(BaseModel):
         return {"type": self.type, "filters": dict(self.filters)}
 
 
-_KEPT_MARKS = set(".,'/%-")
+_KEPT_MARKS = frozenset(".,'/%-")
+_BOUND_MARKS = _KEPT_MARKS | {"+", "–"}  # "4+ stars", "10–15 lakh": bounds' own marks
 
 
 def normalise(text: str) -> str:
     """Lower case, with punctuation and symbols other than currency signs and number marks as spaces.
     Letters' combining marks stay: Thai, Bengali and Devanagari words are written with them, in
     Unicode's composed form (NFC), so a letter typed as one code point or two reads the same."""
-    text = unicodedata.normalize("NFC", text.lower())
-    kept = "".join(
-        ch if ch in _KEPT_MARKS or (kind := unicodedata.category(ch))[0] in "LMN" or kind == "Sc" else " " for ch in text
-    )
-    return " ".join(kept.split())
+    return " ".join(_spaced(text).split())
+
+
+def _spaced(text: str, kept: frozenset[str] = _KEPT_MARKS) -> str:
+    """The text as `normalise` reads it, each character in its place (no spaces run together):
+    positions found in it are positions of each other. `kept`: the marks that stay."""
+    return "".join(_read_as(ch, kept) for ch in unicodedata.normalize("NFC", text))
+
+
+def _read_as(ch: str, kept: frozenset[str]) -> str:
+    low = ch.lower()
+    low = low if len(low) == 1 else ch  # "İ" lowers to two characters: kept as it is, so positions hold
+    kind = unicodedata.category(low)
+    return low if low in kept or kind[0] in "LMN" or kind == "Sc" else " "
 
 
 class PhraseMatcher:
     """Finds which values of a vocabulary section a text mentions."""
 
-    def __init__(self, section: dict[str, list[str]]):
+    def __init__(self, section: dict[str, list[str]], after_digits: bool = False):
+        """`after_digits`: a phrase may follow a digit with no space ("16gb ram", "7seater")."""
         self._patterns = {
-            value: _phrases([unicodedata.normalize("NFC", p.lower()) for p in phrases])
+            value: _phrases([unicodedata.normalize("NFC", p.lower()) for p in phrases], after_digits)
             for value, phrases in section.items()
             if phrases
         }
@@ -151,12 +164,23 @@ class PhraseMatcher:
 
     def exact(self, text: str) -> list[str]:
         """Values mentioned, in order; a phrase inside a longer one ("gold" in "rose gold") does not count."""
-        spans = [(m.start(), m.end(), value) for value, pattern in self._patterns.items() for m in pattern.finditer(text)]
         found: dict[str, int] = {}
-        for start, end, value in sorted(spans):
-            if not any(s <= start and end <= e and (s, e) != (start, end) for s, e, _ in spans):
-                found.setdefault(value, start)
-        return sorted(found, key=found.__getitem__)
+        for start, _, value in self.spans(text):
+            found.setdefault(value, start)
+        return list(found)
+
+    def spans(self, text: str, typos: bool = False) -> list[Span]:
+        """Where each value is mentioned, in order, but a phrase inside a longer one; `typos`:
+        single words within a typo of one too ("milage")."""
+        found = [Span(m.start(), m.end(), value) for value, pattern in self._patterns.items() for m in pattern.finditer(text)]
+        if typos:
+            exact = {(span.start, span.end) for span in found}
+            found += [
+                Span(m.start(), m.end(), value)
+                for m in re.finditer(rf"{LETTER}{{{_FUZZY_MIN_LENGTH},}}", text)
+                if (m.start(), m.end()) not in exact and (value := self._closest(m[0]))
+            ]
+        return outermost(found)
 
     def without(self, text: str) -> str:
         """The text with every phrase of the section blanked out, each found in the text as given
@@ -190,7 +214,7 @@ class PhraseMatcher:
 _UNSPACED = re.compile(r"[\u0e00-\u0e7f]")  # Thai: words run together, so no boundaries to look for
 
 
-def _phrases(phrases: list[str]) -> re.Pattern[str]:
+def _phrases(phrases: list[str], after_digits: bool = False) -> re.Pattern[str]:
     """Any of the phrases, longest first, as whole words except in a script written without
     spaces. The word boundaries stand outside the alternation: inside it, they kept the regex
     engine from skipping ahead to a phrase's first letter, and a long message took ten times as
@@ -198,35 +222,236 @@ def _phrases(phrases: list[str]) -> re.Pattern[str]:
     ordered = sorted(phrases, key=len, reverse=True)
     spaced = "|".join(re.escape(p).replace(r"\ ", r"[\s-]+") for p in ordered if not _UNSPACED.search(p))  # "lowest-fee"
     unspaced = "|".join(re.escape(p) for p in ordered if _UNSPACED.search(p))
-    either = [rf"(?<!\w)(?:{spaced})(?!\w)"] if spaced else []
+    start = r"(?<![^\W\d_])" if after_digits else r"(?<!\w)"
+    either = [rf"{start}(?:{spaced})(?!\w)"] if spaced else []
     return re.compile("|".join([*either, *([unspaced] if unspaced else [])]))
 
 
+class Span(NamedTuple):
+    """Where a value is said in a text."""
+
+    start: int
+    end: int
+    value: str
+
+
+class _Placed(Protocol):
+    @property
+    def start(self) -> int: ...
+    @property
+    def end(self) -> int: ...
+
+
+P = TypeVar("P", bound=_Placed)
+
+
+def outermost(spans: list[P]) -> list[P]:
+    """The spans, in order, but those inside a longer one ("fee" in "late payment fee")."""
+    inner = [s for s in spans if any(o.start <= s.start and s.end <= o.end and (o.start, o.end) != (s.start, s.end) for o in spans)]
+    return sorted((s for s in spans if s not in inner), key=lambda s: (s.start, s.end))
+
+
 class Money:
-    """Amounts in the pack's currency, in text whose spoken and scaled amounts the languages
-    have already turned into digits ("€50,000", "250000 euros")."""
+    """Amounts in the pack's currency: its sign and words, next to an amount ("₹20 lakh", "500 taka")."""
 
     def __init__(self, symbol: str, words: list[str]):
         marks = sorted({re.escape(symbol.lower()), *(re.escape(w.lower()) for w in words)}, key=len, reverse=True)
         self.marks = currency = "|".join(marks)  # the currency's sign and words, lower-cased, as a regex
-        self._currency = re.compile(rf"(?:{currency})")
-        self._amount = re.compile(
-            rf"(?<![a-z\d.])(?:(?:{currency})\.?\s*)?(\d{{1,3}}(?:,\d{{2,3}})+|\d+(?:\.\d+)?)(?![a-z])\s*({currency})?"
+        self._before = re.compile(rf"(?<!\w)(?:{currency})\.?\s*\Z")
+        self._after = re.compile(rf"\s*(?:{currency})(?!\w)")
+        self._among = re.compile(rf"(?<![^\W\d_])(?:{currency})(?![^\W\d_])")
+
+    def marks_amount(self, text: str, bound: Bound) -> bool:
+        """Whether the currency is said with the amount: before it, after it, or among its bound's
+        words ("entre 100 y 300 euros" is money at both ends)."""
+        return bool(
+            self._before.search(text, 0, bound.start)
+            or self._after.match(text, bound.end)
+            or self._among.search(text, bound.first, bound.last)
         )
 
-    def first(self, clean: str, bare: bool = False) -> int | None:
-        """The first amount, in whole units. A bare number counts from 1,000, or at any size
-        when the customer was asked for an amount."""
-        for match in self._amount.finditer(clean):
-            number, currency_after = match.groups()
-            has_currency = bool(currency_after or self._currency.match(match.group(0)))
-            value = float(number.replace(",", ""))
-            if not value < LARGEST:  # "cards under 999…9" (300 digits): no amount anyone means
+
+class _Said(NamedTuple):
+    """What the amounts of a message say: the filters they set, the bounds no filter narrows
+    (said back, never applied), and the customer's amount facts."""
+
+    filters: dict[str, FilterValue]
+    unapplied: list[str]
+    facts: dict[str, int]
+    words: frozenset[str]  # the words it was said in ("above", "lakh", "mileage"): no request of their own
+
+
+class _Of(NamedTuple):
+    """Words an amount may be said of, and where: an attribute by its filter's unit or cue or by
+    its label, or a fact the customer tells."""
+
+    start: int
+    end: int
+    name: str
+    how: Literal["unit", "cue", "label", "fact"]
+
+
+class _Amounts:
+    """What each amount a message says is of, and the filter it sets. An amount is of the number
+    attribute whose words it is said with: its filter's units right after it ("7 seater"), its
+    cues or its label near it ("mileage less than 15", "above 4 rating"); a word before a bound's
+    words is that bound's ("price above 20 lakh and mileage over 15"). An amount of nothing
+    named is the customer's amount fact when one is cued ("I earn 80k"), a head count or an hour
+    (the language's words after it), or, as money, the pack's price (`search.rank_by`) if near
+    what its items cost. A bound of an attribute no filter narrows ("power above 150 bhp"), or of
+    a unit or a word the pack doesn't know ("battery above 5000 mAh"), is said back instead."""
+
+    WINDOW = 3  # words between an amount's bound and the words for what it is of: "mileage of at least 15"
+
+    def __init__(self, catalog: Catalog, money: Money, known: Callable[[str], bool]):
+        """`known(word)`: whether a word is the business's or a language's, and so names no attribute of its own."""
+        pack = catalog.pack
+        self.pack, self.languages, self.money, self.known = pack, catalog.languages, money, known
+        numbers = {name: a for name, a in pack.attributes.items() if a.type == "number"}
+        self._said_of: tuple[tuple[Literal["unit", "cue", "label"], PhraseMatcher], ...] = (
+            ("unit", PhraseMatcher({n: a.filter.units if a.filter else _unit_words(a) for n, a in numbers.items()}, True)),
+            ("cue", PhraseMatcher({n: a.filter.cues for n, a in numbers.items() if a.filter})),
+            ("label", PhraseMatcher({n: [_label_words(a.label)] for n, a in numbers.items()})),
+        )
+        self.words = frozenset(
+            w for a in numbers.values() for said in [*_unit_words(a), *(a.filter.cues if a.filter else []), _label_words(a.label)]
+            for w in normalise(said).split()
+        )  # fmt: skip
+        price = pack.search.rank_by
+        self.price = next((name for name, f in pack.filters.items() if f.attribute == price and f.filter is f.of.filter), None)
+        costs = [p.value(price) for p in catalog.products if isinstance(p.value(price), (int, float))]
+        self.plausible = (min(costs) / 10, max(costs) * 10) if costs else (0, LARGEST)  # what the items cost, and then some
+
+    def read(self, text: str, awaiting: str | None, told: list[str], bare_fact: str | None) -> _Said:
+        """`text`: the message as `_spaced` reads it, native digits as ASCII ones and the numbers
+        of names blanked. `awaiting`: the filter a question just asked for, which an amount of
+        nothing named answers. `told`: the amount facts the message cues ("salary"), each the
+        first amount of money of nothing named; `bare_fact`: the fact asked for, which it is uncued."""
+        bounds = [b for b in self.languages.bounds(text) if b.value < LARGEST]
+        owners = self._owners(text, bounds)
+        facts = self._facts(text, bounds, owners, [*told, *([bare_fact] if bare_fact else [])])
+        filters: dict[str, FilterValue] = {}
+        unapplied: list[str] = []
+        phrases = [text[b.first : b.last] for b in bounds] + [text[o.start : o.end] for o in owners if o]
+        for bound, owner in zip(bounds, owners, strict=True):
+            if owner is not None:
+                if owner.how != "fact":
+                    self._bind(text, bound, owner, filters, unapplied)
+            elif bound.measure in ("people", "hour"):  # "for more than 6 people", "between 7 and 8 pm"
                 continue
-            amount = int(round(value))
-            if has_currency or amount >= 1000 or (bare and amount > 0):
-                return amount
-        return None
+            elif awaiting:  # "1500" to "what's your budget?"; "above 20000" says which way
+                filtering = self.pack.filters[awaiting]
+                bound_name = self.pack.bound(filtering.attribute, bound.direction) if bound.direction else None
+                filters[bound_name or awaiting] = _number(bound.value)
+            elif (stranger := self._stranger(text, bound)) is not None:
+                if bound.direction:
+                    unapplied.append(text[stranger : bound.last].strip())
+            elif priced := self._priced(text, bound):
+                filters[priced] = _number(bound.value)
+        words = frozenset(w for phrase in [*phrases, *unapplied] for w in re.findall(rf"{LETTER}+", phrase))
+        return _Said(filters, unapplied, facts, words)
+
+    def _facts(self, text: str, bounds: list[Bound], owners: list[_Of | None], facts: list[str]) -> dict[str, int]:
+        """Each fact's amount, the first amount of money of nothing named, marked as the fact's in `owners`."""
+        told: dict[str, int] = {}
+        for name in dict.fromkeys(facts):
+            free = [i for i, b in enumerate(bounds) if owners[i] is None and b.measure not in ("people", "hour")]
+            found = next((i for i in free if self._money(text, bounds[i])), None)
+            if found is not None:
+                told[name] = int(round(bounds[found].value))
+                owners[found] = _Of(bounds[found].start, bounds[found].end, name, "fact")
+        return told
+
+    def _bind(self, text: str, bound: Bound, owner: _Of, filters: dict[str, FilterValue], unapplied: list[str]) -> None:
+        """The filter an amount of an attribute sets: in the direction said, else its filter's own
+        when its cue or unit is said ("7 seater", "budget 35k"), never a fee said with no bound."""
+        declared = self.pack.attributes[owner.name].filter
+        direction = bound.direction
+        if direction is None and owner.how != "label" and declared and declared.match in BOUNDS and not declared.needs_bound:
+            direction = declared.match
+        if direction is None:
+            return
+        name = self.pack.bound(owner.name, direction)
+        if name is None:  # "power above 150 bhp", where power is no filter
+            unapplied.append(text[min(owner.start, bound.first) : max(owner.end, bound.last)].strip())
+        else:
+            filters[name] = _number(bound.value)
+
+    def _owners(self, text: str, bounds: list[Bound]) -> list[_Of | None]:
+        """What each amount is said of, by the words said with it, then by those near it."""
+        spans = outermost(
+            [_Of(s.start, s.end, s.value, how) for how, matcher in self._said_of for s in matcher.spans(text, how != "unit")]
+        )
+        owners: list[_Of | None] = [None] * len(bounds)
+        for i, bound in enumerate(bounds):  # said with it: "15 lakh", "7 seater", "16gb ram or more", "6 airbags"
+            later = [b.first for b in bounds[i + 1 :] if b.first > bound.last]
+            owners[i] = next((s for s in spans if _with(text, bound, s, later) and s not in owners), None)
+        for span in (s for s in spans if s not in owners):  # before its bound ("mileage over 15"), else after it ("above 4 rating")
+            ahead = [i for i, b in enumerate(bounds) if b.first >= span.end and _words(text, span.end, b.first) <= self.WINDOW]
+            behind = [i for i, b in enumerate(bounds) if b.last <= span.start and _words(text, b.last, span.start) <= self.WINDOW]
+            chosen = next((i for i in [*ahead[:1], *behind[-1:]] if owners[i] is None), None)
+            if chosen is not None:
+                owners[chosen] = span
+        for i, bound in enumerate(bounds):  # a range is of one thing: "price between 10 and 15 lakh"
+            if owners[i] is None:
+                owners[i] = next(
+                    (owners[j] for j, b in enumerate(bounds) if j != i and (b.first, b.last) == (bound.first, bound.last)), None
+                )
+        return owners
+
+    def _money(self, text: str, bound: Bound) -> bool:
+        """An amount of money as said: with the currency, a scale ("80k", "1.5 lakh"), or from 1,000 up."""
+        return self.money.marks_amount(text, bound) or bound.scale is not None or bound.value >= 1000
+
+    def _stranger(self, text: str, bound: Bound) -> int | None:
+        """Where the words start of what an amount is said of when the pack doesn't know it: a
+        word right before its bound ("battery above 5000"), or a unit after it ("5000 mAh")."""
+        if self.money.marks_amount(text, bound) or bound.scale is not None:
+            return None
+        word = re.search(r"([a-z]{3,})\s*\Z", text[: bound.first])
+        if word and bound.first < bound.start and not self.known(word[1]):
+            return word.start(1)
+        return bound.first if bound.measure == "unit" else None
+
+    def _priced(self, text: str, bound: Bound) -> str | None:
+        """The price filter an amount of nothing named sets, if it is what an item costs: money
+        ("₹20 lakh", "80k"), or a bound the price filter takes with no cue ("under 800"), near
+        what the items cost."""
+        if self.price is None or not self.plausible[0] <= bound.value <= self.plausible[1]:
+            return None
+        filtering = self.pack.filters[self.price]
+        money = self.money.marks_amount(text, bound) or bound.scale is not None
+        needs_bound = filtering.filter.needs_bound
+        if not ((money or bound.value >= 1000 or not needs_bound) if bound.direction else money and not needs_bound):
+            return None
+        direction = bound.direction or filtering.filter.match
+        return self.pack.bound(filtering.attribute, direction) if direction in BOUNDS else None
+
+
+def _with(text: str, bound: Bound, span: _Of, later: list[int]) -> bool:
+    """Whether words are said with an amount: among its bound's words ("15 lakh", "16gb ram or
+    more"), or right after the amount or its bound ("1500 for two", "4 and above rating"), unless
+    they lead into the next bound (`later`: where those start): "16GB ขึ้นไป งบไม่เกิน 40000"."""
+    if span.start < bound.last and span.end > bound.first:
+        return True
+    after = any(span.start >= at and not text[at : span.start].strip(" -") for at in (bound.end, bound.last))
+    leading = span.how != "unit" and any(at >= span.end and not text[span.end : at].strip(" -") for at in later)
+    return after and not leading
+
+
+def _words(text: str, start: int, end: int) -> int:
+    return len(text[start:end].split())
+
+
+def _label_words(label: str) -> str:
+    """An attribute's label as customers say it: "Safety rating (NCAP)" is "safety rating"."""
+    return normalise(re.sub(r"\(.*?\)", " ", label))
+
+
+def _unit_words(attribute: Attribute) -> list[str]:
+    """A unit said after an amount of the attribute ("1500 cc"), when it is a word: not a currency, a percent or "/5"."""
+    unit = attribute.unit
+    return [unit] if unit and unit not in ("currency", "percent") and not unit.startswith("/") else []
 
 
 class Understanding:
@@ -243,11 +468,7 @@ class Understanding:
         self.vocabulary = vocabulary
         self.languages = catalog.languages
         self.money = Money(catalog.business.currency_symbol, catalog.business.currency_words)
-        self.numbers = {
-            name: _NumberFilter(spec.as_filter)
-            for name, (_, spec) in catalog.pack.filter_attributes().items()
-            if spec.type == "number"
-        }
+        self.numbers = frozenset(name for name, f in catalog.pack.filters.items() if f.of.type == "number")
         self.filters = {name: PhraseMatcher(section) for name, section in vocabulary.filters.items()}
         self.categories = {name: PhraseMatcher(section) for name, section in vocabulary.facts.items()}
         self.fact_numbers = {
@@ -257,6 +478,7 @@ class Understanding:
         self.ranks = PhraseMatcher({f"{name} {end}": said for name, ends in vocabulary.ranks.items() for end, said in ends.items()})
         self.features = PhraseMatcher(vocabulary.features)
         self.names = _name_matcher(catalog)
+        self.amounts = _Amounts(catalog, self.money, self._names_nothing)
         self.rules = FilterRules(catalog)
         self.unfamiliar = Unfamiliar(catalog, catalog.languages)
         self.calculates = any("calculate" in tools for tools in catalog.pack.tools.values())
@@ -268,11 +490,11 @@ class Understanding:
 
     @cached_property
     def _filter_nouns(self) -> dict[str, list[str]]:
-        """What customers call each filter ("brand", "budget", "fee"): its attribute's label and its cues."""
+        """What customers call each filter ("brand", "budget", "fee"): its attribute's label and
+        its cues; both bounds of a number by the same ("no budget" drops a floor too)."""
         return {
-            name: [normalise(attribute.label), *(normalise(cue) for cue in spec.as_filter.cues)]
-            for name, (_, spec) in self.catalog.pack.filter_attributes().items()
-            for attribute in [spec]
+            name: [normalise(f.of.label), *(normalise(cue) for cue in f.of.as_filter.cues)]
+            for name, f in self.catalog.pack.filters.items()
         }
 
     @cached_property
@@ -303,14 +525,15 @@ class Understanding:
         name = name if name and name in text else None  # as written, capitalised: "i'm interested" gives none
         clean = re.sub(rf"(?<!\w){re.escape(name.lower())}(?!\w)", " ", clean) if name else clean
         words = [w for w in re.findall(r"[a-z]+", clean) if w not in self._known_words]
-        filters = self._filters(self._without_facts(clean), said, words, awaiting)  # "my own shop" is no shopping
+        amounts = self._amounts(said, name, awaiting, clean, pending)
+        filters = {**amounts.filters, **self._filters(self._without_facts(clean), words)}  # "my own shop" is no shopping
         if self.details:  # "in Bandra" names Mumbai: the service reader knows each area's city
             known = self.vocabulary.filters
             read = self.details.read(text, dt.date.today())
             filters |= {
                 name: value for name, value in read.items() if name in known and name not in filters and value in known[name]
             }
-        profile = self._profile(clean, words, pending)
+        profile = self._profile(clean, words, pending, amounts.facts)
         cues = set(self.intents.exact(clean))
         rank = self._rank(clean, cues)
         lines = self.catalog.pack.display.lines_named(set(re.findall(r"\w+", clean)))
@@ -336,6 +559,7 @@ class Understanding:
             searching=bool(filters or named),
             naming=bool(named),
             priced=any(name in self.numbers for name in filters) or rank is not None,
+            amount_words=amounts.words,
         )
         if kind == "thanks":
             kind, thanks = "greeting", True
@@ -364,9 +588,10 @@ class Understanding:
         naming = (bool(leading or named) and kind in ("unknown", "greeting", "out_of_scope") and not thanks) or pointing_only
         naming |= leading and kind in ("feature_query", "faq") and not named  # no question about fees
         refining = bool(filters) and has_products and (kind == "unknown" or (kind == "faq" and confidence < SURE))
-        refining |= (
-            kind in ("feature_query", "unknown") and not has_products and not named and any(n in self.numbers for n in filters)
-        )
+        refining &= not self._of_a_feature(filters, clean, cues)  # "how does contactless work?" is help, whatever is on screen
+        bounded = any(n in self.numbers for n in filters)
+        refining |= kind in ("feature_query", "unknown") and not has_products and not named and bounded
+        refining |= kind == "feature_query" and not topics and not named and bounded  # "between 10 and 15 lakh": no fact asked
         if naming or refining or (absent and kind == "unknown" and ("want" in cues or bool(filters))):
             kind = "product_info"  # "any brand", "got a Corolla?", "the XUV700?", "aur 20 lakh tak?": about items after all
         if profile and kind in ("unknown", "out_of_scope"):
@@ -389,6 +614,7 @@ class Understanding:
             follow_up=(naming and bool(named)) or (kind == "product_info" and confidence < CONFIDENT and not cues),
             dropped=dropped if kind == "product_info" else [],
             absent=absent if kind in NEEDS_PRODUCTS else [],
+            unapplied=amounts.unapplied if kind in NEEDS_PRODUCTS else [],
             expression=expression,
             wants_comparison=wants_comparison,
             wants_eligibility=wants_eligibility and bool(self.catalog.pack.eligibility),
@@ -403,6 +629,12 @@ class Understanding:
             read_as=spelled,
         )
 
+    def _of_a_feature(self, filters: dict[str, FilterValue], clean: str, cues: set[str]) -> bool:
+        """Whether a message names only what items mention (a feature, a place), and no item nor
+        a wish for one: "how does contactless work?", unlike "cards with contactless"."""
+        mentions = all(self.catalog.pack.filters[name].filter.match == "mentions" for name in filters)
+        return bool(filters) and mentions and "want" not in cues and not set(self._item_words) & set(clean.split())
+
     def _kind(
         self,
         spelled: str,
@@ -415,18 +647,20 @@ class Understanding:
         searching: bool,
         naming: bool,
         priced: bool,
+        amount_words: frozenset[str] = frozenset(),
     ) -> tuple[str, float]:
         """The intent, and how sure of it we are. What the conversation is waiting for comes
         first (an answer to a profile or clarifying question); a message of catalog words is a
         search; in a script the model cannot read, the pack's words decide. Then the router,
         trained on the pack's examples, with the help centre as a second opinion on unsure
         readings about items. When the router is unsure, a phrase of the pack's vocabulary may
-        settle it among its likely intents; otherwise the message is not understood."""
+        settle it among its likely intents; otherwise the message is not understood.
+        `amount_words`: the words the message's amounts are said in ("rated above 4.5"), catalog words too."""
         if not clean:
             return "greeting", 1.0
         if pending in self.catalog.pack.profile and profile:
             return "eligibility_check", 1.0
-        if answers and not self._only_catalog_words(spelled):  # "some keys on my keyboard stopped working" answers nothing
+        if answers and not self._only_catalog_words(spelled, amount_words):  # "some keys on my keyboard stopped working"
             if self.router.embedder.blind(spelled):
                 device = self.catalog.pack.device_filter
                 answers = "support" not in cues and not self._article_for(self._without_filters(spelled, keep=device))
@@ -435,7 +669,7 @@ class Understanding:
                 answers = routed.intent in NEEDS_PRODUCTS or routed.confidence < CONFIDENT
         if answers:
             return "product_info", 1.0
-        if searching and self._only_catalog_words(spelled):  # "amex gold", "credit or debit"
+        if searching and self._only_catalog_words(spelled, amount_words):  # "amex gold", "mouse between 1000 and 2000 baht"
             return "product_info", 1.0
         if self.router.embedder.blind(spelled):  # a script the model can't read: the pack's words decide
             if expression:
@@ -511,9 +745,28 @@ class Understanding:
 
     @cached_property
     def _amount_words(self) -> frozenset[str]:
-        """Words a number after is an amount ("price 30000", "budget 35k"): the number filters' cues and the currency's words."""
-        cues = {w for spec in self.numbers.values() for cue in spec.spec.cues for w in normalise(cue).split()}
-        return frozenset(cues | {normalise(w) for w in self.catalog.business.currency_words})
+        """Words a number after is an amount ("price 30000", "ram 16"): what amounts are said of, and the currency's words."""
+        return self.amounts.words | {normalise(w) for w in self.catalog.business.currency_words}
+
+    @cached_property
+    def _not_names(self) -> frozenset[str]:
+        """Words a number after is an amount, not a model's: "price 30000", "ram 16", "suv 10-15 lakh"."""
+        sections = self.vocabulary.filters.values()
+        return self._amount_words | {
+            w for section in sections for phrases in section.values() for p in phrases for w in normalise(p).split()
+        }
+
+    def _names_nothing(self, word: str) -> bool:
+        """Whether a word is the business's or a language's, never what a number is said of
+        that the pack doesn't know ("cars above 20 lakh", unlike "battery above 5000")."""
+        return (
+            word in self._known_words
+            or word in self._filler
+            or word in self._amount_words
+            or word in self.vocabulary.words
+            or self.languages.lists(word)
+            or bool(self.names(word))
+        )
 
     def _without_facts(self, clean: str) -> str:
         """The message without the phrases of several words that tell a fact about the customer
@@ -533,10 +786,10 @@ class Understanding:
         """A word of the business's own (no part of a name): "Islamic" is one, "Islam" is not."""
         return word.lower() in self.vocabulary.words
 
-    def _only_catalog_words(self, text: str) -> bool:
-        """Whether the message says nothing but filter values, item words and little words, in
-        any script ("โน้ตบุ๊คเปิดไม่ติด" says more than "laptop")."""
-        return not set(re.findall(rf"{LETTER}+", self._without_filters(text))) - self._filler
+    def _only_catalog_words(self, text: str, amount_words: frozenset[str] = frozenset()) -> bool:
+        """Whether the message says nothing but filter values, item words, little words and the
+        words of its amounts, in any script ("โน้ตบุ๊คเปิดไม่ติด" says more than "laptop")."""
+        return not set(re.findall(rf"{LETTER}+", self._without_filters(text))) - self._filler - amount_words
 
     @cached_property
     def _filler(self) -> frozenset[str]:
@@ -548,27 +801,46 @@ class Understanding:
         one misspelt word can move a short message's embedding to another intent."""
         return re.sub(r"[a-z]{4,}", lambda m: self._speller.correct(m.group(0)), clean)
 
-    def _filters(self, clean: str, said: str, words: list[str], awaiting: str | None) -> dict[str, FilterValue]:
-        """`said`: the message with native digits as ASCII, before amounts are read; a number in a
-        model's name ("RTX 4060", "iPhone 15") is blanked from it before any amount is."""
-        priced = normalise(self.languages.amounts(self.languages.unnamed(said, self._amount_words.__contains__)))
-        said = normalise(said)
+    def _amounts(self, said: str, name: str | None, awaiting: str | None, clean: str, pending: Pending | None) -> _Said:
+        """What the message's amounts set: `said` is the message with native digits as ASCII
+        ones; the numbers of models' names ("RTX 4060", "iPhone 15") and of the customer's own
+        name are no amounts, nor, answering a question, those of the items' names."""
+        text = _spaced(said, _BOUND_MARKS)
+        if name:
+            text = re.sub(rf"(?<!\w){re.escape(name.lower())}(?!\w)", lambda m: " " * len(m[0]), text)
+        text = self.languages.unnamed(self.names.without(text) if awaiting else text, self._not_names.__contains__)
+        facts = self.catalog.pack.profile
+        told = [n for n, fact in facts.items() if fact.kind == "amount" and any(cue in clean for cue in fact.cues)]
+        asked = pending if pending in facts else None
+        amounts = [n for n, fact in facts.items() if fact.kind == "amount" and fact.question]
+        bare = asked if asked in amounts else amounts[0] if asked and amounts else None  # what a bare amount answers
+        return self.amounts.read(text, awaiting if awaiting in self.catalog.pack.filters else None, told, bare)
+
+    def _filters(self, clean: str, words: list[str]) -> dict[str, FilterValue]:
+        """The filters the vocabulary's phrases set, typos and all ("platnum"), and the amounts
+        its phrases stand for ("no annual fee"). What the items are is not asked for inside
+        another filter's phrase: "a laptop with a backlit keyboard" wants no keyboard."""
+        found = {name: matcher.spans(clean) for name, matcher in self.filters.items()}
+        inside = {(s.start, s.end) for spans in found.values() for s in outermost(spans)}
         filters: dict[str, FilterValue] = {}
         for name, matcher in self.filters.items():
-            values = matcher.find(clean, words) if name not in self.numbers else matcher.exact(clean)
-            if values and name in self.numbers:  # a phrase for a number: "no annual fee" is 0
-                filters[name] = _number(values[0])
-            elif values:
-                filters[name] = values[0] if len(values) == 1 else values
-        ceiling = self.languages.ceiling(priced)
-        for name, spec in self.numbers.items():
-            if name in filters:
+            spans = found[name]
+            if name in self._nouns:
+                spans = [s for s in spans if not any(a <= s.start and s.end <= b and b - a > s.end - s.start for a, b in inside)]
+            values = list(dict.fromkeys(span.value for span in spans))
+            if name in self.numbers:  # a phrase for a number: "no annual fee" is 0
+                if values:
+                    filters[name] = _number(values[0])
                 continue
-            answering = awaiting == name
-            amount = spec.read(clean, self.names.without(priced) if answering else priced, said, self.money, answering, ceiling)
-            if amount is not None:
-                filters[name] = amount
+            values += [v for v in matcher.fuzzy(words) if v not in values]
+            if values:
+                filters[name] = values[0] if len(values) == 1 else values
         return filters
+
+    @cached_property
+    def _nouns(self) -> frozenset[str]:
+        """The filters that say what the items are ("laptop", "credit card")."""
+        return frozenset(name for name, f in self.catalog.pack.filters.items() if f.filter.place == "noun")
 
     def _named(self, clean: str, filters: dict[str, FilterValue], shown: Sequence[str]) -> list[str]:
         """Items the message names, one per mention ("compare Thar and Scorpio"): of the items a
@@ -583,22 +855,20 @@ class Understanding:
                 named.append(best)
         return named
 
-    def _profile(self, clean: str, words: list[str], pending: Pending | None) -> dict[str, FactValue]:
+    def _profile(self, clean: str, words: list[str], pending: Pending | None, amounts: dict[str, int]) -> dict[str, FactValue]:
         """The facts the message tells, as the pack declares them: a category by its words, an
-        amount by its cues, a number by its cues or units. While a fact is asked for, answers
+        amount by its cues (`amounts`, read with the message's other amounts: a correction keeps
+        the amount meant), a number by its cues or units. While a fact is asked for, answers
         come in any order: a bare amount answers the amount asked for, or else the first amount
         the pack asks about, and a bare number the number fact asked for."""
         facts = self.catalog.pack.profile
         asked = pending if pending in facts else None
-        amounts = [name for name, fact in facts.items() if fact.kind == "amount" and fact.question]
-        bare_amount = asked if asked in amounts else amounts[0] if asked and amounts else None  # what a bare one answers
         told: dict[str, FactValue | None] = {}
         for name, fact in facts.items():
             if fact.kind == "category":
                 told[name] = next(iter(self.categories[name].find(clean, words)), None) if name in self.categories else None
             elif fact.kind == "amount":
-                cued = any(cue in clean for cue in fact.cues)
-                told[name] = self.money.first(clean) if cued or name == bare_amount else None
+                told[name] = amounts.get(name)
             else:
                 told[name] = self.fact_numbers[name].read(clean, asked == name)
         return {name: value for name, value in told.items() if value is not None}
@@ -640,37 +910,6 @@ def _one_typo(a: str, b: str) -> bool:
         )
     short, long_ = sorted((a, b), key=len)
     return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
-
-
-class _NumberFilter:
-    """A number filter's ways of being said, compiled once: next to one of its units ("7 seater"),
-    anywhere with one of its cues ("budget 35k", "fee under 5k"), or alone when just asked for."""
-
-    def __init__(self, spec: Filter):
-        self.spec = spec
-        units = "|".join(re.escape(u) for u in spec.units)
-        self.units = re.compile(rf"(\d+(?:\.\d+)?)\s*-?\s*(?:{units})\b") if spec.units else None
-        self.cues = _phrases(spec.cues) if spec.cues else None
-
-    def read(self, clean: str, priced: str, said: str, money: Money, answering: bool, ceiling: int | None) -> int | float | None:
-        """`clean` has amounts as digits; `priced` too, without the numbers of models' names, for
-        amounts; `said` the words as typed, for cues that are scale words; `ceiling` is where an
-        amount said to be a ceiling starts in `priced` ("under 800", "60k or less"), which an
-        upper bound takes as its value with or without one of its own cues."""
-        if self.units and (found := self.units.search(clean)) and float(found[1]) < LARGEST:
-            return _number(found[1])
-        cued = bool(self.cues and (self.cues.search(clean) or self.cues.search(said)))
-        if self.spec.needs_bound:  # "fee" alone is no amount: "fee under 5k" is
-            cued = cued and ceiling is not None
-        elif self.spec.match == "max" and not self.units:
-            cued = cued or ceiling is not None
-        if cued or answering:
-            if self.units:
-                return _first_number(clean)
-            if ceiling is not None:  # "under 800 for two": the number after a ceiling is the amount
-                return money.first(priced[ceiling:], bare=True)
-            return money.first(priced, bare=answering)
-        return None
 
 
 class _NumberFact:
@@ -741,12 +980,6 @@ def _name_matcher(catalog: Catalog) -> _Names:
     return _Names(aliases)
 
 
-def _number(text: str) -> int | float:
-    value = float(text)
+def _number(said: str | Decimal) -> int | float:
+    value = float(said)
     return int(value) if value.is_integer() else value
-
-
-def _first_number(clean: str) -> int | float | None:
-    """The first number in the text, if it is one anyone could mean."""
-    found = re.search(r"\d+(?:\.\d+)?", clean)
-    return _number(found[0]) if found and float(found[0]) < LARGEST else None
