@@ -176,3 +176,15 @@ def test_a_bound_no_filter_narrows_is_said_back(packs):
     assert unapplied(["potencia de más de 100 cv"], packs("homologation")).startswith(
         "No puedo buscar por “potencia de más de 100 cv”"
     )
+
+
+def test_either_bound_of_an_attribute_says_what_its_filter_asks(packs):
+    """ "Above 20 lakh" says a budget as much as "under 15 lakh": a required or clarifying filter is answered by either."""
+    pack = packs("cars").pack
+    assert pack.said("max_price", {"min_price": 2_000_000}) and pack.said("max_price", {"max_price": 1_500_000})
+    assert not pack.said("max_price", {"min_mileage": 15, "body_type": "suv"})
+    assert (pack.bound("price", "min"), pack.bound("seating", "max"), pack.bound("model", "min")) == (
+        "min_price",
+        "max_seating",
+        None,
+    )
