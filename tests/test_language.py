@@ -230,6 +230,7 @@ def _bounds(text: str, languages=LANGUAGES) -> list[tuple[float, str | None]]:
         ("5000 reward points", [(5000, None)]),
         ("2026-11-28", [(2026, None), (11, None), (28, None)]),
         ("send 500 to 01712345678", [(500, None), (1_712_345_678, None)]),
+        ("01712-345678", [(1712, None), (345_678, None)]),
         ("16GB RAM and 512GB SSD", [(16, None), (512, None)]),
     ],
 )

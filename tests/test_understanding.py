@@ -192,6 +192,9 @@ def read():
         ("cars", "a 7 seater under 20 lakh", {"min_seats": 7, "max_price": 2_000_000}),
         ("cars", "price between 10 and 15 lakh", {"min_price": 1_000_000, "max_price": 1_500_000}),
         ("cars", "diesel SUV 10-15 lakh", {"fuel": "diesel", "body_type": "suv", "min_price": 1_000_000, "max_price": 1_500_000}),
+        ("cars", "a 4 to 5 seater", {"min_seats": 4, "max_seating": 5}),  # a range is of what its end is said of
+        ("cars", "cars under 15", {}),  # nothing costs anywhere near ₹15: no price at all
+        ("bank", "my number is 01712-345678", {}),  # a phone number is no range of fees
         # the nearest words say what each number is of; a word before a bound is that bound's
         ("cars", "price above 20 lakh and mileage over 15", {"min_price": 2_000_000, "min_mileage": 15}),
         ("cars", "cars above 20 lakhs with mileage over 15", {"min_price": 2_000_000, "min_mileage": 15}),

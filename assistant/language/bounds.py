@@ -129,6 +129,8 @@ class Bounds:
             return None
         if joint[1] == "-" and (text[low.start - 1 : low.start] in ("-", "+") or text[high.end : high.end + 1] == "-"):
             return None  # a date or a phone number: 2026-11-28, +880-1712-345678
+        if any(re.match(r"0\d", text[a.start : a.end]) for a in (low, high)):
+            return None  # nobody says an amount with a leading zero: 01712-345678 is a phone number
         value = low.value * high.scale if low.scale is None and high.scale and low.value * high.scale <= high.value else low.value
         if value > high.value or high.value > _APART * max(value, Decimal(1)):  # "500 to 01712345678" is no range
             return None

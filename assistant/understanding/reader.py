@@ -346,8 +346,8 @@ class _Amounts:
             elif (stranger := self._stranger(text, bound)) is not None:
                 if bound.direction:
                     unapplied.append(text[stranger : bound.last].strip())
-            elif priced := self._priced(text, bound):
-                filters[priced] = _number(bound.value)
+            elif (priced := self._priced(text, bound)) and all(self._priced(text, b) for b in _range_of(bound, bounds)):
+                filters[priced] = _number(bound.value)  # a range's ends are both the price, or neither is
         words = frozenset(w for phrase in [*phrases, *unapplied] for w in re.findall(rf"{LETTER}+", phrase))
         return _Said(filters, unapplied, facts, words)
 
@@ -394,9 +394,7 @@ class _Amounts:
                 owners[chosen] = span
         for i, bound in enumerate(bounds):  # a range is of one thing: "price between 10 and 15 lakh"
             if owners[i] is None:
-                owners[i] = next(
-                    (owners[j] for j, b in enumerate(bounds) if j != i and (b.first, b.last) == (bound.first, bound.last)), None
-                )
+                owners[i] = next((owners[bounds.index(b)] for b in _range_of(bound, bounds) if b != bound), None)
         return owners
 
     def _money(self, text: str, bound: Bound) -> bool:
@@ -437,6 +435,11 @@ def _with(text: str, bound: Bound, span: _Of, later: list[int]) -> bool:
     after = any(span.start >= at and not text[at : span.start].strip(" -") for at in (bound.end, bound.last))
     leading = span.how != "unit" and any(at >= span.end and not text[span.end : at].strip(" -") for at in later)
     return after and not leading
+
+
+def _range_of(bound: Bound, bounds: list[Bound]) -> list[Bound]:
+    """The bounds said as one range with this one ("between 10 and 15 lakh"), itself among them."""
+    return [b for b in bounds if (b.first, b.last) == (bound.first, bound.last)]
 
 
 def _words(text: str, start: int, end: int) -> int:
