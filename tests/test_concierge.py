@@ -355,3 +355,74 @@ def test_a_restaurant_named_before_gives_way_to_another_city(ask, catalog):
 @pytest.mark.parametrize("said", ["kal raat 9 baje 4 logon ke liye table milega?", "कल रात 9 बजे 4 लोगों के लिए टेबल मिलेगा?"])
 def test_a_table_asked_for_in_hinglish_or_hindi(app, said):
     assert app.extensions["concierge"].read(said, MONDAY, Plan()) == {"date": "2026-11-24", "time": "21:00", "guests": 4}
+
+
+def _reservations(tmp_path: Path) -> list[tuple]:
+    with sqlite3.connect(tmp_path / "bookings.sqlite3") as db:
+        return db.execute("SELECT id, restaurant_id, date, time, guests FROM reservations").fetchall()
+
+
+def test_a_change_moves_the_booked_table_and_keeps_everything_else(ask, outbox, tmp_path):
+    booked = ask(SEED_INSTRUCTION)
+    moved = ask("Change it to Friday, same time")
+    assert moved["restaurant"] == booked["restaurant"]
+    assert moved["reservation"] | {"date": None} == booked["reservation"] | {"date": None}, "the same reservation and time"
+    assert moved["reservation"]["date"] == "2026-11-27" and moved["message"].startswith("Changed your table at")
+    reservation_id, restaurant_id = booked["reservation"]["reservation_id"], booked["restaurant"]["id"]
+    assert _reservations(tmp_path) == [(reservation_id, restaurant_id, "2026-11-27", "20:00", 4)]
+    assert moved["reminder"]["scheduled_for"] == "2026-11-27T19:00", "the reminder an hour before moves with it"
+    with sqlite3.connect(tmp_path / "bookings.sqlite3") as db:
+        assert db.execute("SELECT COUNT(*) FROM reminders WHERE sent_at IS NULL").fetchone()[0] == 1, "the old one is gone"
+    sent = outbox()[-1]
+    assert sent["kind"] == "whatsapp" and "is now for 4 on Friday 27 November at 20:00" in sent["text"]
+
+
+def test_a_question_never_moves_a_booked_table_but_a_change_after_it_does(ask, outbox, tmp_path):
+    booked = ask(SEED_INSTRUCTION)
+    before, messages = _reservations(tmp_path), len(outbox())
+    for question in ("Are you open on Sunday?", "kal raat 9 baje parking milegi?", "Book another table on Sunday"):
+        assert "ask_user" in ask(question), question
+        assert _reservations(tmp_path) == before and len(outbox()) == messages, question
+    moved = ask("actually move my table to Sunday at 9 pm instead")
+    assert moved["reservation"]["reservation_id"] == booked["reservation"]["reservation_id"]
+    assert (moved["reservation"]["date"], moved["reservation"]["time"]) == ("2026-11-29", "21:00")
+
+
+def test_a_change_to_an_hour_it_cannot_have_is_asked_again_and_the_table_stays(ask, tmp_path):
+    booked = ask(SEED_INSTRUCTION)
+    before = _reservations(tmp_path)
+    asked = ask("please move it to Monday 30 November at 2 am")
+    assert "is open" in asked["ask_user"] and asked["ask_user"].endswith("At what time?")
+    assert _reservations(tmp_path) == before, "nothing moves until a time it can have"
+    moved = ask("10 pm")
+    assert (moved["reservation"]["date"], moved["reservation"]["time"]) == ("2026-11-30", "22:00")
+    assert moved["reservation"]["reservation_id"] == booked["reservation"]["reservation_id"]
+
+
+def test_another_place_is_another_table_not_a_change(ask, tmp_path):
+    ask(SEED_INSTRUCTION)
+    before = _reservations(tmp_path)
+    assert ask("change it to Pune on Friday") == {"ask_user": "Which area of Pune would you like?"}
+    assert _reservations(tmp_path) == before
+
+
+def test_a_change_in_hindi(ask, tmp_path):
+    booked = ask(SEED_INSTRUCTION)
+    moved = ask("बदल दो, परसों")
+    assert (moved["reservation"]["date"], moved["reservation"]["time"]) == ("2026-11-25", "20:00")
+    assert _reservations(tmp_path)[0][0] == booked["reservation"]["reservation_id"]
+
+
+def test_a_guest_changing_the_table_held_moves_it_and_the_code_confirms_it_there(client, clock, outbox, tmp_path):
+    def say(instruction: str) -> dict:
+        response = client.post("/assistant", json={"user_id": "guest-7", "instruction": instruction})
+        assert response.status_code == 200, response.get_json()
+        return response.get_json()
+
+    say("Book a table for 2 at an Indian restaurant in Bandra, Mumbai, tomorrow at 1 pm, I'm Meera Joshi, 9820011223")
+    held = say("make it 2 pm instead")
+    assert "holding a table for 2" in held["ask_user"] and "at 14:00" in held["ask_user"]
+    code = outbox()[-1]["text"].split("code is ")[1][:6]
+    done = say(code)
+    assert done["reservation"]["time"] == "14:00" and len(_reservations(tmp_path)) == 1
+    assert "confirmed for Tuesday 24 November at 14:00" in outbox()[-1]["text"]

@@ -47,6 +47,8 @@ from assistant.understanding.reader import normalise
 log = logging.getLogger("assistant.concierge")
 WHO = ("person", "phone")  # slot kinds asked for once a table is found
 SEARCH = ("city", "locality", "cuisine", "date", "time", "restaurant_id")
+WHERE = ("city", "locality", "cuisine", "restaurant_id")  # another of these is another table, not a change
+MOVES = ("date", "time", "guests")  # what a change moves a table booked to
 BOOK = "ReserveRestaurant"  # the schema's intent for booking a table (data/restaurants/schema.json)
 FROM_SCHEMA = {
     "city": "city",
@@ -76,6 +78,14 @@ class Plan(BaseModel):
     first_said: str | None = None  # the instruction that opened the plan, and the last one, as read (`_retried`)
     last_said: str | None = None
     answer: dict[str, Any] | None = None  # the answer that finished it
+    reserved: Table | None = None  # the table its reservation holds, as reserved or last moved
+    changing: bool = False  # its booked table is being, or was, moved: the messages say so
+    made: Plan | None = None  # the table booked last, which a change still moves while this plan names no place
+
+    def committed(self) -> bool:
+        """Whether its table is booked for good (confirmed, or being moved), so that a change
+        moves it and nothing else may lose it."""
+        return self.reserved is not None and (self.notification is not None or self.changing)
 
     def booked(self) -> tuple[Table, Reservation]:
         """The table and its reservation, which every step after reserving needs."""
@@ -136,8 +146,7 @@ class Concierge:
             again = retried in (plan.first_said, plan.last_said)  # sent again: the same request, not a new one
             if again and plan.done and plan.reservation is not None and plan.answer is not None:
                 return plan.answer  # its table, not a second one
-            if plan.done or (not again and self._new_request(instruction, said)):  # who the customer is carries over
-                plan = Plan(slots={who: plan.slots[who] for who in ("name", "phone") if plan.slots.get(who)})
+            plan = self._going_on(plan, instruction, said, again)
             known = self.members.get(user_id, {}) if member else None
             answer = self._advance(plan, key, known, instruction, said, now)
             plan.first_said, plan.last_said = plan.first_said or retried, retried
@@ -145,6 +154,41 @@ class Concierge:
                 plan.answer = answer
             self._plans.write("INSERT OR REPLACE INTO concierge_plans VALUES (?, ?)", (key, plan.model_dump_json()))
             return answer
+
+    def _going_on(self, plan: Plan, instruction: str, said: dict[str, Any], again: bool) -> Plan:
+        """The plan an instruction goes on with. A change of the table booked last ("make it
+        Saturday, same time") reopens its plan, which moves it and keeps everything else; a new
+        request, another place for a booked table, or anything once a plan is done starts a new
+        plan, which keeps who the customer is and the table booked last, for a change to move
+        until the new plan names a place of its own. Anything else goes on with the plan."""
+        booked = plan if plan.committed() else plan.made
+        if booked and (booked is plan or not any(plan.slots.get(k) for k in WHERE)) and self._changes(booked, instruction, said):
+            booked.done, booked.answer, booked.made = False, None, None
+            return booked
+        elsewhere = booked is plan and not self._keeps_place(plan, said)
+        if plan.done or elsewhere or (not again and self._new_request(instruction, said)):
+            who = {key: plan.slots[key] for key in ("name", "phone") if plan.slots.get(key)}
+            return Plan(slots=who, made=_settled(booked) if booked else None)
+        return plan
+
+    def _changes(self, booked: Plan, instruction: str, said: dict[str, Any]) -> bool:
+        """Whether an instruction changes the table booked: it asks for a change ("move it",
+        "instead", "badal do") of its day, time or party size, at the same place. A question
+        that names a day ("are you open on Sunday?") changes nothing."""
+        return (
+            self.languages.asks_change(instruction)
+            and not self.languages.asks_another(instruction)
+            and any(key in said for key in MOVES)
+            and self._keeps_place(booked, said)
+        )
+
+    def _keeps_place(self, plan: Plan, said: dict[str, Any]) -> bool:
+        """Whether what was said leaves the plan's restaurant as it is: none other named, nor
+        another city, area or cuisine it doesn't have."""
+        assert plan.restaurant is not None, "a plan with a table has its restaurant"
+        restaurant = self.catalog.product(plan.restaurant["id"])
+        assert restaurant is not None, "a table is at a restaurant of the catalog"
+        return said.get("restaurant_id") in (None, restaurant.id) and _there(restaurant, said)
 
     def _advance(
         self, plan: Plan, key: str, known: dict[str, str] | None, instruction: str, said: dict[str, Any], now: dt.datetime
@@ -154,6 +198,8 @@ class Concierge:
         `known`: a member's name and phone; None: a guest, whose number a code confirms."""
         if plan.reservation is None and any(plan.slots.get(k) not in (None, v) for k, v in said.items() if k in SEARCH):
             plan.restaurant = None
+        if plan.reservation and not plan.committed() and not self._keeps_place(plan, said):
+            plan.reservation = plan.reserved = plan.restaurant = None  # a table held elsewhere: its hold lapses
         plan.slots.update(said)
         self._fit(plan.slots, said)
         for field in ("name", "phone"):
@@ -181,6 +227,12 @@ class Concierge:
             failed = self._reserve(plan, now, now + CODE_TTL if guest else None)
             if failed:
                 return failed
+        elif plan.reserved and plan.reserved != plan.table():
+            failed = self._move(plan, now)
+            if failed:
+                return failed
+            if guest and plan.code_to == plan.slots["phone"]:  # the table now held, and the code still to type
+                return self._ask_code(plan, self._holding(plan))
         if guest:
             asked = self._confirm_number(plan, key, instruction, now)
             if asked:
@@ -305,6 +357,10 @@ class Concierge:
             why = "code_capped" if sent.get("error") == TOO_MANY else "concierge_code_not_sent"
             return {"error": "code_not_sent", "details": say(self.catalog, why, phone=masked(phone))}
         plan.code_to = phone
+        return self._ask_code(plan, self._holding(plan))
+
+    def _holding(self, plan: Plan) -> str:
+        """The table held for a guest, and the code sent to confirm it."""
         table, reservation = plan.booked()
         held = say(
             self.catalog,
@@ -314,9 +370,9 @@ class Concierge:
             day=day_of(reservation.date),
             time=reservation.time,
             minutes=int(CODE_TTL.total_seconds() // 60),
-            phone=masked(phone),
+            phone=masked(table.phone),
         )
-        return self._ask_code(plan, " ".join([*plan.notes, held]))
+        return " ".join([*plan.notes, held])
 
     def _ask_code(self, plan: Plan, text: str) -> dict[str, Any]:
         plan.asking = "code"
@@ -333,11 +389,36 @@ class Concierge:
             return {"error": "reservation_failed", "details": held.why}
         plan.notes += held.notes
         plan.slots["time"] = held.reservation.time
-        plan.reservation = held.reservation
+        plan.reservation, plan.reserved, plan.made = held.reservation, plan.table(), None
+        return None
+
+    def _move(self, plan: Plan, now: dt.datetime) -> dict[str, Any] | None:
+        """The reservation moved to the day, time or party size now asked for (a booked one's
+        message and reminder then go out anew). Where no table is free then, it stays as it was
+        and the customer hears why and is asked again; a guest's hold that lapsed meanwhile is
+        reserved anew."""
+        table, reservation = plan.booked()
+        held = self.tables.hold(table, now, moving=reservation.reservation_id)
+        if isinstance(held, Refused) and not plan.committed() and held.again is None:
+            plan.reservation = plan.reserved = None
+            return self._reserve(plan, now, now + CODE_TTL)
+        if isinstance(held, Refused):
+            again = next((slot.slot for slot in self.flow.slots() if slot.kind == held.again), None)
+            if again is None:
+                plan.slots, plan.done = _settled(plan).slots, True
+                return {"error": "reservation_failed", "details": held.why}
+            plan.slots[again] = None
+            return self._ask(plan, [again], held.why)
+        plan.notes = held.notes
+        plan.slots["time"] = held.reservation.time
+        if plan.committed():
+            plan.changing, plan.notification, plan.reminder = True, None, None
+            plan.slots["remind_date"] = None  # a reminder at a time is on the table's new day
+        plan.reservation, plan.reserved = held.reservation, plan.table()
         return None
 
     def _notify(self, plan: Plan) -> dict[str, Any] | None:
-        sent = self.tables.confirm(*plan.booked(), plan.slots.get("channel") or self.setup.default_channel)
+        sent = self.tables.confirm(*plan.booked(), plan.slots.get("channel") or self.setup.default_channel, moved=plan.changing)
         if isinstance(sent, NotSent):
             plan.done = True
             return {"error": "notification_failed", "details": sent.why}
@@ -372,7 +453,7 @@ class Concierge:
             result["reminder"] = plan.reminder.model_dump()
         done = say(
             self.catalog,
-            "concierge_booked",
+            "concierge_moved" if plan.changing else "concierge_booked",
             guests=plan.slots["guests"],
             place=plan.restaurant["name"],
             day=day_of(reservation.date),
@@ -433,6 +514,13 @@ def _there(restaurant: Product, said: dict[str, Any]) -> bool:
         and (not locality or in_locality(restaurant, locality))
         and (not cuisine or serves(restaurant, cuisine))
     )
+
+
+def _settled(plan: Plan) -> Plan:
+    """A plan with a table booked as its reservation stands, whatever a change left half asked."""
+    assert plan.reserved is not None, "a table booked is reserved"
+    slots = plan.slots | {key: getattr(plan.reserved, key) for key in MOVES}
+    return plan.model_copy(update={"slots": slots, "done": True, "asking": None, "made": None})
 
 
 def _retried(instruction: str, said: dict[str, Any]) -> str:
