@@ -22,7 +22,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError
 
-from assistant.language.bounds import Bound, Bounds, Direction
+from assistant.language.bounds import REACH, Bound, Bounds, Direction
 from assistant.language.dropping import Dropping
 from assistant.language.lexicon import Language, Table, key
 from assistant.language.names import Names
@@ -33,6 +33,7 @@ from assistant.language.when import DateOrder, Found, When, WhenParts, blank
 
 __all__ = [
     "FOLDER",
+    "REACH",
     "Bound",
     "DateOrder",
     "Direction",

@@ -29,6 +29,7 @@ from assistant.language.numbers import Amount, Numbers
 Direction = Literal["min", "max"]
 Measure = Literal["people", "hour", "unit"]  # what an amount counts, in the language's own words ("4 people", "7 pm", "3 days")
 _APART = 1000  # two amounts this many times apart are no range anyone means
+REACH = 64  # characters before an amount its bound's words fit in ("nothing more than usd 5000"): no need to read further back
 
 _NAME = re.compile(r"(?<![^\W_])([a-z][a-z\d]*)[ \t-]+\Z", re.IGNORECASE)  # the word just before a number
 _NUMBER = re.compile(r"(?<![\w.,])\d[\d,]*(?:\.\d+)?")
@@ -123,7 +124,7 @@ class Bounds:
         joint = self._range_to.fullmatch(text, low.end, high.start)
         if joint is None:
             return None
-        before = self._range_before.search(text, 0, low.start)
+        before = self._range_before.search(text, max(0, low.start - REACH), low.start)
         after = self._range_after.match(text, high.end)
         if not (joint[1] or before or after):  # "and" alone joins no range: "16GB RAM and 512 SSD"
             return None
@@ -144,7 +145,8 @@ class Bounds:
         )
 
     def _bound(self, text: str, amount: Amount) -> Bound:
-        before = next(filter(None, (pattern.search(text, 0, amount.start) for pattern in self._before)), None)
+        reach = max(0, amount.start - REACH)
+        before = next(filter(None, (pattern.search(text, reach, amount.start) for pattern in self._before)), None)
         after = None if before else self._after.match(text, amount.end)
         if after and after[1] in self._before_words and self._next.match(text, after.end()):
             after = None  # "iphone 16 pro max under 50000"
@@ -168,7 +170,7 @@ class Bounds:
 
     def _in_name(self, text: str, at: int, known: Callable[[str], bool] = lambda word: False) -> bool:
         """Whether the number starting at `at` is part of a name rather than an amount."""
-        name = _NAME.search(text, 0, at)
+        name = _NAME.search(text, max(0, at - REACH), at)
         if name is None or key(name[1]) in self._listed or known(key(name[1])):
             return False
         number = _NUMBER.match(text, at)

@@ -22,7 +22,7 @@ from typing import Any, Literal, NamedTuple, Protocol, TypeVar
 from pydantic import BaseModel, ConfigDict
 
 from assistant.dialogue.state import Pending, Wishes
-from assistant.language import Bound, Pointing
+from assistant.language import REACH, Bound, Pointing
 from assistant.language.lexicon import LETTER
 from assistant.pack.model import BOUNDS, Attribute, Catalog, CustomerFact, FactValue, FilterValue, IntentType
 from assistant.tools.calculator import find_expression
@@ -135,6 +135,7 @@ def _spaced(text: str, kept: frozenset[str] = _KEPT_MARKS) -> str:
     return "".join(_read_as(ch, kept) for ch in unicodedata.normalize("NFC", text))
 
 
+@lru_cache(maxsize=8192)
 def _read_as(ch: str, kept: frozenset[str]) -> str:
     low = ch.lower()
     low = low if len(low) == 1 else ch  # "İ" lowers to two characters: kept as it is, so positions hold
@@ -265,7 +266,7 @@ class Money:
         """Whether the currency is said with the amount: before it, after it, or among its bound's
         words ("entre 100 y 300 euros" is money at both ends)."""
         return bool(
-            self._before.search(text, 0, bound.start)
+            self._before.search(text, max(0, bound.start - REACH), bound.start)
             or self._after.match(text, bound.end)
             or self._among.search(text, bound.first, bound.last)
         )
@@ -406,7 +407,7 @@ class _Amounts:
         word right before its bound ("battery above 5000"), or a unit after it ("5000 mAh")."""
         if self.money.marks_amount(text, bound) or bound.scale is not None:
             return None
-        word = re.search(r"([a-z]{3,})\s*\Z", text[: bound.first])
+        word = _LAST_WORD.search(text, max(0, bound.first - REACH), bound.first)
         if word and bound.first < bound.start and not self.known(word[1]):
             return word.start(1)
         return bound.first if bound.measure == "unit" else None
@@ -424,6 +425,9 @@ class _Amounts:
             return None
         direction = bound.direction or filtering.filter.match
         return self.pack.bound(filtering.attribute, direction) if direction in BOUNDS else None
+
+
+_LAST_WORD = re.compile(r"([a-z]{3,})\s*\Z")
 
 
 def _with(text: str, bound: Bound, span: _Of, later: list[int]) -> bool:
@@ -493,12 +497,17 @@ class Understanding:
 
     @cached_property
     def _filter_nouns(self) -> dict[str, list[str]]:
-        """What customers call each filter ("brand", "budget", "fee"): its attribute's label and
-        its cues; both bounds of a number by the same ("no budget" drops a floor too)."""
+        """What customers call each filter ("brand", "budget", "fee"): its attribute's label and its cues."""
         return {
-            name: [normalise(f.of.label), *(normalise(cue) for cue in f.of.as_filter.cues)]
-            for name, f in self.catalog.pack.filters.items()
+            name: [normalise(attribute.label), *(normalise(cue) for cue in attribute.as_filter.cues)]
+            for name, (_, attribute) in self.catalog.pack.filter_attributes().items()
         }
+
+    def _dropped(self, clean: str, filters: dict[str, FilterValue]) -> list[str]:
+        """The filters the message takes back ("any brand"), a number's both bounds ("no budget" drops a floor too)."""
+        pack = self.catalog.pack
+        named = {pack.filters[name].attribute for name in self.languages.dropped(clean, self._filter_nouns)}
+        return [name for name, f in pack.filters.items() if f.attribute in named and name not in filters]
 
     @cached_property
     def _known_words(self) -> set[str]:
@@ -543,7 +552,7 @@ class Understanding:
         topics = list(dict.fromkeys([*self.features.exact(clean), *lines]))
         named = self._named(clean, filters, shown)
         pointing = self.languages.pointing(clean, self._item_words)
-        dropped = [name for name in self.languages.dropped(clean, self._filter_nouns) if name not in filters]
+        dropped = self._dropped(clean, filters)
         absent = [] if named else self.unfamiliar.find(text)
         wants_comparison = "comparison" in cues
         wants_eligibility = "eligibility" in cues and bool(self.catalog.pack.eligibility)
