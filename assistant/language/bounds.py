@@ -35,9 +35,8 @@ _NAME = re.compile(r"(?<![^\W_])([a-z][a-z\d]*)[ \t-]+\Z", re.IGNORECASE)  # the
 _NUMBER = re.compile(r"(?<![\w.,])\d[\d,]*(?:\.\d+)?")
 _SIGN = r"(?:[^\w\s]\.?\s*)?"  # "under €2,000"
 _CURRENCY = rf"(?:[^\w\s]\.?\s*|{LETTER}+\.?\s+)?"  # "under €2,000", "up to usd 5000", "ไม่เกิน 15000"
-_GAP = (
-    rf"(?:\s*{LETTER}+\.?){{0,2}}\s*"  # a unit or two between an amount and its bound: "60000 euros or less", "16 gb ram or more"
-)
+# a unit or two between an amount and its bound's words after it: "60000 euros or less", "16 gb ram or more"
+_GAP = rf"(?:\s*{LETTER}+\.?){{0,2}}\s*"
 
 
 class Bound(NamedTuple):
@@ -78,10 +77,9 @@ class Bounds:
             ("hour", lambda lang: [*lang.hours, *lang.halves.am, *lang.halves.pm]),
             ("unit", lambda lang: lang.units),
         )
-        said = {(key(word), lang.spaced): measure for lang in languages for measure, of in reversed(measures) for word in of(lang)}
-        self._measure_words = Table(
-            ((word, measure, spaced) for (word, spaced), measure in said.items()), "measures"
-        )  # "hrs": an hour
+        # a word of two kinds is the first's ("hrs" is an hour's, not a length of time's)
+        first = {(key(word), lang.spaced): measure for lang in languages for measure, of in reversed(measures) for word in of(lang)}
+        self._measure_words = Table(((word, measure, spaced) for (word, spaced), measure in first.items()), "measures")
         self._measure = re.compile(rf"\s*-?\s*({self._measure_words.pattern})", re.IGNORECASE)
         corrections = Table.words(languages, "corrections", lambda lang: lang.corrections).pattern
         self._corrected = re.compile(rf"\D{{0,30}}?(?:{corrections})\D*\Z", re.IGNORECASE)  # "3,500... no, 3.5 lakh"
@@ -107,6 +105,7 @@ class Bounds:
         return kept
 
     def _ranged(self, text: str, amounts: list[Amount]) -> Iterator[Bound]:
+        """Each amount as a bound, two at a time where they are said as a range."""
         index = 0
         while index < len(amounts):
             low = amounts[index]
@@ -135,10 +134,9 @@ class Bounds:
         value = low.value * high.scale if low.scale is None and high.scale and low.value * high.scale <= high.value else low.value
         if value > high.value or high.value > _APART * max(value, Decimal(1)):  # "500 to 01712345678" is no range
             return None
-        measured = self._measure.match(text, high.end)
-        measure = self._measure_words.get(measured[1]) if measured else None
+        measure, measured = self._measured(text, high.end)
         first = before.start() if before else low.start
-        last = max(after.end() if after else high.end, measured.end() if measured else high.end)
+        last = max(after.end() if after else high.end, measured)
         return (
             Bound(value, low.start, low.end, "min", low.scale or high.scale, first, last, measure),
             Bound(high.value, high.start, high.end, "max", high.scale, first, last, measure),
@@ -150,12 +148,16 @@ class Bounds:
         after = None if before else self._after.match(text, amount.end)
         if after and after[1] in self._before_words and self._next.match(text, after.end()):
             after = None  # "iphone 16 pro max under 50000"
-        measured = self._measure.match(text, amount.end)
+        measure, measured = self._measured(text, amount.end)
         direction = self._before_words.get(before[1]) if before else self._after_words.get(after[1]) if after else None
         first = before.start() if before else amount.start
-        last = max(after.end() if after else amount.end, measured.end() if measured else amount.end)
-        measure = self._measure_words.get(measured[1]) if measured else None
+        last = max(after.end() if after else amount.end, measured)
         return Bound(amount.value, amount.start, amount.end, direction, amount.scale, first, last, measure)
+
+    def _measured(self, text: str, end: int) -> tuple[Measure | None, int]:
+        """What the language's word right after an amount says it counts, and where that word ends."""
+        found = self._measure.match(text, end)
+        return (self._measure_words.get(found[1]), found.end()) if found else (None, end)
 
     def lists(self, word: str) -> bool:
         """Whether some language file lists the word, whatever for."""
@@ -179,12 +181,12 @@ class Bounds:
 
 def _instead(taken_back: Bound, meant: Bound) -> Bound:
     """The amount meant instead of one taken back, said as that one was where it says less: "under
-    15 lakh, sorry, 18" is under 18 lakh."""
-    scale = meant.scale
-    value = meant.value
-    if scale is None and taken_back.scale and meant.value * taken_back.scale <= taken_back.value * 100:
-        value, scale = meant.value * taken_back.scale, taken_back.scale
-    return meant._replace(value=value, scale=scale, direction=meant.direction or taken_back.direction)
+    15 lakh, sorry, 18" is under 18 lakh (a bare number smaller than the scale is in it; "80k,
+    sorry, 85000" is said in full)."""
+    scale = taken_back.scale
+    if meant.scale is None and scale is not None and meant.value < scale:
+        meant = meant._replace(value=meant.value * scale, scale=scale)
+    return meant._replace(direction=meant.direction or taken_back.direction)
 
 
 def _directed(

@@ -309,15 +309,16 @@ class _Amounts:
         pack = catalog.pack
         self.pack, self.languages, self.money, self.known = pack, catalog.languages, money, known
         numbers = {name: a for name, a in pack.attributes.items() if a.type == "number"}
+        units = {n: a.filter.units if a.filter else _unit_words(a) for n, a in numbers.items()}
+        cues = {n: a.filter.cues for n, a in numbers.items() if a.filter}
+        labels = {n: [_label_words(a.label)] for n, a in numbers.items()}
         self._said_of: tuple[tuple[Literal["unit", "cue", "label"], PhraseMatcher], ...] = (
-            ("unit", PhraseMatcher({n: a.filter.units if a.filter else _unit_words(a) for n, a in numbers.items()}, True)),
-            ("cue", PhraseMatcher({n: a.filter.cues for n, a in numbers.items() if a.filter})),
-            ("label", PhraseMatcher({n: [_label_words(a.label)] for n, a in numbers.items()})),
+            ("unit", PhraseMatcher(units, after_digits=True)),
+            ("cue", PhraseMatcher(cues)),
+            ("label", PhraseMatcher(labels)),
         )
-        self.words = frozenset(
-            w for a in numbers.values() for said in [*_unit_words(a), *(a.filter.cues if a.filter else []), _label_words(a.label)]
-            for w in normalise(said).split()
-        )  # fmt: skip
+        said = [phrase for section in (units, cues, labels) for phrases in section.values() for phrase in phrases]
+        self.words = frozenset(w for phrase in said for w in normalise(phrase).split())  # "ram 16": an amount, not a name
         price = pack.search.rank_by
         self.price = next((name for name, f in pack.filters.items() if f.attribute == price and f.filter is f.of.filter), None)
         costs = [p.value(price) for p in catalog.products if isinstance(p.value(price), (int, float))]
