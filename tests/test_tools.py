@@ -188,3 +188,11 @@ def test_either_bound_of_an_attribute_says_what_its_filter_asks(packs):
         "max_seating",
         None,
     )
+
+
+def test_a_filter_to_drop_is_named_by_what_it_is_of(packs):
+    from assistant.pack.texts import no_match
+
+    said = no_match({"category": "gaming_mouse", "min_ram": 16}, "min_ram", packs("store"))
+    assert said.endswith("Without the RAM preference there are options; tell me what to change.")
+    assert "max_ram" not in no_match({"max_ram_gb": 4}, "max_ram_gb", packs("store"))

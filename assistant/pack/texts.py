@@ -159,9 +159,11 @@ def noted(facts: dict[str, FactValue], catalog: Catalog) -> str:
 
 
 def no_match(filters: Filters, relax: str | None, catalog: Catalog) -> str:
+    """Nothing matches; and the filter whose removal would bring some back, by what it is of
+    ("the RAM preference"), never by its name in state ("max_ram_gb")."""
     text = say(catalog, "no_match", what=describe_filters(filters, catalog))
     if relax:
-        text += " " + say(catalog, "relax", filter=relax.replace("_", " "))
+        text += " " + say(catalog, "relax", filter=in_sentence(catalog.pack.filters[relax].of.label))
     return text
 
 
