@@ -193,6 +193,7 @@ def read():
         ("cars", "price between 10 and 15 lakh", {"min_price": 1_000_000, "max_price": 1_500_000}),
         ("cars", "diesel SUV 10-15 lakh", {"fuel": "diesel", "body_type": "suv", "min_price": 1_000_000, "max_price": 1_500_000}),
         ("cars", "a 4 to 5 seater", {"min_seats": 4, "max_seating": 5}),  # a range is of what its end is said of
+        ("cars", "electric SUVs with a range above 400 km", {"fuel": "electric", "body_type": "suv", "min_range": 400}),
         ("cars", "cars under 15", {}),  # nothing costs anywhere near ₹15: no price at all
         ("bank", "my number is 01712-345678", {}),  # a phone number is no range of fees
         # the nearest words say what each number is of; a word before a bound is that bound's
@@ -241,7 +242,7 @@ def test_a_number_bounds_the_attribute_it_is_said_of_in_the_direction_said(read,
         ("store", "phones with battery above 5000 mAh under 20000", {"category": "phone", "max_price": 20_000},
          ["battery above 5000 mah"]),
         ("store", "a laptop with at least 512GB storage", {"category": "laptop"}, ["at least 512gb"]),
-        ("cars", "electric SUVs with a range above 400 km", {"fuel": "electric", "body_type": "suv"}, ["above 400 km"]),
+        ("cars", "SUVs with boot space above 400 litres", {"body_type": "suv"}, ["boot space above 400 litres"]),
         ("cars", "SUVs under 15 lakh", {"body_type": "suv", "max_price": 1_500_000}, []),
     ],
 )  # fmt: skip

@@ -10,6 +10,7 @@ languages (assistant/language) before anything else looks at the message.
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import re
 import unicodedata
 from collections import Counter
@@ -408,9 +409,12 @@ class _Amounts:
         word right before its bound ("battery above 5000"), or a unit after it ("5000 mAh")."""
         if self.money.marks_amount(text, bound) or bound.scale is not None:
             return None
-        word = _LAST_WORD.search(text, max(0, bound.first - REACH), bound.first)
-        if word and bound.first < bound.start and not self.known(word[1]):
-            return word.start(1)
+        said = _LAST_WORDS.search(text, max(0, bound.first - REACH), bound.first)
+        if said and bound.first < bound.start:  # "boot space above 400 litres": the words no one knows, up to two
+            last_first = reversed(list(_WORD.finditer(text, said.start(), said.end())))
+            unknown = list(itertools.takewhile(lambda word: not self.known(word[0]), last_first))
+            if unknown:
+                return unknown[-1].start()
         return bound.first if bound.measure == "unit" else None
 
     def _priced(self, text: str, bound: Bound) -> str | None:
@@ -428,7 +432,8 @@ class _Amounts:
         return self.pack.bound(filtering.attribute, direction) if direction in BOUNDS else None
 
 
-_LAST_WORD = re.compile(r"([a-z]{3,})\s*\Z")
+_WORD = re.compile(r"[a-z]{3,}")
+_LAST_WORDS = re.compile(r"(?:[a-z]{3,}\s+)?[a-z]{3,}\s*\Z")  # the last two words before a bound
 
 
 def _with(text: str, bound: Bound, span: _Of, later: list[int]) -> bool:
