@@ -300,7 +300,7 @@ class _Amounts:
     words is that bound's ("price above 20 lakh and mileage over 15"). An amount of nothing
     named is the customer's amount fact when one is cued ("I earn 80k"), a head count or an hour
     (the language's words after it), or, as money, the pack's price (`search.rank_by`) if near
-    what its items cost. A bound of an attribute no filter narrows ("power above 150 bhp"), or of
+    what its items cost. A bound of an attribute no filter narrows ("late payment fee under 500"), or of
     a unit or a word the pack doesn't know ("battery above 5000 mAh"), is said back instead."""
 
     WINDOW = 3  # words between an amount's bound and the words for what it is of: "mileage of at least 15"
@@ -375,7 +375,7 @@ class _Amounts:
         if direction is None:
             return
         name = self.pack.bound(owner.name, direction)
-        if name is None:  # "power above 150 bhp", where power is no filter
+        if name is None:  # "late payment fee under 500", where that fee is no filter
             unapplied.append(text[min(owner.start, bound.first) : max(owner.end, bound.last)].strip())
         else:
             filters[name] = _number(bound.value)
