@@ -27,7 +27,7 @@ def restate_draft(messages: list[dict]) -> str:
     found = _DRAFT.search(prompt)
     if found:
         return "Final Answer: " + found.group(1)
-    return '{"best": null, "on": []}' if '"best"' in prompt else '{"type": "unknown"}'
+    return '{"best": null, "on": []}' if '"best"' in prompt else '{"commands": [{"kind": "not_understood"}]}'
 
 
 class ScriptedLLM(BaseLLM):

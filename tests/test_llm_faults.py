@@ -55,7 +55,7 @@ def test_any_error_the_server_answers_with_gives_the_offline_reply(make_app, cli
 
 
 def test_a_server_that_refuses_json_schemas_is_asked_for_plain_json_from_then_on(make_app):
-    reading = json.dumps({"type": "product_info", "filters": {"tier": "gold", "product_type": "credit_card"}})
+    reading = json.dumps({"commands": [{"kind": "search", "filters": {"tier": "gold", "product_type": "credit_card"}}]})
     llm = ScriptedLLM(script=[RuntimeError("500: response_format json_schema is not supported"), reading], default=restate_draft)
     client = make_app(llm)
     data = chat(client, "something shiny but not too fancy, yellow metal maybe")
@@ -74,7 +74,7 @@ def without_schemas(body: dict) -> tuple[int, str]:
     if kind == "json_schema":
         return 500, "Input should be 'text' or 'json_object'"
     if kind == "json_object":
-        return 200, json.dumps({"type": "product_info", "filters": {"tier": "gold", "product_type": "credit_card"}})
+        return 200, json.dumps({"commands": [{"kind": "search", "filters": {"tier": "gold", "product_type": "credit_card"}}]})
     return 200, restate_draft(body["messages"])
 
 
@@ -117,10 +117,22 @@ def test_repeated_faults_open_the_breaker_for_every_worker_until_the_cool_down(m
     assert 290 < float(metric.split()[-1]) <= 300
 
 
-def test_the_reading_prompt_lists_exactly_the_types_its_schema_allows(make_app):
+def test_the_reading_prompt_lists_exactly_the_commands_its_schema_allows(make_app):
     from assistant.llm.crew_mode import LLMReading
 
-    llm = ScriptedLLM(script=[json.dumps({"type": "unknown"})], default=restate_draft)
+    llm = ScriptedLLM(script=[json.dumps({"commands": [{"kind": "not_understood"}]})], default=restate_draft)
     chat(make_app(llm), UNCLEAR)
-    listed = re.search(r'"type": one of ([^;]+);', llm.prompt_text(0)).group(1).split(", ")
-    assert listed == LLMReading.model_json_schema()["properties"]["type"]["enum"]
+    listed = re.search(r'"kind": one of ([^;]+);', llm.prompt_text(0)).group(1).split(", ")
+    schema = LLMReading.model_json_schema()
+    allowed = [definition["properties"]["kind"]["const"] for definition in schema["$defs"].values()]
+    assert sorted(listed) == sorted(allowed)
+
+
+def test_a_proposal_outside_the_commands_list_is_refused_and_the_rules_reading_stands(make_app):
+    llm = ScriptedLLM(
+        script=[json.dumps({"commands": [{"kind": "change_committed", "goal": "x", "intent": "booking"}]})], default=restate_draft
+    )
+    data = chat(make_app(llm), UNCLEAR)
+    assert data["intent"]["type"] in ("unknown", "faq") and data["booking"] is None, (
+        "a model proposes no change to what was committed"
+    )

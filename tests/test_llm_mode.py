@@ -181,7 +181,7 @@ def test_the_call_budget_is_enforced(make_app):
 
 def test_the_model_reads_what_the_rules_cannot_within_the_allow_list(make_app, catalog):
     reading = json.dumps(
-        {"type": "product_info", "filters": {"tier": "gold", "network": "dinersclub", "product_type": "credit_card"}}
+        {"commands": [{"kind": "search", "filters": {"tier": "gold", "network": "dinersclub", "product_type": "credit_card"}}]}
     )
     llm = ScriptedLLM(script=[reading], default=restate_draft)
     data = chat(make_app(llm), str(uuid.uuid4()), "something shiny but not too fancy, yellow metal maybe")
@@ -265,7 +265,9 @@ def test_names_phones_and_emails_reach_the_model_only_as_placeholders(make_app, 
 def test_a_filter_only_the_model_read_narrows_that_search_and_is_not_kept(make_app, catalog):
     """Failure 7 of issue 19: "whats good", read by the model as conventional cards, kept every
     later search to conventional cards, though the customer never said so."""
-    reading = json.dumps({"type": "product_info", "filters": {"banking_type": "conventional", "product_type": "credit_card"}})
+    reading = json.dumps(
+        {"commands": [{"kind": "search", "filters": {"banking_type": "conventional", "product_type": "credit_card"}}]}
+    )
     client, session = make_app(ScriptedLLM(script=[reading], default=restate_draft)), str(uuid.uuid4())
     guessed = chat(client, session, "whats good")
     assert guessed["products"] and {catalog.product(p["id"]).banking_type for p in guessed["products"]} == {"conventional"}
