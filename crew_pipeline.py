@@ -24,7 +24,7 @@ from assistant.booking.notifications import NOTIFIER
 from assistant.booking.reminders import REMINDERS
 from assistant.cases.store import CASES
 from assistant.dialogue.case import CaseDesk, Submitter
-from assistant.dialogue.commands import Cancel, first
+from assistant.dialogue.commands import Cancel, Command, ShowMore, first
 from assistant.dialogue.policy import DialoguePolicy
 from assistant.dialogue.preferences import PreferenceStore, learn, starting_state, welcome_back
 from assistant.dialogue.sessions import COMMIT_ATTEMPTS, LOCKS, STORE, SessionLocks, SessionStore, VersionConflict
@@ -37,7 +37,7 @@ from assistant.infra.extensions import Slot
 from assistant.pack import texts as formatting
 from assistant.pack.constraints import broken
 from assistant.pack.display import public_product
-from assistant.pack.model import Catalog, FactValue, Product
+from assistant.pack.model import Catalog, FactValue, FilterValue, Product
 from assistant.tools.filters import Filters
 from assistant.tools.gateway import ToolGateway
 from assistant.tools.retrieval import CATALOG, INDEX, CatalogIndex
@@ -212,7 +212,7 @@ class CrewPipeline:
         question = self.policy.clarify(plan, state, selection)
 
         # 5. Run only the agents needed; the policy asks the turn's one question; the Formatter always runs last.
-        agents = [] if question else self._select_agents(act, state, selection)
+        agents = [] if question else self._select_agents(act, state, selection, plan.commands)
         out = TurnOutput(selection=selection, across_catalog=across and bool(selection))
         files = self.attachments.get(state.session_id, request.attachments) if self.attachments and request.attachments else []
         work = TurnWork(TurnRequest(request.query, act, state, plan.goal, files, plan.commands), self.services, out)
@@ -305,7 +305,7 @@ class CrewPipeline:
             return merged, [p for p in self.catalog.products if self.rules.matches(p, merged)]
         cached = self.catalog.products_by_id(state.product_ids)
         discussed = state.last_discussed()
-        single = self.catalog.product(discussed[0]) if len(discussed) == 1 else None
+        single = self.catalog.product(state.focus or discussed[0]) if state.focus or len(discussed) == 1 else None
         if intent.type == "feature_query" and not intent.filters and single:
             return state.filters, [single]  # "that card": the one just discussed
         if state.pending in self.catalog.pack.profile and intent.type == "eligibility_check" and not intent.filters:
@@ -315,8 +315,31 @@ class CrewPipeline:
             if selection:
                 return state.filters, selection
         kept = {name: value for name, value in state.filters.items() if name not in intent.dropped}  # "any brand"
-        merged = {**self.catalog.pack.search.always, **kept, **self._narrowing(intent)}
+        narrowing, topic = self._narrowing(intent), self.catalog.pack.search.topic
+        if any(name in topic and state.filters.get(name) not in (None, value) for name, value in narrowing.items()):
+            kept = {}  # another kind of item: what was said of the last one doesn't carry
+        kept = {name: value for name, value in kept.items() if not self._contradicted(name, value, narrowing)}
+        merged = {**self.catalog.pack.search.always, **kept, **narrowing}
         return merged, cached if merged == state.filters else []  # other filters: a new search
+
+    def _contradicted(self, name: str, value: FilterValue, said: Filters) -> bool:
+        """Whether a bound held is the other end of one just said that leaves nothing between them
+        ("above 20 lakh", then "under 15 lakh"): the customer changed their mind, the old one goes."""
+        filters = self.catalog.pack.filters
+        held = filters.get(name)
+        if held is None or held.filter.match not in ("min", "max") or not isinstance(value, (int, float)):
+            return False
+        for other, new in said.items():
+            spec = filters.get(other)
+            if (
+                spec
+                and spec.attribute == held.attribute
+                and spec.filter.match != held.filter.match
+                and isinstance(new, (int, float))
+            ):
+                low, high = (value, new) if held.filter.match == "min" else (new, value)
+                return low > high
+        return False
 
     def _across_catalog(self, intent: Intent, state: SessionState) -> bool:
         """Whether an eligibility question is about every item ("which cards can I get?" or a fact
@@ -349,13 +372,13 @@ class CrewPipeline:
         rules = broken(reply, work.out.tools_run, self.catalog.pack.constraints)
         return formatting.say(self.catalog, rules[0].template) if rules else reply
 
-    def _select_agents(self, intent: Intent, state: SessionState, selection: list[Product]) -> list[str]:
+    def _select_agents(self, intent: Intent, state: SessionState, selection: list[Product], commands: list[Command]) -> list[str]:
         if intent.type == "quote":
             return ["quote"]
         agents: list[str] = []
         at_hand = self._ranks_at_hand(intent, state)
         fresh = not state.has_products() or (intent.rank is not None and not at_hand) or (bool(intent.named) and not selection)
-        searching = intent.type in NEEDS_PRODUCTS and fresh
+        searching = intent.type in NEEDS_PRODUCTS and (fresh or first(commands, ShowMore) is not None)
         searching &= not (intent.type in ("feature_query", "comparison", "eligibility_check") and selection)  # at hand
         if intent.type in HELP_INTENTS:  # whichever agent the pack lets read the help centre
             agents.append(self.tools.agent_with("search_faq", "retriever"))
@@ -379,6 +402,9 @@ class CrewPipeline:
         """The session after the turn: the items found and shown, the quote, and the two messages."""
         if work.out.retrieved or (work.request.intent.named and work.out.selection):  # found, or named by the customer
             state.product_ids = [p.id for p in work.out.selection]
+        if work.out.retrieved:  # this search's items shown so far: a page more, or the first
+            paged = first(work.request.commands, ShowMore) is not None
+            state.seen = [*(state.seen if paged else []), *(p.id for p in work.out.selection)]
         if work.out.across_catalog:  # what they can get is what the conversation is now about
             state.product_ids = [p.id for p in work.out.products]
         state.across_catalog = work.out.across_catalog
@@ -391,8 +417,9 @@ class CrewPipeline:
         elif first(work.request.commands, Cancel) and state.quote and state.quote.asking:
             state.quote = None  # "never mind" while we asked about a variant: no quote waits for it
         shown = [p.id for p in work.out.products]
-        if work.out.retrieved or work.out.ranking or not set(shown) <= set(state.shown):
-            state.shown = shown  # a new list, or the list in a new order; a reply about some of those keeps it
+        state.focus = _focus(work, state.focus)
+        if (work.out.retrieved and shown) or work.out.ranking or not set(shown) <= set(state.shown):
+            state.shown = shown  # a new list, or the list in a new order; a reply about some of those, or none, keeps it
         limit = self.settings.history_limit
         said = redact_codes(query) if work.out.flow_step else query  # a typed code is not kept
         files = [a.public() | {"name": a.name} for a in work.request.attachments]
@@ -423,10 +450,24 @@ def _merge_profile(
     return catalog.pack.told({**old, **said, **({page: page_value} if page and page_value else {})})
 
 
+def _focus(work: TurnWork, held: str | None) -> str | None:
+    """The item the conversation is about after this turn: the winner a ranking names, the one
+    item a reply is about, the one the message named; a new list of several has none; any
+    other reply keeps the one held ("what about its lounge access?" after "the lowest fee?")."""
+    named, shown = work.request.intent.named, [p.id for p in work.out.products]
+    if work.out.ranking:
+        return work.out.ranking[0].id
+    if len(shown) == 1:
+        return shown[0]
+    if len(named) == 1:
+        return named[0]
+    return None if work.out.retrieved and shown else held
+
+
 def _images(work: TurnWork) -> list[ImageLink]:
-    """The example images the reply sends (a quote's documentation), as links the page draws."""
-    quoted = work.out.quote
-    return [ImageLink(url=example_url(i.example), label=i.label) for i in quoted.images if i.example] if quoted else []
+    """The example images the reply sends (a quote's documentation, or a case's asked for again), as links the page draws."""
+    sent = [*(work.out.quote.images if work.out.quote else []), *(work.out.flow_step.images if work.out.flow_step else [])]
+    return [ImageLink(url=example_url(i.example), label=i.label) for i in sent if i.example]
 
 
 PIPELINE: Slot[CrewPipeline] = Slot("pipeline")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from agents.work import TurnWork, goal_of, said
 from assistant.dialogue.commands import ConfirmChange, first
 from assistant.dialogue.flows import Said, Sent
+from assistant.pack.model import Product
 
 
 def booking(work: TurnWork) -> None:
@@ -22,6 +23,17 @@ def booking(work: TurnWork) -> None:
     work.out.flow_step = work.services.desk.step(
         goal.type, goal.id, goal.slots, said(work), request.state.session_id, confirm.accept if confirm else None
     )
+    profile = request.state.profile
+    if profile and work.services.tools.allowed("booking", "check_eligibility"):  # an item they can't have is said first
+        work.out.verdicts = [work.call("booking", "check_eligibility", p, profile) for p in _newly_booked(work)] or None
+
+
+def _newly_booked(work: TurnWork) -> list[Product]:
+    """The items a booking flow's step holds that its goal did not hold before this message."""
+    assert work.out.flow_step is not None, "the booking's step, just taken"
+    catalog, before, after = work.services.catalog, goal_of(work).slots, work.out.flow_step.slots
+    slots = [s.slot for s in catalog.pack.flows[goal_of(work).type].slots() if s.kind == "item"]
+    return catalog.products_by_id([after[s] for s in slots if after.get(s) and after.get(s) != before.get(s)])
 
 
 def _tariff(work: TurnWork, codes: list[str]) -> float:

@@ -19,7 +19,7 @@ def eligibility(work: TurnWork) -> None:
     out.verdicts = [work.call("eligibility", "check_eligibility", p, profile) for p in out.selection]
     if out.across_catalog:  # "which cards can I get?"
         out.qualifying = open_to_them(out.selection)[: services.max_products]
-    elif profile and out.verdicts and all(v.eligible is False for v in out.verdicts):  # a student shown premium cards
+    if profile and out.verdicts and all(v.eligible is False for v in out.verdicts):  # a student asking for credit cards
         rules, always = services.index.rules, catalog.pack.search.always
         others = [p for p in catalog.products if p not in out.selection and rules.matches(p, always)]
         out.qualifying = open_to_them(others)[: services.max_products]

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from agents.work import TurnWork
-from assistant.pack.texts import say
+from assistant.dialogue.commands import Calculate, first
+from assistant.pack.texts import basket, say
 from assistant.tools.calculator import CalculationError
 
 SUGGESTIONS = 3  # articles offered beside a hand-over
@@ -24,11 +25,19 @@ def look_up(work: TurnWork, agent: str) -> None:
 
 
 def calculate(work: TurnWork, agent: str) -> None:
-    request, out = work.request, work.out
+    """Exact arithmetic: the expression said, or the items' prices from the catalog added up."""
+    request, out, catalog = work.request, work.out, work.services.catalog
+    asked: Calculate | None = first(request.commands, Calculate)
+    items = catalog.products_by_id(asked.items) if asked else []
+    priced = catalog.pack.search.rank_by  # what an item costs
+    expression = " + ".join(str(p.value(priced)) for p in items) if items else request.intent.expression or ""
     try:
-        result = work.call(agent, "calculate", request.intent.expression or "")
+        result = work.call(agent, "calculate", expression)
     except CalculationError as error:
-        out.calculation = say(work.services.catalog, "calculation_failed", error=error)
+        out.calculation = say(catalog, "calculation_failed", error=error)
+        return
+    if items:
+        out.calculation = basket(items, result, catalog)
         return
     shown = f"{result:,}" if isinstance(result, int) else f"{result:,.2f}".rstrip("0").rstrip(".")
     out.calculation = f"{request.intent.expression} = **{shown}**"

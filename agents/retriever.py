@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from agents.help import calculate, look_up
 from agents.work import HELP_INTENTS, TurnWork
+from assistant.dialogue.commands import ShowMore, first
 
 
 def retriever(work: TurnWork) -> None:
@@ -23,7 +24,10 @@ def retriever(work: TurnWork) -> None:
     filters = request.state.filters
     always = services.catalog.pack.search.always  # never shown: an item out of stock
     named = [p for p in services.catalog.products_by_id(request.intent.named) if services.index.rules.matches(p, always)]
-    if named:  # "show me the Legion 5", "is the G502 wireless?": the items named, whatever was searched before
+    if first(request.commands, ShowMore):  # the next ones: every match in rank order, less those shown
+        every = work.call("retriever", "search_products", request.query, filters, services.index.count_products(filters))
+        out.selection = [p for p in every if p.id not in request.state.seen][: services.max_products]
+    elif named:  # "show me the Legion 5", "is the G502 wireless?": the items named, whatever was searched before
         out.selection = named[: services.max_products]
     elif request.intent.rank:
         out.selection = work.call("retriever", "ranked_products", filters, request.intent.rank, services.max_products)

@@ -45,7 +45,7 @@ SCENARIOS = {
     "store": {
         "search": "Recommend a laptop, budget 35k",
         "filters": {"category": "laptop", "max_price": 35_000},
-        "change": ("show me gaming mice instead", "category", "gaming_mouse"),
+        "change": ("show me gaming mice under 2000 instead", "category", "gaming_mouse"),  # another kind: a budget of its own
         "faq": ("What is your return policy?", "return-exchange-policy"),
         "unanswerable": "Can you walk my dog tomorrow?",
         "booking": None,  # the shop books nothing

@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 BOOKED_AS = ("item", "person", "phone")
 PROPOSED = "proposed"  # the slot holding a change shown to the customer, until they confirm it
 CONFIRMING = "confirm_change"  # what the booking's goal waits for meanwhile
+CODE = "code"  # a detail of a booking waiting for its one-time code: the code
 LOOK_AHEAD_DAYS = 14  # how far the next free hour is looked for when the one asked for is full
 
 
@@ -133,8 +134,13 @@ class BookingDesk:
         """The details of the booking a message gives: the code just sent ("code"), or the slots
         it fills in a form nothing else has (a date, a phone, an option)."""
         if slots.get("code_sent") and CODE_LIKE.search(text):
-            return {"code"}
+            return {CODE}
         return self.engine.filled(flow_name, slots, text, self.clock())
+
+    def said(self, flow: str | Flow, slots: dict[str, Any], text: str, asked: Sequence[str]) -> dict[str, Any]:
+        """The values a message gives the flow's slots (the flow engine's reading, nothing kept)."""
+        patch, _ = self.engine.read(flow, Said(text=text, asked=asked), asked, slots, self.clock().astimezone(self.engine.zone))
+        return {slot: value for slot, value in patch.items() if value is not None}
 
     def changes(
         self, flow_name: str, slots: dict[str, Any], text: str, filters: dict[str, FilterValue], named: Sequence[str]

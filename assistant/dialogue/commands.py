@@ -14,6 +14,7 @@ pydantic checks them before anything applies them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -40,9 +41,11 @@ class Greet(_Command):
 
 
 class Search(_Command):
-    """Items for the filters in effect, this message's merged in (the reading holds them)."""
+    """Items for the filters in effect, this message's merged in. The rules' reading holds the
+    filters it read; a model's proposal (LLM mode) carries its own, allow-listed before use."""
 
     kind: Literal["search"] = "search"
+    filters: dict[str, str | list[str]] = {}
 
     def act(self) -> IntentType:
         return "product_info"
@@ -103,8 +106,11 @@ class AskAttribute(_Command):
 
 
 class Calculate(_Command):
+    """Arithmetic said ("1299 x 2"), or the total price of items (`items`: "both together")."""
+
     kind: Literal["calculate"] = "calculate"
     expression: str
+    items: list[str] = []
 
     def act(self) -> IntentType:
         return "calculate"
@@ -232,13 +238,13 @@ Command = Annotated[
 ]
 
 
-def act_of(commands: list[Command]) -> IntentType:
+def act_of(commands: Sequence[Command]) -> IntentType:
     """The act the agents perform: the first command asking for one; a message that only
     greets is a greeting."""
     act = next((act for command in commands if (act := command.act()) is not None), None)
     return act or ("greeting" if first(commands, Greet) else "unknown")
 
 
-def first(commands: list[Command], kind: type[_Command]) -> Any:
+def first(commands: Sequence[Command], kind: type[_Command]) -> Any:
     """The first command of that kind, or None."""
     return next((command for command in commands if isinstance(command, kind)), None)

@@ -37,6 +37,7 @@ from assistant.dialogue.goals import QUICK_PRIORITY, Goal
 from assistant.dialogue.state import SessionState, Wishes
 from assistant.pack import texts as formatting
 from assistant.pack.model import Catalog, Filter, Product
+from assistant.tools.eligibility import check
 from assistant.tools.retrieval import CatalogIndex
 from assistant.understanding.command_reader import Understood
 from assistant.understanding.reader import NEEDS_PRODUCTS, Intent
@@ -69,6 +70,7 @@ class DialoguePolicy:
     def __init__(self, catalog: Catalog, index: CatalogIndex, max_products: int):
         self.catalog = catalog
         self.index = index
+        self.rules = index.rules
         self.max_products = max_products
 
     def plan(self, understood: Understood, state: SessionState) -> Plan:
@@ -84,7 +86,20 @@ class DialoguePolicy:
         if state.handed_back():  # people had the conversation: nothing of before asks again unbidden
             for goal in state.goals.open():
                 goal.quiet = True
+        if self._ruled_out(act, state):  # "I'm a student, I want a credit card": why not, and what they can get
+            state.reset_products()
+            act = act.model_copy(update={"type": "eligibility_check", "wants_eligibility": True})
+            commands = [CheckEligibility(), *commands]
         return Plan(act, self._goal(commands, act, state), commands)
+
+    def _ruled_out(self, act: Intent, state: SessionState) -> bool:
+        """Whether what the customer told of themselves rules out every item a search of theirs asks for."""
+        pack = self.catalog.pack
+        if act.type != "product_info" or not (pack.eligibility and state.profile) or act.named:
+            return False
+        filters = {**pack.search.always, **state.filters, **act.filters}
+        matching = [p for p in self.catalog.products if self.rules.matches(p, filters)]
+        return bool(matching) and all(check(p, state.profile, self.catalog).eligible is False for p in matching)
 
     def _goal(self, commands: list[Command], act: Intent, state: SessionState) -> Goal | None:
         """The goal this message serves. A flow waiting for an answer takes it; a request the pack
@@ -145,8 +160,9 @@ class DialoguePolicy:
             return None  # items the customer named need no narrowing down, nor the closest to a name we lack
         search, filters = self.catalog.pack.search, self.catalog.pack.filter_attributes()
         ranked = act.rank is not None  # "the cheapest gaming laptops": the ranking needs no ceiling on what it ranks by
+        told = self.catalog.pack.said  # "above 20 lakh" says a budget as much as "under 15 lakh" does
         required = [
-            name for name in search.require if name not in state.filters and not (ranked and filters[name][0] == search.rank_by)
+            name for name in search.require if not told(name, state.filters) and not (ranked and filters[name][0] == search.rank_by)
         ]
         if required:
             return _question(filters[required[0]][1].filter, required[0])
@@ -157,7 +173,7 @@ class DialoguePolicy:
         if not broad:
             return None
         for name in search.clarify:
-            if name not in state.filters:
+            if not told(name, state.filters):
                 return _question(filters[name][1].filter, name)
         return None
 

@@ -56,6 +56,8 @@ class SessionState(BaseModel):
     filters: dict[str, FilterValue] = {}
     product_ids: list[str] = []
     shown: list[str] = []  # the items the last reply that showed any showed, in order: what "the second one" means
+    seen: list[str] = []  # every item shown for the search in effect, page by page: "more" shows the next ones
+    focus: str | None = None  # the item named or answered last (a ranking's winner): what "it" and "that one" mean
     comparison_done: bool = False
     eligibility_done: bool = False
     across_catalog: bool = False  # the last eligibility answer was about every item: what the customer can get
@@ -91,6 +93,7 @@ class SessionState(BaseModel):
     def reset_products(self) -> None:
         """Forget what was retrieved and analysed: the filters it was retrieved for changed."""
         self.product_ids = []
+        self.seen = []
         self.comparison_done = False
         self.eligibility_done = False
 

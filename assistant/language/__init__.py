@@ -71,6 +71,8 @@ class Languages(BaseModel):
     _resend: re.Pattern[str] = PrivateAttr()
     _another: re.Pattern[str] = PrivateAttr()
     _change: re.Pattern[str] = PrivateAttr()
+    _together: re.Pattern[str] = PrivateAttr()
+    _more: re.Pattern[str] = PrivateAttr()
     _agree: re.Pattern[str] = PrivateAttr()
     _decline: re.Pattern[str] = PrivateAttr()
     _talk: re.Pattern[str] = PrivateAttr()
@@ -94,6 +96,8 @@ class Languages(BaseModel):
         self._resend = re.compile(Table.words(self.languages, "resend", lambda lang: lang.resend).pattern, re.IGNORECASE)
         self._another = re.compile(Table.words(self.languages, "another", lambda lang: lang.another).pattern, re.IGNORECASE)
         self._change = re.compile(Table.words(self.languages, "change", attrgetter("change")).pattern, re.IGNORECASE)
+        self._together = re.compile(Table.words(self.languages, "together", attrgetter("together")).pattern, re.IGNORECASE)
+        self._more = re.compile(Table.words(self.languages, "more", attrgetter("more")).pattern, re.IGNORECASE)
         self._agree = _whole_answer(Table.words(self.languages, "agree", attrgetter("agree")).pattern)
         self._decline = _whole_answer(Table.words(self.languages, "decline", attrgetter("decline")).pattern)
         talk, humans, anyone, wanting, alone = (
@@ -197,6 +201,14 @@ class Languages(BaseModel):
         "kal kar do badal ke"): without such words, a date in a question is no change."""
         return bool(self._change.search(text))
 
+    def asks_more(self, text: str) -> bool:
+        """Whether the text asks for the next ones of a list ("show me more", "next", "aur dikhao")."""
+        return bool(self._more.search(text))
+
+    def asks_total(self, text: str) -> bool:
+        """Whether the text asks what several things come to together ("both together", "in total", "รวม")."""
+        return bool(self._together.search(text))
+
     def agrees(self, text: str) -> bool:
         """Whether the whole answer says yes ("yes please", "haan ji", "sí, vale"); words of
         either answer alone ("please", "ji") say neither."""
@@ -255,6 +267,11 @@ class Languages(BaseModel):
         return [found.span() for found in self._others.finditer(text)]
 
 
+def _whole_answer(words: str) -> re.Pattern[str]:
+    """A whole message of these words and nothing else: "yes please", "no, keep it"."""
+    return re.compile(rf"^\W*(?:{words})(?:\W*(?:{words}))*\W*$", re.IGNORECASE)
+
+
 def pieces(text: str, separators: re.Pattern[str]) -> list[tuple[int, int]]:
     """Where each piece of the text between separators starts and ends, without the spaces
     around it; pieces of nothing but spaces are left out."""
@@ -265,11 +282,6 @@ def pieces(text: str, separators: re.Pattern[str]) -> list[tuple[int, int]]:
         if part.strip():
             spans.append((start + len(part) - len(part.lstrip()), end - len(part) + len(part.rstrip())))
     return spans
-
-
-def _whole_answer(words: str) -> re.Pattern[str]:
-    """A whole message of these words and nothing else: "yes please", "no, keep it"."""
-    return re.compile(rf"^\W*(?:{words})(?:\W*(?:{words}))*\W*$", re.IGNORECASE)
 
 
 def phrases(said: Iterable[str]) -> re.Pattern[str]:

@@ -48,6 +48,7 @@ class PointerWords(_Strict):
     among: Words = []  # a ranking among the items shown: "of these", "of the two"
     beyond: Words = []  # items besides those shown: "anything cheaper?", "any other"
     superlatives: Words = []  # the best of all, not of two: "most", "cheapest", "sabse", "ที่สุด"
+    which: Words = []  # asking which of the items shown: "which", "which one", "kaunsa", "cuál", "อันไหน"
     articles: Words = []  # before an item asked for by its name: "a Corolla", "any Xbox"
 
 
@@ -158,6 +159,8 @@ class Language(_Strict):
     before: Words = []  # after a length of time, how long ahead: "an hour before", "do ghante pehle"
     resend: Words = []  # asking for a code again: "resend", "send it again", "code nahi aaya"
     another: Words = []  # asking for one more of something, not to change the one had: "book another one", "ek aur"
+    more: Words = []  # the next ones of the same search: "show me more", "next", "aur dikhao", "más opciones"
+    together: Words = []  # a total asked for: "together", "in total", "dono milake", "মোট", "รวม", "en total"
     change: Words = []  # asking to change something made: "move", "reschedule", "make it", "instead", "badal do", "cambia"
     agree: Words = []  # a whole answer saying yes: "yes", "sure", "haan", "হ্যাঁ", "sí", "ใช่"
     decline: Words = []  # a whole answer saying no: "no", "keep it", "nahi", "না", "no, déjalo", "ไม่"

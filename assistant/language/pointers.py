@@ -28,6 +28,7 @@ class Pointing:
     among: bool = False  # "of these", "of the two": a ranking among the items shown, not the catalog
     beyond: bool = False  # "anything", "any other": items besides those shown
     superlative: bool = False  # "the most RAM", "cheapest": the best of all that match
+    which: bool = False  # "which one", "which of them": a question over the items shown
 
     def __bool__(self) -> bool:
         return bool(self.positions or self.first or self.every or self.single)
@@ -53,6 +54,7 @@ class Pointers:
             Table.words(languages, "pointers.superlatives", lambda lang: lang.pointers.superlatives).pattern, re.I
         )
         self._beyond = re.compile(Table.words(languages, "pointers.beyond", lambda lang: lang.pointers.beyond).pattern, re.I)
+        self._which = re.compile(Table.words(languages, "pointers.which", lambda lang: lang.pointers.which).pattern, re.I)
         self._compiled: dict[tuple[str, ...], tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]] = {}
 
     def read(self, text: str, nouns: Iterable[str] = ()) -> Pointing:
@@ -80,6 +82,7 @@ class Pointers:
             among=bool(self._among.search(text)),
             beyond=bool(self._beyond.search(text)),
             superlative=bool(self._superlatives.search(text)),
+            which=bool(self._which.search(text)),
         )
 
     def _patterns(self, nouns: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:

@@ -288,6 +288,7 @@ class Search(Strict):
     require: list[str] = []  # filters asked for before any search (a budget)
     clarify: list[str] = []  # filters asked about, in order, when a search is too broad
     carry: list[str] = []  # filters a returning customer's new session starts from
+    topic: list[str] = []  # filters whose new value starts a new topic, dropping what was said before ("a mouse" after laptops)
 
 
 # What the engine understands: the intents a message is read as (a goal can group them), and
@@ -489,6 +490,7 @@ class Pack(Strict):
             ("search.require", self.search.require),
             ("search.clarify", self.search.clarify),
             ("search.carry", self.search.carry),
+            ("search.topic", self.search.topic),
         ):
             for name in names:
                 if name not in filters:

@@ -14,6 +14,8 @@ from assistant.pack.model import BOUNDS, Catalog, FactValue, FaqEntry, FilterVal
 from assistant.tools.comparison import Comparison, ComparisonRow, Rank
 from assistant.tools.filters import Filters
 
+REASONS_SHOWN = 2  # of the reasons a customer is refused every item asked for, the first few
+
 if TYPE_CHECKING:  # the eligibility tool words its reasons with say(); goals live in dialogue
     from assistant.dialogue.goals import Goal
     from assistant.dialogue.quote import QuoteStep
@@ -102,9 +104,18 @@ def product_line(p: Product, catalog: Catalog) -> str:
 
 
 def product_list(
-    products: list[Product], filters: Filters, from_cache: bool, catalog: Catalog, rank: Rank | None = None, closest: bool = False
+    products: list[Product],
+    filters: Filters,
+    from_cache: bool,
+    catalog: Catalog,
+    rank: Rank | None = None,
+    closest: bool = False,
+    more: bool = False,
 ) -> str:
-    lines = [list_intro(products, filters, from_cache, catalog, rank, closest), ""]
+    """The items as a numbered list under its intro; `more`: the next page of a list shown."""
+    count, what = len(products), describe_filters(filters, catalog, len(products))
+    intro = say(catalog, f"more_{'one' if count == 1 else 'many'}", count=count, what=what) if more else None
+    lines = [intro or list_intro(products, filters, from_cache, catalog, rank, closest), ""]
     lines += [f"{i}. {product_line(p, catalog)}" for i, p in enumerate(products, 1)]
     lines += ["", say(catalog, "list_hint_one" if len(products) == 1 else "list_hint_many")]
     return "\n".join(lines)
@@ -149,6 +160,18 @@ def qualifying(products: list[Product], catalog: Catalog, intro: str) -> str:
         f"{i}. {product_line(p, catalog)}" for i, p in enumerate(products, 1)
     ]
     return "\n".join(lines)
+
+
+def ruled_out(verdicts: list[Verdict], products: list[Product], filters: Filters, catalog: Catalog) -> str:
+    """None of the items asked for is open to the customer, and the reasons they share (each once)."""
+    failing = list(dict.fromkeys(reason for v in verdicts for reason in v.failed))
+    reasons = "".join(f"\n- {reason}" for reason in failing[:REASONS_SHOWN])
+    return say(catalog, "ruled_out", count=len(products), what=describe_filters(filters, catalog, len(products))) + reasons
+
+
+def not_open(verdict: Verdict, catalog: Catalog) -> str:
+    """An item the customer asks to book that isn't open to them, and why, before anything else is asked."""
+    return say(catalog, "not_open", name=verdict.product_name) + "".join(f"\n- {reason}" for reason in verdict.failed)
 
 
 def noted(facts: dict[str, FactValue], catalog: Catalog) -> str:
@@ -247,6 +270,14 @@ def features_report(products: list[Product], lines: list[TopicLine], catalog: Ca
         blocks = [f"**{p.name}**\n" + "\n".join(f"- {label}: {value}" for label, value in found[p.id]) for p in listed]
     blocks.append(" ".join(say(catalog, "not_listed", name=p.name) for p in products if not found[p.id]))
     return "\n\n".join(block for block in blocks if block)
+
+
+def basket(items: list[Product], total: float, catalog: Catalog) -> str:
+    """Each item's price from the catalog, then what they come to together."""
+    priced = catalog.pack.search.rank_by
+    attribute = catalog.pack.attributes[priced]
+    lines = [f"- **{p.name}**: {show_value(p.value(priced), attribute, catalog)}" for p in items]
+    return "\n".join([*lines, say(catalog, "basket_total", total=show_value(total, attribute, catalog))])
 
 
 def faq_answer(entry: FaqEntry) -> str:

@@ -22,23 +22,26 @@ class Verdict(BaseModel):
     eligible: bool | None
     reasons: list[str]
     missing: list[str]
+    failed: list[str] = []  # the reasons of the rules that fail
 
 
 def check(product: Product, profile: dict[str, FactValue], catalog: Catalog) -> Verdict:
     reasons: list[str] = []
-    failed = False
+    failing: list[str] = []
     missing: list[str] = []
     for rule in catalog.pack.eligibility:
         limits = [product.value(a) for a in rule.attributes]
         if any(limit is None or limit == [] for limit in limits):
             continue
         outcome, values = _test(rule, limits, profile.get(rule.fact), catalog)
-        failed |= outcome == "fail"
         if outcome == "unknown" and catalog.pack.profile[rule.fact].question:  # a fact we can ask for
             missing.append(rule.fact)
         reasons.append(say(catalog, f"rule_{rule.test}_{outcome}", **values))
-    eligible = False if failed else (None if missing else True)
-    return Verdict(product_id=product.id, product_name=product.name, eligible=eligible, reasons=reasons, missing=missing)
+        failing += reasons[-1:] if outcome == "fail" else []
+    eligible = False if failing else (None if missing else True)
+    return Verdict(
+        product_id=product.id, product_name=product.name, eligible=eligible, reasons=reasons, missing=missing, failed=failing
+    )
 
 
 def _test(rule: Rule, limits: list[Any], told: FactValue | None, catalog: Catalog) -> tuple[str, dict[str, str]]:

@@ -10,10 +10,11 @@ after this rewrites what the message was understood to ask.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
-from assistant.booking.desk import CONFIRMING, BookingDesk
+from assistant.booking.desk import CODE, CONFIRMING, BookingDesk
 from assistant.dialogue.case import CaseDesk
 from assistant.dialogue.commands import (
     AnswerFromHelp,
@@ -33,6 +34,8 @@ from assistant.dialogue.commands import (
     Quote,
     Refer,
     Search,
+    SetSlot,
+    ShowMore,
     StartFlow,
     TellFacts,
 )
@@ -41,8 +44,7 @@ from assistant.dialogue.quote import wants as wants_quote
 from assistant.dialogue.state import SessionState
 from assistant.language import phrases
 from assistant.pack.model import Catalog, IntentType, Product
-from assistant.tools.filters import FilterRules
-from assistant.understanding.reader import CONFIDENT, NEEDS_PRODUCTS, Intent, Understanding
+from assistant.understanding.reader import CONFIDENT, NEEDS_PRODUCTS, SURE, Intent, PhraseMatcher, Understanding, normalise
 from assistant.understanding.references import refer
 
 if TYPE_CHECKING:  # crewai is imported only when an LLM is configured
@@ -67,8 +69,11 @@ class CommandReader:
         self.understanding = understanding
         self.desk = desk
         self.cases = cases
-        self.rules = FilterRules(catalog)
+        self.rules = understanding.rules
         self.languages = catalog.languages
+        self._greetings = PhraseMatcher({"greeting": catalog.vocabulary.intents.get("greeting", [])})
+        filters = catalog.pack.filter_attributes()
+        self.kinds = {name for name, (_, spec) in filters.items() if spec.as_filter.place == "noun"}  # what an item is: "the mouse"
 
     def read(self, text: str, state: SessionState, files: bool = False, crew: CrewTurn | None = None) -> Understood:
         """`files`: the message brought attachments; `crew`: LLM mode's turn, whose model reads
@@ -78,17 +83,41 @@ class CommandReader:
         in_context = state.has_products() or bool(state.last_discussed()) or state.pending == "clarify_product"
         awaiting = active.missing[0] if active and active.missing and state.pending == "clarify_product" else None
         reading = self.understanding.detect(text, in_context, state.pending, awaiting, state.shown)
+        greeted, reading = self._greeting_first(
+            text, reading, lambda rest: self.understanding.detect(rest, in_context, state.pending, awaiting, state.shown)
+        )
         quoting = self._quoting(reading, state, text)
         if crew and not reading.sure and not quoting and not self.collecting(active):  # slot answers go to Booking or Support
             reading = crew.understand(text, reading)
         if state.pending == "clarify_product":  # "which one?" answered: what was asked before comes back
             reading = reading.resumed(state.wishes)
+        reading = self._at_hand(reading, text, state)
         reading, unsure = self._refer(reading, state)
         reading = self._set_aside_unavailable(reading)
         commands = self._in_context(reading, state, text, files, quoting)
+        if greeted and not any(isinstance(c, Greet) for c in commands):  # "hi, I want a gaming laptop": hello first
+            commands.insert(0, greeted)
         if unsure:
             commands.append(Clarify(candidates=[p.id for p in unsure]))
         return Understood(reading, commands)
+
+    def _greeting_first(self, text: str, reading: Intent, detect: Callable[[str], Intent]) -> tuple[Greet | None, Intent]:
+        """A greeting the message opens with, and the message read (`detect`) without it:
+        "สวัสดีครับ อยากได้โน้ตบุ๊ค..." greets and asks for a laptop; a greeting alone stays one."""
+        lowered = text.lower()
+        blanked = self._greetings.without(lowered)
+        if blanked == lowered or len(lowered) != len(text) or reading.thanks:
+            return None, reading
+        rest = "".join(" " if blank != low else said for said, low, blank in zip(text, lowered, blanked, strict=True))
+        if not rest.strip(" ,.!?¡¿-"):
+            return None, reading
+        greeting = Greet(name=reading.name if reading.name and reading.name[0].isupper() else None)  # as written: a name
+        if reading.type != "greeting":
+            return greeting, reading
+        without = detect(rest)
+        if without.type in ("greeting", "unknown"):
+            return None, reading
+        return greeting, without
 
     def collecting(self, goal: Goal | None) -> IntentType | None:
         """The intent of the flow this goal runs, when it waits for the customer's answer."""
@@ -107,15 +136,18 @@ class CommandReader:
             if reading.type == "cancel" or self.languages.declines(text):
                 return [ConfirmChange(goal=active.id, intent=collecting, accept=False)]
             if self._changes(active, reading, text) or self._answers(collecting, active, reading, text):
-                return [ChangeCommitted(goal=active.id, intent=collecting)]  # "no, Thursday", "7 pm then": shown again
+                changed = ChangeCommitted(goal=active.id, intent=collecting)  # "no, Thursday", "7 pm then": shown again
+                return [changed, *self._slots(active, text)]
             collecting = None  # anything else leaves what was made as it is
         if quoting:
             return [Quote()]
-        if reading.type == "cancel" and active and collecting and self._chooses(active, text):
-            return [ContinueFlow(goal=active.id, intent=collecting)]  # "no" answers its yes-or-no question
+        if reading.type == "cancel" and active and collecting and self._corrects(active, text):
+            corrected = ContinueFlow(goal=active.id, intent=collecting)  # "no" to its yes-or-no question; "nahi, 6 log"
+            return [corrected, *self._slots(active, text)]
         kept = None if collecting else board.kept
         if kept and self._changes(kept, reading, text):  # "make it 9pm instead", whatever else it sounds like
-            return [ChangeCommitted(goal=kept.id, intent=cast(IntentType, self.catalog.pack.flows[kept.type].intent))]
+            flow_intent = cast(IntentType, self.catalog.pack.flows[kept.type].intent)
+            return [ChangeCommitted(goal=kept.id, intent=flow_intent), *self._slots(kept, text)]
         if reading.type == "cancel":
             if active is None and len(text.split()) > CANCEL_WORDS:
                 return [AnswerFromHelp()]  # nothing of ours to cancel: "cancel my transfer" is a question for the help centre
@@ -124,14 +156,19 @@ class CommandReader:
         if opens:  # "dale, adelante" after a quote: the words of a flow start it
             return [StartFlow(flow=opens, intent=cast(IntentType, self.catalog.pack.flows[opens].intent))]
         if active and collecting and self._answers(collecting, active, reading, text, files):
-            return [ContinueFlow(goal=active.id, intent=collecting)]
+            return [ContinueFlow(goal=active.id, intent=collecting), *self._slots(active, text)]
         if kept and reading.type == "unknown" and self.languages.asks_another(text):  # "book another one"
             return [StartFlow(flow=kept.type, intent=cast(IntentType, self.catalog.pack.flows[kept.type].intent))]
+        if self._more(reading, text, state):  # "show me more": the next ones of the same search
+            return [ShowMore()]
+        basket = self._basket(reading, text, state)
+        if basket:  # "both together?", "add the mouse to the laptop": their prices added up
+            return [Calculate(expression="", items=basket)]
         if reading.follow_up and state.last_asked() == "eligibility_check" and self.catalog.pack.eligibility:
             return [CheckEligibility(), *self._shaping(reading)]  # "what about the Amex Platinum?"
-        return self._own(reading)
+        return self._own(reading, text)
 
-    def _own(self, reading: Intent) -> list[Command]:
+    def _own(self, reading: Intent, text: str) -> list[Command]:
         """The commands of a message on its own: the act it asks for, then what shapes it."""
         kind = reading.type
         acts: dict[str, Command] = {
@@ -150,11 +187,22 @@ class CommandReader:
             return [Greet(thanks=reading.thanks, name=reading.name), *self._shaping(reading)]
         if kind == "calculate":
             act: Command = Calculate(expression=reading.expression or "")
+        elif flow and self.catalog.pack.flows[flow].books and self._asks_about(reading, kind, text):  # a question, no booking
+            act = AnswerFromHelp()
         elif flow:
             act = StartFlow(flow=flow, intent=kind)
         else:
             act = acts[kind]
         return [act, *self._shaping(reading)]
+
+    def _asks_about(self, reading: Intent, kind: str, text: str) -> bool:
+        """Whether a message read as starting a flow is a question about it instead: it asks
+        something an article answers ("what documents do I need for the test drive?"), or, read
+        without confidence, says none of the words that start one ("is the showroom open on Sunday?")."""
+        if "?" not in text:
+            return False
+        unsure = reading.confidence < SURE and kind not in self.understanding.intents.exact(normalise(text))
+        return unsure or bool(self.understanding.help_centre and self.understanding.help_centre.answer(text))
 
     def _shaping(self, reading: Intent) -> list[Command]:
         """What shapes the act: the items named or pointed at, a comparison or eligibility check
@@ -171,6 +219,48 @@ class CommandReader:
         if reading.name and reading.type != "greeting":
             shaping.append(Greet(name=reading.name))
         return shaping
+
+    def _at_hand(self, reading: Intent, text: str, state: SessionState) -> Intent:
+        """A question about the items on screen that the words alone read as a help question, or
+        as nothing ("which is the lightest?", "the refresh rate of the second one?"), is answered
+        from their data; a fault said of one ("the second one won't charge") stays support."""
+        pointing = reading.pointing
+        if not state.shown or reading.type not in ("faq", "unknown", "out_of_scope", "support"):
+            return reading
+        if not (pointing or pointing.which or pointing.among or reading.named):
+            return reading
+        if "support" in self.understanding.intents.exact(normalise(text)):
+            return reading
+        helps = reading.type == "faq" and self.understanding.help_centre and self.understanding.help_centre.answer(text)
+        if helps and not (pointing.which or pointing.among or pointing.positions or pointing.first):
+            return reading  # "how do I charge it at home?": an article answers it, whatever "it" is
+        among = pointing.which and not (pointing.positions or pointing.first or pointing.single)  # "which has...": all of them
+        return reading.model_copy(update={"type": "feature_query", **({"named": list(state.shown)} if among else {})})
+
+    def _more(self, reading: Intent, text: str, state: SessionState) -> bool:
+        """Whether a message asks for the next ones of the list shown and nothing else."""
+        asks_nothing_else = not (reading.filters or reading.named or reading.rank or reading.feature_topics or reading.profile)
+        shopping = reading.type in ("product_info", "unknown", "faq", "out_of_scope")
+        return bool(state.seen) and asks_nothing_else and shopping and self.languages.asks_more(text)
+
+    def _basket(self, reading: Intent, text: str, state: SessionState) -> list[str]:
+        """The items a message asks the total price of ("both together", "all three in total",
+        "add the mouse to the laptop"): those it names or points at, and those of a kind it names
+        that the conversation showed last; none where no agent of the pack may calculate."""
+        if not (self.understanding.calculates and self.languages.asks_total(text)):
+            return []
+        items = list(reading.named)
+        shown = self.catalog.products_by_id(state.shown)
+        discussed = self.catalog.products_by_id(state.last_discussed())
+        referred = refer(reading.pointing, shown, discussed, {}, self.rules) if not items else None
+        items += [p.id for p in referred.items] if referred else []
+        kinds = {name: value for name, value in reading.filters.items() if name in self.kinds}
+        seen = [p for ids in (t.products for t in reversed(state.history)) for p in self.catalog.products_by_id(ids)]
+        for name, said in kinds.items():
+            for value in said if isinstance(said, list) else [said]:
+                last = next((p.id for p in seen if p.id not in items and self.rules.matches(p, {name: value})), None)
+                items += [last] if last else []
+        return list(dict.fromkeys(items)) if len(set(items)) > 1 else []
 
     def _quoting(self, reading: Intent, state: SessionState, text: str) -> bool:
         """Whether the quote desk takes the message (a pack with quote:): not a cancel, nor an
@@ -189,9 +279,13 @@ class CommandReader:
         if reading.type == collecting:
             return True
         details = self.desk.details(goal.type, goal.slots, text)
+        if CODE in details:  # the code it waits for, whatever else the digits might be
+            return True
         asked = set(self.desk.engine.asked(flow, goal.missing))
         interrupts = reading.type in flow.interrupted_by
-        if details & asked or (details and not self._asks_own(reading, text, flow.interrupted_by)):
+        other = interrupts or reading.type == "out_of_scope"
+        confidently_other = other and reading.confidence >= CONFIDENT and "?" in text  # "today's exchange rate?"
+        if (details & asked and not confidently_other) or (details and not self._asks_own(reading, text, flow.interrupted_by)):
             return True
         if flow.action == "submit" and self.cases:  # a case takes its files, its status, any value but a help question
             if files or self.cases.asks_progress(goal.type, text):
@@ -202,7 +296,7 @@ class CommandReader:
             return False
         if reading.type == "product_info" and goal.missing[:1] and flow.slot(goal.missing[0]).kind == "item":
             return True  # "which card?" answered with a card's name
-        return not interrupts
+        return not (interrupts or confidently_other)
 
     @staticmethod
     def _asks_own(reading: Intent, text: str, interrupted_by: list[str]) -> bool:
@@ -220,6 +314,30 @@ class CommandReader:
             return False
         names = [flow.subject, *flow.called] if flow.subject else flow.called
         return self.languages.asks_change(text) or bool(names and phrases(names).search(text))
+
+    def _slots(self, goal: Goal, text: str) -> list[SetSlot]:
+        """The values the message gives the goal's flow, each with where it came from: the slot
+        asked, one the message names, or one another value implies (a branch: a visit); one
+        that replaces a value held is a correction. The flow engine reads them again as it runs."""
+        flow = self.catalog.pack.flows[goal.type]
+        flow = self.cases.flow(goal.type, goal.slots) if self.cases and flow.action == "submit" else flow
+        asked = self.desk.engine.asked(flow, goal.missing)
+        said = self.desk.said(flow, goal.slots, text, asked)
+        implied = {other for s in flow.slots() if s.slot in said for other in s.if_}
+        return [
+            SetSlot(
+                slot=slot,
+                value=value,
+                source="asked" if slot in asked else "inferred" if slot in implied else "named",
+                correction=goal.slots.get(slot) not in (None, value),
+            )
+            for slot, value in said.items()
+        ]
+
+    def _corrects(self, goal: Goal, text: str) -> bool:
+        """Whether a "no" answers the flow rather than cancelling it: it picks an option of the
+        choice a case asked, or gives one of the flow's details anew ("nahi, 6 log")."""
+        return self._chooses(goal, text) or bool(self.desk.details(goal.type, goal.slots, text))
 
     def _chooses(self, goal: Goal, text: str) -> bool:
         """Whether a message picks an option of the choice a case waiting for an answer asked ("no")."""
@@ -241,7 +359,8 @@ class CommandReader:
         holds its item and "make it 5pm" is about the booking."""
         if reading.named or not (reading.type in NEEDS_PRODUCTS or self.catalog.pack.flow_for(reading.type)):
             return reading, []
-        discussed = self.catalog.products_by_id(next((t.products for t in reversed(state.history) if t.products), []))
+        last = [state.focus] if state.focus else next((t.products for t in reversed(state.history) if t.products), [])
+        discussed = self.catalog.products_by_id(last)  # what "it" means: the item in focus, else the last reply's
         shown = self.catalog.products_by_id(state.shown)
         referred = refer(reading.pointing, shown, discussed, reading.filters, self.rules)
         if referred is None:

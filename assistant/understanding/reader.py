@@ -554,8 +554,8 @@ class Understanding:
         profile = self._profile(clean, words, pending, amounts.facts)
         cues = set(self.intents.exact(clean))
         rank = self._rank(clean, cues)
-        lines = self.catalog.pack.display.lines_named(set(re.findall(r"\w+", clean)))
-        topics = list(dict.fromkeys([*self.features.exact(clean), *lines]))
+        lines = self.catalog.pack.display.lines_named(self._own_words(clean))
+        topics = list(dict.fromkeys([*self._own_features(clean), *lines]))
         named = self._named(clean, filters, shown)
         pointing = self.languages.pointing(clean, self._item_words)
         dropped = self._dropped(clean, filters)
@@ -610,6 +610,7 @@ class Understanding:
         bounded = any(n in self.numbers for n in filters)
         refining |= kind in ("feature_query", "unknown") and not has_products and not named and bounded
         refining |= kind == "feature_query" and not topics and not named and bounded  # "between 10 and 15 lakh": no fact asked
+        refining |= kind == "feature_query" and bounded and "want" in cues  # "mileage less than 15 wale dikhao": show those
         if naming or refining or (absent and kind == "unknown" and ("want" in cues or bool(filters))):
             kind = "product_info"  # "any brand", "got a Corolla?", "the XUV700?", "aur 20 lakh tak?": about items after all
         if profile and kind in ("unknown", "out_of_scope"):
@@ -808,6 +809,25 @@ class Understanding:
         """Whether the message says nothing but filter values, item words, little words and the
         words of its amounts, in any script ("โน้ตบุ๊คเปิดไม่ติด" says more than "laptop")."""
         return not set(re.findall(rf"{LETTER}+", self._without_filters(text))) - self._filler - amount_words
+
+    def _own_features(self, clean: str) -> list[str]:
+        """The items' features a message names, but for a one-word one said as the head of another
+        thing's name ("today's exchange rate", "the transfer fee"): a word of ours stands before
+        it, or a little one ("its rate", "gold card fee"), never one we don't know."""
+        spans = self.features.spans(clean)
+        return list(dict.fromkeys(s.value for s in spans if not self._modified(clean, s.start, clean[s.start : s.end])))
+
+    def _own_words(self, clean: str) -> set[str]:
+        """The message's words, less those only ever said as the head of another thing's name."""
+        said = [(m.start(), m[0]) for m in re.finditer(r"\w+", clean)]
+        heads = {word for at, word in said if self._modified(clean, at, word)}
+        return {word for at, word in said if word not in heads or not self._modified(clean, at, word)}
+
+    def _modified(self, clean: str, at: int, said: str) -> bool:
+        """Whether a one-word name in Latin letters follows a Latin word we don't know ("exchange rate")."""
+        before = re.findall(r"[a-z]+(?=\W*$)", clean[:at])
+        known = self._known_words | self._filler | self.languages.stop_words
+        return bool(re.fullmatch(r"[a-z]+", said) and before and before[-1] not in known)
 
     @cached_property
     def _filler(self) -> frozenset[str]:
