@@ -141,6 +141,8 @@ class CommandReader:
             collecting = None  # anything else leaves what was made as it is
         if quoting:
             return [Quote()]
+        if self._more(reading, text, state):  # "show me more": the next ones of the same search
+            return [ShowMore()]
         if reading.type == "cancel" and active and collecting and self._corrects(active, text):
             corrected = ContinueFlow(goal=active.id, intent=collecting)  # "no" to its yes-or-no question; "nahi, 6 log"
             return [corrected, *self._slots(active, text)]
@@ -159,8 +161,6 @@ class CommandReader:
             return [ContinueFlow(goal=active.id, intent=collecting), *self._slots(active, text)]
         if kept and reading.type == "unknown" and self.languages.asks_another(text):  # "book another one"
             return [StartFlow(flow=kept.type, intent=cast(IntentType, self.catalog.pack.flows[kept.type].intent))]
-        if self._more(reading, text, state):  # "show me more": the next ones of the same search
-            return [ShowMore()]
         basket = self._basket(reading, text, state)
         if basket:  # "both together?", "add the mouse to the laptop": their prices added up
             return [Calculate(expression="", items=basket)]
@@ -240,7 +240,8 @@ class CommandReader:
     def _more(self, reading: Intent, text: str, state: SessionState) -> bool:
         """Whether a message asks for the next ones of the list shown and nothing else."""
         asks_nothing_else = not (reading.filters or reading.named or reading.rank or reading.feature_topics or reading.profile)
-        shopping = reading.type in ("product_info", "unknown", "faq", "out_of_scope")
+        said = self.understanding.intents.exact(normalise(text))  # a cancel only the router read is no "no more"
+        shopping = reading.type in ("product_info", "unknown", "faq", "out_of_scope") or (reading.type == "cancel" and not said)
         return bool(state.seen) and asks_nothing_else and shopping and self.languages.asks_more(text)
 
     def _basket(self, reading: Intent, text: str, state: SessionState) -> list[str]:
@@ -279,8 +280,8 @@ class CommandReader:
         if reading.type == collecting:
             return True
         details = self.desk.details(goal.type, goal.slots, text)
-        if CODE in details:  # the code it waits for, whatever else the digits might be
-            return True
+        if CODE in details or any(flow.slot(name).kind == "phone" for name in details - {CODE}):
+            return True  # the code it waits for, or a phone number: no question says one
         asked = set(self.desk.engine.asked(flow, goal.missing))
         interrupts = reading.type in flow.interrupted_by
         other = interrupts or reading.type == "out_of_scope"
