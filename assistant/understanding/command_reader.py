@@ -86,6 +86,8 @@ class CommandReader:
         greeted, reading = self._greeting_first(
             text, reading, lambda rest: self.understanding.detect(rest, in_context, state.pending, awaiting, state.shown)
         )
+        if reading.type == "cancel" and self._waits(state) and not self._said_cancel(text):
+            reading = reading.model_copy(update={"type": "unknown"})  # "fijo" to "fixed or removable?" is no cancel
         quoting = self._quoting(reading, state, text)
         if crew and not reading.sure and not quoting and not self.collecting(active):  # slot answers go to Booking or Support
             reading = crew.understand(text, reading)
@@ -237,11 +239,19 @@ class CommandReader:
         among = pointing.which and not (pointing.positions or pointing.first or pointing.single)  # "which has...": all of them
         return reading.model_copy(update={"type": "feature_query", **({"named": list(state.shown)} if among else {})})
 
+    def _said_cancel(self, text: str) -> bool:
+        """Whether a message says a cancel word, rather than only sounding like one to the router."""
+        return "cancel" in self.understanding.intents.exact(normalise(text))
+
+    def _waits(self, state: SessionState) -> bool:
+        """Whether a question of ours waits for its answer: a flow's, or the quote's."""
+        return bool(self.collecting(state.goals.active) or (state.quote and state.quote.asking))
+
     def _more(self, reading: Intent, text: str, state: SessionState) -> bool:
         """Whether a message asks for the next ones of the list shown and nothing else."""
         asks_nothing_else = not (reading.filters or reading.named or reading.rank or reading.feature_topics or reading.profile)
-        said = self.understanding.intents.exact(normalise(text))  # a cancel only the router read is no "no more"
-        shopping = reading.type in ("product_info", "unknown", "faq", "out_of_scope") or (reading.type == "cancel" and not said)
+        routed_cancel = reading.type == "cancel" and not self._said_cancel(text)  # a cancel only the router read: no "no more"
+        shopping = reading.type in ("product_info", "unknown", "faq", "out_of_scope") or routed_cancel
         return bool(state.seen) and asks_nothing_else and shopping and self.languages.asks_more(text)
 
     def _basket(self, reading: Intent, text: str, state: SessionState) -> list[str]:
