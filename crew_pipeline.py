@@ -31,6 +31,7 @@ from assistant.dialogue.sessions import COMMIT_ATTEMPTS, LOCKS, STORE, SessionLo
 from assistant.dialogue.state import SessionState, Turn
 from assistant.handover.desk import PeopleDesk
 from assistant.handover.store import HANDOVERS
+from assistant.infra import replay
 from assistant.infra.config import SETTINGS, Settings, bookings_file, sessions_file
 from assistant.infra.counters import shared_counters
 from assistant.infra.extensions import Slot
@@ -107,7 +108,8 @@ class CrewPipeline:
 
         `on_event(kind, data)` hears each agent start and finish, for clients that stream.
         `replay_key`: the client's id for this message. Its answer is saved with the turn, and a
-        message sent again with it gets that answer back instead of a second turn.
+        message sent again with it gets that answer back instead of a second turn; another message
+        sent with it raises replay.KeyReused.
         """
         emit = on_event or (lambda kind, data: None)
         session_id = request.session_id or str(uuid.uuid4())
@@ -115,8 +117,8 @@ class CrewPipeline:
             with self.locks.lock(session_id):
                 state = self.store.load(session_id) or SessionState(session_id=session_id)
                 state.claim(request.customer_id)
-                if replay_key and (answer := self.store.recall(session_id, replay_key)) is not None:
-                    return ChatResponse.model_validate_json(answer)
+                if replay_key and (stored := self.store.recall(session_id, replay_key)) is not None:
+                    return ChatResponse.model_validate_json(replay.recalled(stored, request.query))
                 attack = guard.check(
                     request.query,
                     state.recent_user_texts(guard.EARLIER),
@@ -128,8 +130,9 @@ class CrewPipeline:
                 response = self._with_people(state, request, emit) or self._turn(state, request, emit)
                 saved = state.model_copy(update={"version": state.version + 1})  # the state as the save below writes it
                 response.state = saved.summary(self.catalog.pack.private_slots)
+                answer = (replay_key, replay.kept(request.query, response.model_dump_json())) if replay_key else None
                 try:
-                    self.store.save(state, (replay_key, response.model_dump_json()) if replay_key else None)
+                    self.store.save(state, answer)
                 except VersionConflict:
                     continue
                 return response

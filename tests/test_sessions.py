@@ -127,6 +127,19 @@ def test_a_retry_with_the_same_request_id_gets_the_stored_answer_not_a_second_tu
     assert len(_user_turns(pipeline, sid)) == 3
 
 
+def test_a_request_id_sent_again_with_another_message_is_refused_not_answered_with_the_first(client, pipeline):
+    sid, retry = str(uuid.uuid4()), {"X-Request-ID": "msg-1"}
+    first = client.post("/chat", json={"query": "I want a platinum credit card", "session_id": sid}, headers=retry)
+    other = {"query": "what are the fees?", "session_id": sid}
+    reused = client.post("/chat", json=other, headers=retry)
+    assert reused.status_code == 422 and reused.get_json()["error"] == "idempotency_key_reused"
+    streamed = client.post("/chat/stream", json=other, headers=retry).get_data(as_text=True)
+    assert "event: error" in streamed and "idempotency_key_reused" in streamed
+    again = client.post("/chat", json={"query": "I want a platinum credit card", "session_id": sid}, headers=retry)
+    assert again.get_json() == first.get_json(), "the same message is a retry: its answer again"
+    assert _user_turns(pipeline, sid) == ["I want a platinum credit card"]
+
+
 def test_an_answer_lost_on_the_way_is_given_to_the_retry(app, client, pipeline):
     sid = str(uuid.uuid4())
     with app.app_context():  # the turn is saved, then its worker dies before answering

@@ -21,10 +21,20 @@ from assistant.dialogue.sessions import STORE, SessionBusy, VersionConflict
 from assistant.dialogue.state import NotYourSession, SessionState
 from assistant.handover.store import HANDOVERS
 from assistant.infra.config import bookings_file
+from assistant.infra.replay import KeyReused
 from assistant.infra.sqlite import writable
 from assistant.pack.display import public_product
 from assistant.web import files, openapi, telemetry
-from assistant.web.errors import BUSY_MESSAGE, NOT_YOURS_MESSAGE, RETRY_LATER, UNAVAILABLE, ApiError, json_object, store_unavailable
+from assistant.web.errors import (
+    BUSY_MESSAGE,
+    KEY_REUSED,
+    NOT_YOURS_MESSAGE,
+    RETRY_LATER,
+    UNAVAILABLE,
+    ApiError,
+    json_object,
+    store_unavailable,
+)
 from assistant.web.identity import caller, require_customer
 from assistant.web.ratelimit import LIMITER
 from assistant.web.schemas import CUSTOMER_ID, ChatRequest, ChatResponse
@@ -102,6 +112,8 @@ def chat_stream() -> Response:
             events.put(("error", {"error": "session_busy", "message": BUSY_MESSAGE}))
         except NotYourSession:
             events.put(("error", {"error": "forbidden", "message": NOT_YOURS_MESSAGE}))
+        except KeyReused:
+            events.put(("error", KEY_REUSED))
         except Exception as exc:  # the stream has started: the error becomes an event, never a trace
             if store_unavailable(exc):
                 log.warning("store unavailable: %s", exc)

@@ -6,7 +6,6 @@ A request with an `Idempotency-Key` is acted on once: the answer is kept in the 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import re
@@ -23,6 +22,7 @@ from assistant.concierge.planner import Concierge, ServiceReader, load_members
 from assistant.concierge.services import ConciergeServices
 from assistant.concierge.tables import Tables
 from assistant.dialogue.sessions import LOCKS, STORE
+from assistant.infra import replay
 from assistant.infra.config import SETTINGS, bookings_file
 from assistant.infra.extensions import Slot
 from assistant.tools.retrieval import CATALOG
@@ -75,16 +75,12 @@ def _once(scope: str, instruction: str, act: Callable[[], dict[str, Any]]) -> di
         return act()
     if not IDEMPOTENCY_KEY.fullmatch(key):
         raise ApiError(400, "bad_idempotency_key", "Idempotency-Key must be 1-255 visible ASCII characters (a UUID will do).")
-    asked = hashlib.sha256(instruction.encode()).hexdigest()  # the answer's instruction, not kept as said
     with LOCKS.get().lock(f"idempotency:{scope}:{key}"):
-        kept = STORE.get().recall(scope, key)
-        if kept is not None:
-            then, answer = json.loads(kept)
-            if then != asked:
-                raise ApiError(422, "idempotency_key_reused", "This Idempotency-Key was sent with another instruction.")
-            return dict(answer)
+        stored = STORE.get().recall(scope, key)
+        if stored is not None:
+            return dict(json.loads(replay.recalled(stored, instruction)))
         answer = act()
-        STORE.get().remember(scope, key, json.dumps([asked, answer]))
+        STORE.get().remember(scope, key, replay.kept(instruction, json.dumps(answer)))
         return answer
 
 

@@ -15,11 +15,13 @@ from werkzeug.exceptions import HTTPException
 
 from assistant.dialogue.sessions import SessionBusy, VersionConflict
 from assistant.dialogue.state import NotYourSession
+from assistant.infra.replay import KeyReused
 
 log = logging.getLogger(__name__)
 NOT_YOURS_MESSAGE = "This conversation belongs to another signed-in customer."
 BUSY_MESSAGE = "Another message of this conversation is still being answered. Please try again in a moment."
 UNAVAILABLE = {"error": "store_unavailable", "message": "Our storage is busy or unreachable. Please try again in a few seconds."}
+KEY_REUSED = {"error": "idempotency_key_reused", "message": "This key came before with another message: send a new one."}
 RETRY_LATER = {"Retry-After": "5"}  # a store fault: time for a lock holder to finish or Redis to come back
 
 
@@ -84,6 +86,10 @@ def init_app(app: Flask) -> None:
     @app.errorhandler(NotYourSession)
     def not_yours(exc: NotYourSession) -> ResponseReturnValue:
         return jsonify(error="forbidden", message=NOT_YOURS_MESSAGE), 403
+
+    @app.errorhandler(KeyReused)
+    def key_reused(exc: KeyReused) -> ResponseReturnValue:
+        return jsonify(KEY_REUSED), 422
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException) -> ResponseReturnValue:
