@@ -119,6 +119,11 @@ def test_a_vague_product_is_asked_for_with_choices(chat, catalog):
     "message, slot, complaint",
     [
         ("book a call-back today at 8am for the Visa Platinum Business Credit Card", "time", "already passed"),
+        (  # issue 33, hole 12: the year said is kept, and a day gone by is asked again
+            "book a call-back on 1 January 2020 at 11am for the Visa Platinum Business Credit Card",
+            "date",
+            "Wednesday 1 January 2020 has already passed.",
+        ),
         ("book a call-back tomorrow at 9 pm for the Visa Platinum Business Credit Card", "time", "between 09:00 and 20:00"),
         (
             "book a branch visit at Gulshan on Friday at 11am for the Visa Platinum Business Credit Card",

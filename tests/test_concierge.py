@@ -194,6 +194,14 @@ def test_a_reminder_in_the_past_asks_for_a_valid_time(ask, clock):
     assert done["reminder"]["scheduled_for"] == "2026-11-23T19:45" and done["reservation"]["time"] == "20:00"
 
 
+def test_a_year_gone_by_is_refused_with_the_day_and_asked_again(ask):
+    """Issue 33, hole 12: "1 January 2020" was held for 1 January 2027."""
+    asked = ask("Book a table for 2 at an Indian restaurant in Bandra, Mumbai on 1 January 2020 at 8 pm")
+    assert asked["ask_user"].startswith("Wednesday 1 January 2020 has already passed.") and "Which day" in asked["ask_user"]
+    done = ask("tomorrow")
+    assert done["reservation"]["date"] == "2026-11-24" and done["reservation"]["time"] == "20:00"
+
+
 def test_a_hinglish_reminder_said_before_its_verb(ask):
     """Hindi puts how long ahead before "remind": "do ghante pehle yaad dila dena" is two hours."""
     result = ask(

@@ -296,6 +296,28 @@ def test_a_day_and_month_crosses_into_next_year():
     assert parse_when("tomorrow", new_years_eve).date == dt.date(2027, 1, 1)
 
 
+@pytest.mark.parametrize(
+    "text, date",
+    [
+        ("1 January 2020 at 8 pm", dt.date(2020, 1, 1)),
+        ("January 1, 2020", dt.date(2020, 1, 1)),
+        ("the 1st of January 2020.", dt.date(2020, 1, 1)),
+        ("1 de enero de 2020 a las 8", dt.date(2020, 1, 1)),
+        ("১ জানুয়ারি ২০২০", dt.date(2020, 1, 1)),
+        ("1 जनवरी 2020 को", dt.date(2020, 1, 1)),
+        ("25 Dec 2027", dt.date(2027, 12, 25)),
+    ],
+)
+def test_a_year_said_is_kept_even_one_gone_by(text, date):
+    """The year the customer says wins over the next occurrence: a past one is then refused by the flow."""
+    assert parse_when(text, NOW).date == date
+
+
+def test_a_number_after_a_date_that_is_no_year_is_left_alone():
+    assert parse_when("25 Dec 20:30", NOW) == WhenParts(XMAS, at(20, 30))
+    assert parse_when("25 Dec 5000 taka", NOW).date == XMAS
+
+
 def test_dates_in_digits_read_in_the_country_order():
     """3/4 is the 3rd of April where the day comes first (every pack's default), March 4 where the month does;
     a date that fits one order only, or an ISO date, reads the same either way."""

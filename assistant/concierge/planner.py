@@ -34,7 +34,7 @@ from assistant.booking.desk import Refused
 from assistant.booking.notifications import PHONE_LIKE, e164
 from assistant.concierge.services import INDIAN, TOO_MANY, in_locality, is_open, serves
 from assistant.concierge.tables import Notification, NotSent, Reminder, Reservation, Table, Tables, day_of
-from assistant.dialogue.flows import FlowEngine, Said
+from assistant.dialogue.flows import FlowEngine, Said, day_words
 from assistant.dialogue.goals import masked
 from assistant.dialogue.sessions import SessionLocks
 from assistant.infra.sqlite import SharedSQLite
@@ -212,9 +212,9 @@ class Concierge:
         searching = [slot for slot in self.engine.missing(self.flow, plan.slots) if self.flow.slot(slot).kind not in WHO]
         if searching:
             return self._ask(plan, searching)
-        if plan.slots["date"] < now.date().isoformat():
-            plan.slots["date"] = None
-            return self._ask(plan, ["date"], say(self.catalog, "concierge_date_passed"))
+        if plan.slots["date"] < now.date().isoformat():  # "1 January 2020": the day said, and asked again
+            passed, plan.slots["date"] = day_words(dt.date.fromisoformat(plan.slots["date"])), None
+            return self._ask(plan, ["date"], say(self.catalog, "concierge_date_passed", day=passed))
         if plan.restaurant is None:
             found = self._search(plan, now)
             if "ask_user" in found or "error" in found:

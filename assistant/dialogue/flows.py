@@ -327,6 +327,9 @@ class FlowEngine:
         if plan is None or not (slots.get(plan.date) and slots.get(plan.time)):
             return []
         starts = self.starts_at(flow, slots)
+        if starts.date() < now.date():  # a day gone by (a year said: "1 January 2020"): the day is asked again
+            slots[plan.date] = None
+            return [say(self.catalog, "flow_day_passed", day=day_words(starts.date()))]
         if starts <= now:
             slots[plan.time] = None
             return [say(self.catalog, "flow_passed", day=day_words(starts.date()), time=f"{starts:%H:%M}")]

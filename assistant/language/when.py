@@ -43,6 +43,7 @@ PART_HOURS: dict[Part, tuple[int, range]] = {
 }
 LATE: tuple[Part, ...] = ("evening", "night")  # where 12 is midnight: "raat 12 baje"
 _HOUR = r"(?<![\d:.,])\d{1,2}(?!\d)"
+_YEAR = r"(?:19|20)\d{2}(?!\d|[:.]\d)"  # four digits that are a year, not an amount or a time ("20:30")
 
 
 class Found(NamedTuple):
@@ -166,13 +167,15 @@ class When:
         words, nxt, this = self.words, self.next.pattern, self.words["this"]
         day, month = r"(?<![\d.,:/])(?P<day>\d{1,2})(?!\d)", rf"(?P<month>{self.months.pattern})\.?"
         ordinal = rf"(?:{words['ordinals']})"
+        # a year said after the date is kept, even one gone by: "1 January 2020", "enero 1, 2020"
+        year = rf"(?:\s*,?\s*(?:{words['of']}\s+)?(?P<year>{_YEAR}))?"
         first, second = ("day", "month") if self.date_order == "day_first" else ("month", "day")
         return [
             (kind, re.compile(pattern, re.IGNORECASE))
             for kind, pattern in (
                 ("iso", r"(?<![\d/.-])(?P<year>\d{4})-(?P<month>\d{1,2})-(?P<day>\d{1,2})(?![\d/.-])"),
-                ("day month", rf"{day}{ordinal}?\s*(?:{words['of']}\s+)?{month}"),
-                ("month day", rf"{month}\s*(?:{words['the']}\s+)?{day}{ordinal}?{END}"),
+                ("day month", rf"{day}{ordinal}?\s*(?:{words['of']}\s+)?{month}{year}"),
+                ("month day", rf"{month}\s*(?:{words['the']}\s+)?{day}{ordinal}?{END}{year}"),
                 (
                     "of month",
                     (
@@ -337,7 +340,8 @@ class When:
         if kind == "iso":
             return _valid(int(m["year"]), int(m["month"]), int(m["day"]))
         if kind in ("day month", "month day"):
-            return _next(today, int(self.months.get(m["month"].rstrip(".")) or 0), int(m["day"]))
+            month = int(self.months.get(m["month"].rstrip(".")) or 0)
+            return _valid(int(m["year"]), month, int(m["day"])) if m["year"] else _next(today, month, int(m["day"]))
         if kind == "of month":
             return self._day_of_month(m, today)
         if kind == "weekday":
