@@ -4,14 +4,18 @@ their own size cap, usable only in the conversation they were sent to, by upload
 from __future__ import annotations
 
 import io
+import struct
 import uuid
+import zlib
 
 import pytest
 from fpdf import FPDF
-from PIL import Image
+from PIL import Image, ImageFile
 
 import crew_pipeline
+from assistant.attachments import content
 from assistant.attachments.content import sniff
+from assistant.attachments.store import ATTACHMENTS
 from assistant.web.edge import body_limit
 from tests.conftest import app_for, signed_in
 
@@ -227,3 +231,55 @@ def test_a_small_file_that_decodes_huge_is_refused_undecoded(client, tmp_path, s
     response = upload(client, session, out.getvalue(), "bomb.png")
     assert response.status_code == 413 and response.get_json()["error"] == "image_too_large"
     assert kept_files(tmp_path, session) == []
+
+
+def grey16_png(width: int, height: int) -> bytes:
+    """A PNG of 16-bit grey zeros, written row by row: a few hundred kB that decode to width*height*2 bytes."""
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    packer, row = zlib.compressobj(9), bytes(1 + 2 * width)  # each row: its filter byte, then its samples
+    pixels = b"".join(packer.compress(row) for _ in range(height)) + packer.flush()
+    header = struct.pack(">IIBBBBB", width, height, 16, 0, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
+
+
+def test_a_16_bit_image_under_the_pixel_cap_that_decodes_huge_is_refused_undecoded(client, tmp_path, session, monkeypatch):
+    bomb = grey16_png(7000, 7000)  # 49 million pixels, under the cap; 98 MB of samples
+    assert len(bomb) < 1024 * 1024 and Image.open(io.BytesIO(bomb)).size == (7000, 7000)
+    decoded: list[object] = []
+    load = ImageFile.ImageFile.load
+    monkeypatch.setattr(ImageFile.ImageFile, "load", lambda image: decoded.append(image) or load(image))
+    response = upload(client, session, bomb, "bomb.png")
+    assert response.status_code == 413 and response.get_json()["error"] == "image_too_compressed"
+    assert decoded == [] and kept_files(tmp_path, session) == []
+
+
+def test_decoded_bytes_count_16_bit_samples_twice(tmp_path, session):
+    client = app_for(tmp_path, image_max_decoded_bytes=1024 * 1024).test_client()
+    noise = bytes(range(256)) * (800 * 800 * 2 // 256)  # incompressible enough: no ratio to blame
+    eight = Image.frombytes("L", (800, 800), noise[: 800 * 800])  # 640 kB of pixels
+    sixteen = Image.frombytes("I;16", (800, 800), noise)  # the same pixels at 16 bits: 1.28 MB
+    for image, status in ((eight, 201), (sixteen, 413)):
+        out = io.BytesIO()
+        image.save(out, "PNG")
+        response = upload(client, session, out.getvalue(), "scan.png")
+        assert response.status_code == status, response.get_json()
+    assert response.get_json()["error"] == "image_too_large" and len(kept_files(tmp_path, session)) == 1
+
+
+def test_images_decode_under_the_processs_semaphore(tmp_path, session, monkeypatch):
+    app = app_for(tmp_path, image_decodes_at_once=1)
+    decoding = ATTACHMENTS.get(app).limits.decoding
+    free_while_decoding: list[bool] = []
+    transpose = content.ImageOps.exif_transpose
+
+    def spy(image):
+        free_while_decoding.append(decoding.acquire(blocking=False))
+        return transpose(image)
+
+    monkeypatch.setattr(content.ImageOps, "exif_transpose", spy)
+    assert upload(app.test_client(), session, png(), "p.png").status_code == 201
+    assert free_while_decoding == [False]  # the one turn was taken by this decode
+    assert decoding.acquire(blocking=False)  # and given back

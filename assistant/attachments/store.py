@@ -8,6 +8,7 @@ import hashlib
 import os
 import re
 import secrets
+import threading
 import uuid
 from collections.abc import Iterable
 from datetime import UTC, datetime
@@ -17,8 +18,8 @@ from typing import Any
 from flask import Flask
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from assistant.attachments.content import Kind, Refused, cleaned
-from assistant.infra.config import SETTINGS, attachments_dir
+from assistant.attachments.content import Kind, Limits, Refused, cleaned
+from assistant.infra.config import SETTINGS, Settings, attachments_dir
 from assistant.infra.extensions import Slot
 
 ATTACHMENT_ID = re.compile(r"[0-9a-f]{32}")
@@ -44,8 +45,10 @@ class Attachment(BaseModel):
 
 
 class AttachmentStore:
-    def __init__(self, folder: Path, max_bytes: int):
-        self.folder, self.max_bytes = folder, max_bytes
+    def __init__(self, folder: Path, settings: Settings):
+        self.folder, self.max_bytes = folder, settings.attachment_max_bytes
+        decoding = threading.BoundedSemaphore(settings.image_decodes_at_once)  # this process's: one store per app
+        self.limits = Limits(settings.image_max_decoded_bytes, settings.image_max_ratio, decoding)
 
     def save(self, session_id: str, filename: str, data: bytes) -> Attachment:
         """Keeps the file's clean bytes, or raises `Refused` (and keeps nothing)."""
@@ -53,7 +56,7 @@ class AttachmentStore:
             raise Refused(413, "file_too_large", f"That file is larger than {self.max_bytes / 1024 / 1024:g} MB.")
         if not data:
             raise Refused(400, "empty_file", "That file is empty.")
-        kept = cleaned(data)
+        kept = cleaned(data, self.limits)
         folder = self._session(session_id)
         attachment = Attachment(
             id=secrets.token_hex(16),
@@ -135,4 +138,4 @@ ATTACHMENTS: Slot[AttachmentStore] = Slot("attachments")
 
 
 def init_app(app: Flask) -> None:
-    ATTACHMENTS.put(app, AttachmentStore(attachments_dir(app), SETTINGS.get(app).attachment_max_bytes))
+    ATTACHMENTS.put(app, AttachmentStore(attachments_dir(app), SETTINGS.get(app)))

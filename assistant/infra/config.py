@@ -64,6 +64,19 @@ class Settings(BaseSettings):
     attachments_dir: Path | None = Field(default=None, description="folder for attachments; default: <instance>/attachments")
     attachment_max_bytes: int = Field(default=8 * 1024 * 1024, ge=1024, description="the largest file accepted")
     attachments_per_message: int = Field(default=10, ge=1, le=10, description="files one chat message may carry")
+    # Issue 33: what an image may cost to decode, and how many files the store takes.
+    image_max_decoded_bytes: int = Field(
+        default=192 * 1024 * 1024, ge=1024 * 1024, description="an image's pixels in memory, at its bits per sample"
+    )
+    image_max_ratio: int = Field(default=100, ge=10, description="decoded bytes per byte of file above which an image is refused")
+    image_decodes_at_once: int = Field(default=2, ge=1, description="images one worker process decodes at the same time")
+    attachments_per_session: int = Field(default=40, ge=1, description="files one conversation may keep")
+    attachments_session_bytes: int = Field(default=160 * 1024 * 1024, ge=1024, description="bytes one conversation may keep")
+    attachments_total_files: int = Field(default=200_000, ge=1, description="files the whole store may keep")
+    attachments_total_bytes: int = Field(default=20 * 1024**3, ge=1024, description="bytes the whole store may keep")
+    attachments_unused_s: float = Field(
+        default=48 * 3600, gt=0, description="a conversation's files are removed this long after its last, unless a case has them"
+    )
     cors_origins: list[str] = Field(default=["http://localhost:5000", "http://127.0.0.1:5000"])
     # LLM mode (issue 3): unset LLM_MODEL means the offline assistant.
     llm_model: str | None = Field(default=None, description="e.g. openai/gpt-4o-mini, ollama/llama3.1")
