@@ -225,7 +225,7 @@ def test_what_nobody_could_answer_is_grouped_by_meaning_masked_and_exported(app,
     assert groups[2]["example"] == "my number is *********78 and my mail is ***@***, call me about a car loan"
     exported = client.get("/console/api/unanswered.csv", headers=ASHA)
     assert exported.mimetype == "text/csv" and "01712345678" not in exported.get_data(as_text=True)
-    assert exported.get_data(as_text=True).splitlines()[0] == "count,example,reasons,last_asked"
+    assert exported.get_data(as_text=True).splitlines()[0] == '"count","example","reasons","last_asked"'
 
 
 def test_the_metrics_count_the_queue_the_reasons_and_the_conversations_people_handled(client, chat):

@@ -157,14 +157,25 @@ def unanswered() -> Response:
     return jsonify(groups=[_group(group.public()) for group in grouped(HANDOVERS.get().unanswered())])
 
 
+FORMULA_STARTS = tuple("=+-@\t\r＝＋－＠")  # what a spreadsheet reads a formula from, full-width forms too
+
+
+def _as_text(cell: str) -> str:
+    """A cell a spreadsheet shows as written: a leading quote keeps a formula's start from running."""
+    return f"'{cell}" if cell.startswith(FORMULA_STARTS) else cell
+
+
 @bp.get("/unanswered.csv")
 def unanswered_csv() -> Response:
+    """Customers' words go into a spreadsheet, which would run a cell that starts like a formula:
+    every cell is quoted, and one that starts like a formula is text (OWASP, CSV injection)."""
     out = io.StringIO()
-    writer = csv.writer(out)
+    writer = csv.writer(out, quoting=csv.QUOTE_ALL)
     writer.writerow(["count", "example", "reasons", "last_asked"])
     for group in grouped(HANDOVERS.get().unanswered()):
         row = _group(group.public())
-        writer.writerow([row["count"], row["example"], "; ".join(f"{k}: {v}" for k, v in row["reasons"].items()), row["last_at"]])
+        reasons = "; ".join(f"{k}: {v}" for k, v in row["reasons"].items())
+        writer.writerow([_as_text(str(cell)) for cell in (row["count"], row["example"], reasons, row["last_at"])])
     return Response(out.getvalue(), mimetype="text/csv", headers={"Content-Disposition": 'attachment; filename="unanswered.csv"'})
 
 
