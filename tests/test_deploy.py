@@ -3,6 +3,7 @@ and under a real gunicorn, what it answers itself is JSON too."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -11,6 +12,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -71,10 +73,10 @@ def gunicorn_env(tmp_path, **variables: str) -> dict[str, str]:
     }
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    """The app under gunicorn with gunicorn.conf.py, as it is deployed; yields its port."""
-    env = gunicorn_env(tmp_path_factory.mktemp("gunicorn"))
+@contextlib.contextmanager
+def gunicorn(env: dict[str, str]) -> Iterator[int]:
+    """The app under gunicorn with gunicorn.conf.py, as it is deployed, in `env`; yields its port
+    once /health answers."""
     command = [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "app:create_app()"]
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     port = int(env["PORT"])
@@ -86,9 +88,17 @@ def server(tmp_path_factory):
         except OSError:
             assert process.poll() is None and time.monotonic() < deadline, "gunicorn did not start"
             time.sleep(0.3)
-    yield port
-    process.terminate()
-    process.wait(30)
+    try:
+        yield port
+    finally:
+        process.terminate()
+        process.wait(30)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    with gunicorn(gunicorn_env(tmp_path_factory.mktemp("gunicorn"))) as port:
+        yield port
 
 
 def exchange(port: int, raw: bytes) -> tuple[int, dict[str, str], bytes]:
