@@ -21,7 +21,7 @@ from assistant.tools.filters import FilterRules  # noqa: E402
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 TOKEN_SECRET = "the-login-service-signs-customers-tokens-with-this"
-OPERATOR_KEY = "operator-key-for-tests"
+OPERATOR_KEY = "operator-key-for-tests-0123456789abcdef"  # 32+ characters, as start-up requires
 
 
 def app_for(tmp_path, domain: str = "bank", **settings):

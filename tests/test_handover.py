@@ -12,14 +12,15 @@ from zoneinfo import ZoneInfo
 import pytest
 from conftest import OPERATOR_KEY, Clock, Conversation, app_for, signed_in
 
-ASHA, RAVI = {"X-API-Key": "asha-key-0123456789"}, {"X-API-Key": "ravi-key-0123456789"}
+ASHA_KEY, RAVI_KEY = "asha-key-0123456789-0123456789abcdef", "ravi-key-0123456789-0123456789abcdef"
+ASHA, RAVI = {"X-API-Key": ASHA_KEY}, {"X-API-Key": RAVI_KEY}
 DHAKA = ZoneInfo("Asia/Dhaka")
 OPEN = dt.datetime(2026, 11, 23, 11, 0, tzinfo=DHAKA)  # a Monday morning: the bank's chat team answers
 
 
 @pytest.fixture
 def app(tmp_path):
-    app = app_for(tmp_path, "bank", operator_api_keys=[OPERATOR_KEY, "asha:asha-key-0123456789", "ravi:ravi-key-0123456789"])
+    app = app_for(tmp_path, "bank", operator_api_keys=[OPERATOR_KEY, f"asha:{ASHA_KEY}", f"ravi:{RAVI_KEY}"])
     pipeline = app.extensions["pipeline"]
     pipeline.desk.clock = pipeline.people.clock = Clock(OPEN)
     return app

@@ -181,3 +181,24 @@ def test_without_a_configured_key_tokens_are_refused_and_guests_still_chat(tmp_p
 def test_a_short_token_secret_stops_start_up(tmp_path):
     with pytest.raises(ValueError, match="auth_jwt_secret"):
         app_for(tmp_path, auth_jwt_secret="guessable")
+
+
+@pytest.mark.parametrize("keys", [["x"], ["asha:a-long-random-key"], [OPERATOR_KEY, "ravi:" + "k" * 31]])
+def test_a_short_operator_key_stops_start_up(tmp_path, keys):
+    with pytest.raises(ValueError, match="OPERATOR_API_KEYS") as refused:
+        app_for(tmp_path, operator_api_keys=keys)
+    assert "32 characters" in str(refused.value) and "k" * 31 not in str(refused.value), "the key is never shown"
+
+
+def test_guessing_keys_or_tokens_is_throttled_per_client(client):
+    guesser, other = {"REMOTE_ADDR": "203.0.113.9"}, {"REMOTE_ADDR": "203.0.113.10"}
+    queue = "/console/api/queue"
+    answers = [client.get(queue, headers={"X-API-Key": f"guess-{n}"}, environ_base=guesser) for n in range(6)]
+    answers += [client.get(queue, headers={"Authorization": f"Bearer forged.{n}.token"}, environ_base=guesser) for n in range(6)]
+    statuses = [a.status_code for a in answers]
+    assert statuses[:10] == [401] * 10 and statuses[10:] == [429, 429], statuses
+    assert 1 <= int(answers[-1].headers["Retry-After"]) <= 60
+    right = client.get(queue, headers={"X-API-Key": OPERATOR_KEY}, environ_base=guesser)
+    assert right.status_code == 429, "while shut out, even the right key is not checked: a guess cannot be confirmed"
+    assert client.get(queue, headers={"X-API-Key": OPERATOR_KEY}, environ_base=other).status_code == 200
+    assert client.post("/chat", json={"query": "hi"}, environ_base=guesser).status_code == 200, "a guest still chats"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from assistant.infra.extensions import Slot
 
 ROOT = Path(__file__).resolve().parents[2]
+OPERATOR_KEY_MIN_CHARS = 32  # a shorter key may be guessed; secrets.token_urlsafe(32) makes a 43-character one
+_NAMED_KEY = re.compile(r"([A-Za-z][\w.-]{0,39}):(.+)", re.DOTALL)  # "asha:<key>": the key, known as asha's
 
 # crewai phones home and stalls when these are unset; they must precede any crewai import.
 os.environ.setdefault("CREWAI_DISABLE_TELEMETRY", "true")
@@ -104,6 +107,18 @@ class Settings(BaseSettings):
         default=5, ge=0, description="codes, confirmations and reminders to one phone number an hour; 0: no limit"
     )
     messages_per_number_day: int = Field(default=10, ge=0, description="the same a day; 0: no limit")
+    # A new number and a new session each time pass the caps per number: these count per client
+    # address and per session (or concierge user_id) too (assistant/infra/allowance.py).
+    codes_per_client_hour: int = Field(
+        default=10, ge=0, description="one-time codes sent for one client address an hour; 0: no limit"
+    )
+    codes_per_session_hour: int = Field(default=4, ge=0, description="one-time codes sent for one session an hour; 0: no limit")
+    holds_per_client: int = Field(
+        default=3, ge=0, description="tables one client address may hold unconfirmed in a code's 10 minutes; 0: no limit"
+    )
+    unconfirmed_hold_share: float = Field(
+        default=0.5, gt=0, le=1, description="the share of a time's tables that unconfirmed guests may hold at once"
+    )
     proxy_count: int = Field(default=0, ge=0, le=5, description="trusted proxies in front (X-Forwarded-For hops)")
     forwarded_allow_ips: str | None = Field(
         default=None,
@@ -119,7 +134,12 @@ class Settings(BaseSettings):
     )
     auth_jwt_issuer: str | None = Field(default=None, description="the `iss` every token must carry, if set")
     auth_jwt_audience: str | None = Field(default=None, description="the `aud` every token must carry, if set")
-    operator_api_keys: list[SecretStr] = Field(default=[], description="keys operators send in X-API-Key (a JSON list)")
+    operator_api_keys: list[SecretStr] = Field(
+        default=[], description=f"keys operators send in X-API-Key (a JSON list), each {OPERATOR_KEY_MIN_CHARS}+ characters"
+    )
+    credential_failures_per_min: int = Field(
+        default=10, ge=0, description="refused tokens and keys per client address a minute, then 429; 0: no limit"
+    )
     log_level: str = Field(default="INFO", pattern=r"^(DEBUG|INFO|WARNING|ERROR)$")
     host: str = "127.0.0.1"
     port: int = 5000
@@ -136,6 +156,23 @@ class Settings(BaseSettings):
                 "set FORWARDED_ALLOW_IPS to the proxies' addresses (not '*')"
             )
         return self
+
+    @model_validator(mode="after")
+    def _operator_keys_long(self) -> Settings:
+        """An operator's key opens every conversation: a short one is found by trying."""
+        short = [name for name, key in self.operator_keys if len(key.decode()) < OPERATOR_KEY_MIN_CHARS]
+        if short:
+            raise ValueError(
+                f"OPERATOR_API_KEYS: {', '.join(short)}'s key is shorter than {OPERATOR_KEY_MIN_CHARS} characters; "
+                "make one with: python3 -c 'import secrets; print(secrets.token_urlsafe(32))'"
+            )
+        return self
+
+    @property
+    def operator_keys(self) -> list[tuple[str, bytes]]:
+        """OPERATOR_API_KEYS as (the operator's name, the key): "asha:<key>" is asha's, a bare key's is "operator"."""
+        entries = [key.get_secret_value() for key in self.operator_api_keys]
+        return [(n.group(1), n.group(2).encode()) if (n := _NAMED_KEY.fullmatch(e)) else ("operator", e.encode()) for e in entries]
 
     @property
     def pack_dir(self) -> Path:

@@ -12,7 +12,6 @@ the token's `sub`, or the name a key is written with ("asha:<key>"; a bare key's
 from __future__ import annotations
 
 import hmac
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,12 +21,12 @@ from flask import Flask, g, request
 from assistant.infra.config import SETTINGS, Settings
 from assistant.infra.extensions import Slot
 from assistant.web.errors import ApiError
+from assistant.web.ratelimit import LIMITER
 from assistant.web.schemas import CUSTOMER_ID
 
 LEEWAY_S = 30  # clocks of the login service and ours may differ a little
 OPERATOR_ROLE = "operator"
 CHALLENGE = {"WWW-Authenticate": 'Bearer realm="assistant"'}
-_NAMED_KEY = re.compile(r"([A-Za-z][\w.-]{0,39}):(.+)", re.DOTALL)  # "asha:<key>": the key, known as asha's
 
 
 @dataclass(frozen=True)
@@ -50,7 +49,7 @@ class Verifier:
         secret = settings.auth_jwt_secret.get_secret_value() if settings.auth_jwt_secret else None
         self._key, self._algorithm = (public, "RS256") if public else (secret, "HS256")
         self._issuer, self._audience = settings.auth_jwt_issuer, settings.auth_jwt_audience
-        self._operator_keys = [_named(key.get_secret_value()) for key in settings.operator_api_keys]
+        self._operator_keys = settings.operator_keys
 
     def caller(self, authorization: str | None, api_key: str | None) -> Caller:
         if api_key is not None:
@@ -88,19 +87,24 @@ class Verifier:
         return Caller(customer_id=subject)
 
 
-def _named(entry: str) -> tuple[str, bytes]:
-    """An OPERATOR_API_KEYS entry as (the operator's name, the key)."""
-    named = _NAMED_KEY.fullmatch(entry)
-    return (named.group(1), named.group(2).encode()) if named else ("operator", entry.encode())
-
-
 VERIFIER: Slot[Verifier] = Slot("verifier")
 
 
 def caller() -> Caller:
-    """This request's caller, read once from its headers; a bad credential is a 401, never a guest."""
+    """This request's caller, read once from its headers; a bad credential is a 401, never a guest,
+    and a client whose credentials were refused too often is refused (429) before they are checked."""
     if "caller" not in g:
-        g.caller = VERIFIER.get().caller(request.headers.get("Authorization"), request.headers.get("X-API-Key"))
+        authorization, api_key = request.headers.get("Authorization"), request.headers.get("X-API-Key")
+        if authorization or api_key is not None:
+            client, limiter = request.remote_addr or "unknown", LIMITER.get()
+            limiter.check_credentials(client)
+            try:
+                g.caller = VERIFIER.get().caller(authorization, api_key)
+            except ApiError:
+                limiter.credential_refused(client)
+                raise
+        else:
+            g.caller = Caller()
     found: Caller = g.caller
     return found
 
