@@ -283,3 +283,43 @@ def test_images_decode_under_the_processs_semaphore(tmp_path, session, monkeypat
     assert upload(app.test_client(), session, png(), "p.png").status_code == 201
     assert free_while_decoding == [False]  # the one turn was taken by this decode
     assert decoding.acquire(blocking=False)  # and given back
+
+
+def pdf_acting(body: bytes) -> bytes:
+    """A small PDF whose catalog or objects are `body`, ending as a complete PDF does."""
+    return b"%PDF-1.7\n" + body + b"\ntrailer <</Root 1 0 R>>\n%%EOF\n"
+
+
+def object_stream(objects: bytes) -> bytes:
+    packed = zlib.compress(objects)
+    head = b"4 0 obj <</Type /ObjStm /N 1 /First 4 /Filter /FlateDecode /Length %d>>\nstream\n" % len(packed)
+    return head + packed + b"\nendstream\nendobj"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"1 0 obj <</Type /Catalog /OpenAction 2 0 R>> endobj 2 0 obj <</S /JavaScript /JS (app.alert(1))>> endobj",
+        b"1 0 obj <</Type /Catalog /Open#41ction <</S /J#61vaScript /J#53 (app.alert(1))>> >> endobj",  # #xx escapes
+        b"1 0 obj <</Type /Catalog /Names <</EmbeddedFiles 3 0 R>> >> endobj",
+        b"1 0 obj <</Type /Catalog /AcroForm <</XFA 5 0 R>> >> endobj",
+        object_stream(b"2 0 <</S /Launch /F (cmd.exe)>>"),  # compressed where a byte search does not look
+    ],
+)
+def test_a_pdf_that_can_act_when_opened_is_refused_and_not_kept(client, tmp_path, session, body):
+    response = upload(client, session, pdf_acting(body), "ficha.pdf")
+    assert response.status_code == 415 and response.get_json()["error"] == "active_pdf", response.get_json()
+    assert kept_files(tmp_path, session) == []
+
+
+def test_a_pdf_whose_object_streams_cannot_be_read_is_refused(client, tmp_path, session):
+    unreadable = object_stream(b"x").replace(zlib.compress(b"x"), b"\x00garbage!")
+    response = upload(client, session, pdf_acting(unreadable), "ficha.pdf")
+    assert response.status_code == 415 and response.get_json()["error"] == "unchecked_pdf"
+    assert upload(client, session, pdf(), "plain.pdf").status_code == 201  # an ordinary PDF still is
+
+
+def test_invisible_characters_leave_a_files_name(client, session, app):
+    kept = upload(client, session, png(), "invoice\u202egnp\u200b\x00.png").get_json()
+    [attachment] = ATTACHMENTS.get(app).get(session, [kept["id"]])
+    assert attachment.name == "invoicegnp.png"

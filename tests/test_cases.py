@@ -161,3 +161,26 @@ def test_an_operator_moves_a_case_on(app, client, session):
     assert client.patch(f"/cases/{case_id}", json={"status": "lost"}, headers=OPERATOR).status_code == 400
     assert client.patch(f"/cases/{case_id}", json={"status": "done"}, headers=signed_in("ana")).status_code == 403
     assert client.patch("/cases/nope", json={"status": "done"}, headers=OPERATOR).status_code == 404
+
+
+def test_the_office_downloads_files_and_summaries_never_renders_them(app, client, session):
+    file_id = upload(client, session, jpeg_with_gps()).get_json()["id"]
+    case_id = CASES.get(app).submit(record(session, documents={"ficha_tecnica": [file_id]}))
+    for path in (f"/cases/{case_id}/attachments/{file_id}", f"/cases/{case_id}/summary.pdf"):
+        response = client.get(path, headers=OPERATOR)
+        assert response.status_code == 200 and response.headers["Content-Disposition"].startswith("attachment;")
+        assert response.headers["X-Content-Type-Options"] == "nosniff"
+        assert response.headers["Content-Security-Policy"] == "sandbox; default-src 'none'"
+
+
+def test_characters_nobody_sees_leave_case_values_and_the_office_pdf(app, client, session):
+    hidden = "Ana\u202eRuiz\u200b\u2066 Gil\x00"
+    case_id = CASES.get(app).submit(record(session, personal={"nombre": hidden, "notas\u200d": ["a\u202ab"]}))
+    kept = CASES.get(app).get(case_id)
+    assert kept["personal"] == {"nombre": "AnaRuiz Gil", "notas": ["ab"]}
+    from assistant.cases.summary import summary_pdf
+    from assistant.tools.retrieval import CATALOG
+
+    with app.app_context():
+        page = summary_pdf({**kept, "personal": {"nombre": hidden}}, [], CATALOG.get())  # as an older record holds it
+    assert "nombre: AnaRuiz Gil" in pdf_text(page) and "?" not in pdf_text(page).split("nombre:")[1][:15]

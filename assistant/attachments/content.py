@@ -20,6 +20,8 @@ from typing import Literal
 
 from PIL import Image, ImageFile, ImageMode, ImageOps
 
+from assistant.attachments.pdf import Unchecked, active_content
+
 Kind = Literal["image", "pdf"]
 MAX_PIXELS = 50_000_000  # beyond a phone camera's: a small file that decodes huge is refused, not decoded
 JPEG_QUALITY = 90
@@ -78,8 +80,20 @@ def cleaned(data: bytes, limits: Limits) -> Cleaned:
     if found == "pdf":
         if b"%%EOF" not in data[-PDF_TAIL:]:
             raise Refused(400, "damaged_file", "That PDF is incomplete or damaged: send it again.")
+        _inert(data)
         return Cleaned("pdf", "application/pdf", "pdf", data)
     return _image(data, found, limits)
+
+
+def _inert(pdf: bytes) -> None:
+    """A PDF that could act when the office opens it is not kept (attachments.pdf)."""
+    again = "print it to a new PDF, or send a photo of it"
+    try:
+        active = active_content(pdf)
+    except Unchecked as exc:
+        raise Refused(415, "unchecked_pdf", f"That PDF could not be checked ({exc}): {again}.") from None
+    if active:
+        raise Refused(415, "active_pdf", f"That PDF holds scripts or actions (/{active}), which are not accepted: {again}.")
 
 
 def decoded_bytes(image: ImageFile.ImageFile) -> int:

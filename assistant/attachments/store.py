@@ -21,10 +21,10 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from assistant.attachments.content import Kind, Limits, Refused, cleaned
 from assistant.infra.config import SETTINGS, Settings, attachments_dir
 from assistant.infra.extensions import Slot
+from assistant.language.invisible import visible
 
 ATTACHMENT_ID = re.compile(r"[0-9a-f]{32}")
 NAME_CHARS = 120  # of the sender's file name, kept as a label
-_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f]+")
 
 
 class Attachment(BaseModel):
@@ -116,7 +116,7 @@ class AttachmentStore:
 
 
 def _label(filename: str) -> str:
-    name = _UNPRINTABLE.sub("", Path(filename.replace("\\", "/")).name).strip()
+    name = visible(Path(filename.replace("\\", "/")).name, lines=False).strip()
     return name[:NAME_CHARS] or "file"
 
 

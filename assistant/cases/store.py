@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict
 from assistant.infra.config import bookings_file
 from assistant.infra.extensions import Slot
 from assistant.infra.sqlite import SharedSQLite
+from assistant.language.invisible import visible
 
 STATUSES = ("submitted", "in_review", "done", "rejected", "cancelled")
 LIST_LIMIT = 100
@@ -57,7 +58,7 @@ class CaseStore:
     def submit(self, case: Mapping[str, Any], reply: Callable[[str], str] | None = None) -> str:
         """Keeps the record with status "submitted"; its case id. `reply`: what the customer is
         told, given the case id, which ends the kept transcript."""
-        record = CaseRecord.model_validate({k: v for k, v in case.items() if k not in MANAGED}).model_dump(mode="json")
+        record = CaseRecord.model_validate({k: _visible(v) for k, v in case.items() if k not in MANAGED}).model_dump(mode="json")
         same = {**record, "transcript": [{k: v for k, v in t.items() if k != "at"} for t in record["transcript"]]}
         fingerprint = hashlib.sha256(json.dumps(same, sort_keys=True).encode()).hexdigest()
         now = datetime.now(UTC)
@@ -97,6 +98,18 @@ class CaseStore:
         if not self._db.write("UPDATE cases SET status = ?, updated_at = ? WHERE id = ?", (status, now, case_id)):
             return None
         return self.get(case_id)
+
+
+def _visible(value: Any) -> Any:
+    """The value with the characters nobody sees taken out of every text in it (language.invisible):
+    the office reads, copies and prints what the customer typed."""
+    if isinstance(value, str):
+        return visible(value)
+    if isinstance(value, dict):
+        return {visible(k) if isinstance(k, str) else k: _visible(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_visible(v) for v in value]
+    return value
 
 
 def _case(row: tuple[Any, ...]) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from fpdf.enums import Align, MethodReturnValue, XPos, YPos
 
 from assistant.attachments.store import Attachment
 from assistant.cases.store import MANAGED
+from assistant.language.invisible import visible
 from assistant.pack.display import money
 from assistant.pack.model import Catalog
 from assistant.pack.texts import say
@@ -194,8 +195,8 @@ def _flat(value: Any) -> str:
 
 def _printable(text: str) -> str:
     """What a core font can draw: Windows-1252 (Spanish, French, German..., and €); another letter
-    loses its accent (č is c), and what is left is '?'."""
-    return "".join(_drawable(ch) for ch in text)
+    loses its accent (č is c), and what is left is '?'; characters nobody sees go (language.invisible)."""
+    return "".join(_drawable(ch) for ch in visible(text))
 
 
 def _drawable(ch: str) -> str:

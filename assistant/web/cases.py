@@ -17,6 +17,9 @@ from assistant.web.errors import ApiError, json_object
 from assistant.web.identity import require_operator
 
 bp = Blueprint("cases", __name__)
+# A customer's file and a page made of their words are the office's to save, never a page of ours
+# to render: downloaded, their type as said, and scripts off should a browser render them anyway.
+DOWNLOAD = {"X-Content-Type-Options": "nosniff", "Content-Security-Policy": "sandbox; default-src 'none'"}
 
 
 @bp.before_request
@@ -50,7 +53,8 @@ def set_status(case_id: str) -> Response:
 def summary(case_id: str) -> Response:
     case = _case(case_id)
     pdf = summary_pdf(case, ATTACHMENTS.get().of_session(case["session_id"]), CATALOG.get())
-    return Response(pdf, mimetype="application/pdf", headers={"Content-Disposition": f'inline; filename="{case_id}.pdf"'})
+    disposition = {"Content-Disposition": f'attachment; filename="{case_id}.pdf"'}
+    return Response(pdf, mimetype="application/pdf", headers={**disposition, **DOWNLOAD})
 
 
 @bp.get("/cases/<case_id>/attachments/<attachment_id>")
@@ -60,7 +64,9 @@ def attachment(case_id: str, attachment_id: str) -> Response:
     found = store.get(_case(case_id)["session_id"], [attachment_id])
     if not found:
         raise ApiError(404, "unknown_attachment", "This case's conversation sent no such file.")
-    return send_file(store.path(found[0]), mimetype=found[0].mime, download_name=found[0].name)
+    sent = send_file(store.path(found[0]), mimetype=found[0].mime, as_attachment=True, download_name=found[0].name)
+    sent.headers.update(DOWNLOAD)
+    return sent
 
 
 def _case(case_id: str) -> dict[str, Any]:
