@@ -84,6 +84,7 @@ class GuardWords(_Strict):
     told: Words = []  # what it was told: "instructions", "rules", nirdesh, নির্দেশ, คำสั่ง
     between: Words = []  # words that may stand between those: "all", "previous", "your", sab, আগের, ทั้งหมด
     inner: Words = []  # what only the assistant has, suspect with "your" alone: "prompt", "backstory", প্রম্পট
+    setup: Words = []  # how it was set up, suspect only as "your" (a laptop has a configuration too): "configuration"
     secret: Words = []  # marking them as its own, before or after: "system", "hidden", "initial", ระบบ
     yours: Words = []  # "your", before or after: apna, তোমার, ของคุณ
     reveal: Words = []  # asking to be shown, before or after: "show", "print", batao, দেখাও, แสดง
@@ -93,6 +94,7 @@ class GuardWords(_Strict):
     roles: Words = []  # roles with power or no limits: "admin", "manager", "DAN", "unrestricted", ผู้จัดการ
     modes: Words = []  # names of jailbreaks, refused outside questions: "developer mode", "jailbreak"
     speakers: Words = []  # a chat transcript's roles, faked as "system:" or "<system>"
+    fields: Words = []  # a structured message's key for who speaks, faked as {"role": "system"}: "role", "author"
     prices: Words = []  # what a price is called: "fee", "price", "interest rate", দাম, कीमत, ราคา
     change: Words = []  # telling a price to change, said before it: "set", "lower", เปลี่ยน
     to: Words = []  # between a price and its new value: "to", "at", เป็น, เหลือ
@@ -104,6 +106,8 @@ class GuardWords(_Strict):
     being: Words = []  # between an item and what it is: "is", "are", hai, เป็น
     questions: Words = []  # making a sentence a question wherever they stand: kya, কি, ไหม
     asking: Words = []  # starting a question: "is", "what", "can"
+    wishes: Words = []  # a customer's own wish, which tells nobody to change a price: "I want to", চাই, อยาก, quiero
+    bounds: Words = []  # after an amount, making it a ceiling, a budget: "or less", "at most", "o menos", หรือน้อยกว่า
 
 
 class SchemaWords(_Strict):
