@@ -32,6 +32,7 @@ from assistant.dialogue.state import SessionState, Turn
 from assistant.handover.desk import PeopleDesk
 from assistant.handover.store import HANDOVERS
 from assistant.infra import replay
+from assistant.infra.allowance import allowances
 from assistant.infra.config import SETTINGS, Settings, bookings_file, sessions_file
 from assistant.infra.counters import shared_counters
 from assistant.infra.extensions import Slot
@@ -480,7 +481,14 @@ def init_app(app: Flask) -> None:
     """The chat pipeline over the app's catalog, index, sessions and booking desk, in LLM mode when
     LLM_MODEL names a model (only then is crewai imported: it costs seconds)."""
     settings, catalog = SETTINGS.get(app), CATALOG.get(app)
-    desk = BookingDesk(catalog, BookingStore(bookings_file(app)), REMINDERS.get(app), NOTIFIER.get(app), tables=TABLES.find(app))
+    desk = BookingDesk(
+        catalog,
+        BookingStore(bookings_file(app)),
+        REMINDERS.get(app),
+        NOTIFIER.get(app),
+        tables=TABLES.find(app),
+        allowances=allowances(app),
+    )
     preferences = PreferenceStore(sessions_file(app))  # its own table, outliving any session
     crew_mode = None
     if settings.llm_model:

@@ -44,14 +44,16 @@ def rows(tmp_path, sql: str) -> list[tuple]:
 
 @pytest.fixture
 def bank(tmp_path):
-    app = app_for(tmp_path, "bank", client_rate_per_min=0, session_rate_per_min=0)
+    app = app_for(tmp_path, "bank", client_rate_per_min=0, session_rate_per_min=0, codes_per_client_hour=0)
     app.extensions["pipeline"].desk.clock = Clock(dt.datetime(2026, 11, 23, 9, 30, tzinfo=DHAKA))
     return app
 
 
 @pytest.fixture
 def restaurants(tmp_path):
-    app = app_for(tmp_path, "restaurants", client_rate_per_min=0, session_rate_per_min=0)
+    app = app_for(
+        tmp_path, "restaurants", client_rate_per_min=0, session_rate_per_min=0, codes_per_client_hour=0, holds_per_client=0
+    )
     app.extensions["concierge"].clock = Clock(MONDAY)
     return app
 

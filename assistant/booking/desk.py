@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import math
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -27,6 +28,7 @@ from assistant.booking.notifications import MessagesCapped, Notifier, NotifyErro
 from assistant.booking.reminders import ReminderStore
 from assistant.dialogue.flows import FlowEngine, FlowStep, Said, day_words
 from assistant.dialogue.goals import masked
+from assistant.infra.allowance import CODES, Allowances, OverAllowance
 from assistant.pack.flows import WEEKDAYS, Flow, Option, SlotKind
 from assistant.pack.model import Catalog, DataError, FilterValue, Product
 from assistant.pack.texts import say
@@ -83,8 +85,10 @@ class BookingDesk:
         notifier: Notifier,
         clock: Callable[[], dt.datetime] | None = None,
         tables: Reserver | None = None,
+        allowances: Allowances | None = None,
     ):
-        """`tables`: what a `reserve` flow books with (a pack with a concierge has them)."""
+        """`tables`: what a `reserve` flow books with (a pack with a concierge has them);
+        `allowances`: the codes each client and session may be sent (none: no cap but the number's)."""
         self.catalog = catalog
         self.engine = FlowEngine(catalog)
         self.bookings = bookings
@@ -92,6 +96,7 @@ class BookingDesk:
         self.notifier = notifier
         self.clock = clock or (lambda: dt.datetime.now(self.engine.zone))
         self.tables = tables
+        self.allowances = allowances
         for name, flow in catalog.pack.flows.items():
             if flow.action == "reserve" and not (tables and flow.schedule and any(s.kind == "item" for s in flow.slots())):
                 raise DataError(f"flows.{name} reserves, which needs an item slot, a schedule and a pack with a concierge")
@@ -233,6 +238,14 @@ class BookingDesk:
                 log.warning("number change notice not sent: %s", error)
 
     def _send_code(self, flow_name: str, goal_id: str, slots: dict[str, Any], now: dt.datetime) -> FlowStep:
+        try:  # a client or session asking codes for number after number is pumping messages
+            if self.allowances:
+                self.allowances.spend(CODES)
+        except OverAllowance as over:
+            minutes = math.ceil(over.retry_after_s / 60)
+            return FlowStep(
+                slots=slots, text=say(self.catalog, "codes_capped", minutes=minutes), question=say(self.catalog, "code_retry")
+            )
         code = self.bookings.issue_code(goal_id, now)
         if code is None:
             return FlowStep(slots=slots, text=say(self.catalog, "code_too_many"), done=True)

@@ -37,6 +37,7 @@ from assistant.concierge.tables import Notification, NotSent, Reminder, Reservat
 from assistant.dialogue.flows import FlowEngine, Said, day_words
 from assistant.dialogue.goals import masked
 from assistant.dialogue.sessions import SessionLocks
+from assistant.infra.allowance import CODES, HOLDS, Allowances
 from assistant.infra.sqlite import SharedSQLite
 from assistant.language import blank, phrases
 from assistant.pack.model import Catalog, DataError, Product
@@ -74,6 +75,7 @@ class Plan(BaseModel):
     asking: str | None = None
     done: bool = False
     code_to: str | None = None  # the number a code went to and is awaited from
+    code_paid: bool = False  # the next code was counted with the table held for it (`_reserve`)
     confirmed: str | None = None  # the number the code confirmed
     first_said: str | None = None  # the instruction that opened the plan, and the last one, as read (`_retried`)
     last_said: str | None = None
@@ -108,6 +110,7 @@ class Concierge:
         locks: SessionLocks,
         members: dict[str, dict[str, str]],
         reader: ServiceReader,
+        allowances: Allowances,
         clock: Callable[[], dt.datetime] | None = None,
     ):
         self.catalog = catalog
@@ -125,6 +128,7 @@ class Concierge:
         )
         self.codes = BookingStore(plans_db)  # the booking desk's one-time codes
         self.reader = reader
+        self.allowances = allowances
         self.engine = FlowEngine(catalog)
         self.flow = self.setup.flow
         self._channels = {name: phrases(said) for name, said in self.setup.channels.items()}
@@ -341,11 +345,13 @@ class Concierge:
             return self._ask_code(plan, f"{say(self.catalog, f'code_{checked}')} {say(self.catalog, again)}")
         if plan.code_to == phone and not self.languages.asks_again(instruction):
             return self._ask_code(plan, say(self.catalog, "code_type_it"))
+        if not plan.code_paid:  # a code for anything but a table just held: counted now (OverAllowance: none sent)
+            self.allowances.spend(CODES)
         if plan.code_to and plan.code_to != phone:  # the old number's code stops working, and it is told
             self.codes.withdraw_code(goal)
             notice = say(self.catalog, "code_number_changed", subject=self.flow.subject, phone=masked(phone))
             self.services.send_message(plan.code_to, notice, "notice")
-        plan.code_to = None
+        plan.code_to, plan.code_paid = None, False
         code = self.codes.issue_code(goal, now)
         if code is None:
             plan.done = True
@@ -383,6 +389,11 @@ class Concierge:
         return str(plan.restaurant["name"])
 
     def _reserve(self, plan: Plan, now: dt.datetime, until: dt.datetime | None = None) -> dict[str, Any] | None:
+        """The table reserved; held `until` a code confirms it, which counts a hold and its code
+        against the asker's allowances first (OverAllowance: nothing held)."""
+        if until is not None:
+            self.allowances.spend(HOLDS, CODES)
+            plan.code_paid = True
         held = self.tables.hold(plan.table(), now, until=until)
         if isinstance(held, Refused):
             plan.done = True

@@ -7,12 +7,14 @@ reservations), answered with alternate slots; the message gateway can be down (t
 raises, or refuses a number that has had too many messages); a reminder in the past is refused.
 Reservations live in SQLite, so capacity holds across workers and restarts. A reservation made
 `until` a time is held only that long unless kept (a guest's, while their number is confirmed):
-once it lapses, its table is free again.
+once it lapses, its table is free again; such holds may take only a share of a time's tables,
+so guests who never confirm cannot fill a time and push confirmed customers to another.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import math
 import secrets
 import sqlite3
 from pathlib import Path
@@ -30,6 +32,10 @@ INDIAN = "indian"  # any Indian cuisine, as in "an Indian restaurant"
 NON_INDIAN = {"chinese", "italian", "continental", "cafe"}
 MAX_GUESTS = 20  # the reservation service's limit; the pack's flows ask within it
 _COUNTS = "SELECT time, COUNT(*) FROM reservations WHERE restaurant_id=? AND date=? AND id!=? GROUP BY time"
+_HELD = (  # the same, of reservations held until a time (not yet confirmed)
+    "SELECT time, COUNT(*) FROM reservations WHERE restaurant_id=? AND date=? AND id!=?"
+    " AND id IN (SELECT reservation_id FROM held_until) GROUP BY time"
+)
 TOO_MANY = "too_many_messages"  # send_message's error for a number over its cap
 
 
@@ -41,8 +47,11 @@ class ConciergeServices:
         bookings_db: Path,
         notifier: Notifier,
         reminders: ReminderStore,
+        hold_share: float,
     ):
+        """`hold_share`: of a time's tables, the share that reservations held `until` a time may take."""
         self.catalog = catalog
+        self.hold_share = hold_share
         self.calendar = calendar
         self.notifier = notifier
         self.reminders = reminders
@@ -88,7 +97,7 @@ class ConciergeServices:
             return {"error": "invalid_request", "details": f"guests must be 1-{MAX_GUESTS}, with a name and an E.164 phone"}
         with self._db.transaction() as db:  # the count and the insert are one step: no double booking
             _release_lapsed(db, now)
-            held = self._hold(db, restaurant, date, time, moving="")
+            held = self._hold(db, restaurant, date, time, moving="", holding=until is not None)
             if "table_number" not in held:
                 return held
             reservation_id = "rev_" + secrets.token_hex(5)
@@ -119,7 +128,8 @@ class ConciergeServices:
             restaurant = self.catalog.product(row[0]) if row else None
             if restaurant is None:
                 return {"status": "invalid_reservation", "error_message": f"No reservation {reservation_id}."}
-            held = self._hold(db, restaurant, date, time, moving=reservation_id)
+            holding = db.execute("SELECT 1 FROM held_until WHERE reservation_id=?", (reservation_id,)).fetchone() is not None
+            held = self._hold(db, restaurant, date, time, moving=reservation_id, holding=holding)
             if "table_number" in held:
                 db.execute(
                     "UPDATE reservations SET date=?, time=?, guests=?, table_number=? WHERE id=?",
@@ -127,14 +137,16 @@ class ConciergeServices:
                 )
         return {"reservation_id": reservation_id, **held} if "table_number" in held else held
 
-    def _hold(self, db: sqlite3.Connection, restaurant: Product, date: str, time: str, moving: str) -> dict[str, Any]:
-        """A free table at that time (the reservation `moving` aside), inside the caller's transaction."""
-        taken = db.execute(
-            "SELECT COUNT(*) FROM reservations WHERE restaurant_id=? AND date=? AND time=? AND id!=?",
-            (restaurant.id, date, time, moving),
-        ).fetchone()[0]
-        if not self._free(restaurant, date, time, taken):
-            alternates = self._alternates(restaurant, date, time, dict(db.execute(_COUNTS, (restaurant.id, date, moving))))
+    def _hold(
+        self, db: sqlite3.Connection, restaurant: Product, date: str, time: str, moving: str, holding: bool
+    ) -> dict[str, Any]:
+        """A free table at that time (the reservation `moving` aside), inside the caller's
+        transaction; `holding`: one held until a time, so within the holds' share too."""
+        counts: dict[str, int] = dict(db.execute(_COUNTS, (restaurant.id, date, moving)))
+        held: dict[str, int] | None = dict(db.execute(_HELD, (restaurant.id, date, moving))) if holding else None
+        taken = counts.get(time, 0)
+        if not self._free(restaurant, date, time, taken, held):
+            alternates = self._alternates(restaurant, date, time, counts, held)
             return {
                 "status": "no_availability",
                 "alternate_slots": alternates,
@@ -186,12 +198,17 @@ class ConciergeServices:
         weekday = WEEKDAYS[dt.date.fromisoformat(date).weekday()]
         return time in self.calendar.get(restaurant.id, {}).get(weekday, [])
 
-    def _free(self, restaurant: Product, date: str, time: str, taken: int) -> bool:
-        return is_open(restaurant, time) and not self._booked_out(restaurant, date, time) and taken < restaurant.value("tables")
+    def _free(self, restaurant: Product, date: str, time: str, taken: int, held: dict[str, int] | None = None) -> bool:
+        """`held`: the day's held reservations per time, for a table to hold (None: one to keep)."""
+        tables = restaurant.value("tables")
+        within_share = held is None or held.get(time, 0) < max(1, math.floor(self.hold_share * tables))
+        return is_open(restaurant, time) and not self._booked_out(restaurant, date, time) and taken < tables and within_share
 
-    def _alternates(self, restaurant: Product, date: str, time: str, counts: dict[str, int]) -> list[str]:
+    def _alternates(
+        self, restaurant: Product, date: str, time: str, counts: dict[str, int], held: dict[str, int] | None = None
+    ) -> list[str]:
         """The free slot just before and just after the one asked for (as the seed's ["19:00", "21:00"]);
-        `counts` is the day's reservations per time."""
+        `counts` is the day's reservations per time, `held` those held (for a table to hold)."""
         day = dt.date.fromisoformat(date)
         asked = dt.datetime.combine(day, dt.time.fromisoformat(time))
         found = []
@@ -199,7 +216,7 @@ class ConciergeServices:
             moment = asked + step * SLOT
             while moment.date() == day and _opens(restaurant) <= moment.time() < _closes(restaurant):
                 slot = f"{moment:%H:%M}"
-                if self._free(restaurant, date, slot, counts.get(slot, 0)):
+                if self._free(restaurant, date, slot, counts.get(slot, 0), held):
                     found.append(slot)
                     break
                 moment += step * SLOT

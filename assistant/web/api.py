@@ -3,6 +3,7 @@ preferences, the OpenAPI document, and the health checks."""
 
 from __future__ import annotations
 
+import contextvars
 import json
 import logging
 import queue
@@ -85,6 +86,7 @@ def chat_stream() -> Response:
     mode the engine's verified draft streams as soon as it is written, while the model frames
     it: only the model's own words wait for the guard, and `final` carries the whole reply."""
     chat_request, request_id, replay_key = _chat_request(), g.request_id, _replay_key()
+    asked_by = contextvars.copy_context()  # the request's asker (web/ratelimit.py), for the turn's own thread
     app: Flask = current_app._get_current_object()  # type: ignore[attr-defined]  # Flask types the proxy as the app
     events: queue.Queue[tuple[str, dict[str, Any]] | None] = queue.Queue()  # None: the stream is over
 
@@ -124,7 +126,7 @@ def chat_stream() -> Response:
         events.put(None)
 
     def stream() -> Iterator[str]:
-        threading.Thread(target=work, daemon=True, name="chat-stream").start()
+        threading.Thread(target=asked_by.run, args=(work,), daemon=True, name="chat-stream").start()
         while (item := events.get()) is not None:
             kind, data = item
             yield f"event: {kind}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"

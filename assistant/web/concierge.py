@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -23,8 +24,10 @@ from assistant.concierge.services import ConciergeServices
 from assistant.concierge.tables import Tables
 from assistant.dialogue.sessions import LOCKS, STORE
 from assistant.infra import replay
+from assistant.infra.allowance import HOLDS, OverAllowance, allowances
 from assistant.infra.config import SETTINGS, bookings_file
 from assistant.infra.extensions import Slot
+from assistant.pack.texts import say
 from assistant.tools.retrieval import CATALOG
 from assistant.web.errors import ApiError, json_object
 from assistant.web.identity import caller
@@ -61,7 +64,17 @@ def assistant() -> Response:
         raise ApiError(403, "identity_mismatch", "user_id must be the bearer token's subject.")
     LIMITER.get().check(request.remote_addr or "unknown", f"user:{asked.user_id}")
     scope = f"assistant:{'member' if member is not None else 'guest'}:{asked.user_id}"
-    answer = _once(scope, asked.instruction, lambda: concierge.handle(asked.user_id, asked.instruction, member=member is not None))
+    try:
+        answer = _once(
+            scope, asked.instruction, lambda: concierge.handle(asked.user_id, asked.instruction, member=member is not None)
+        )
+    except OverAllowance as over:  # this client or user has had its codes or held tables for now
+        why = say(
+            CATALOG.get(),
+            "concierge_holds_capped" if over.kind == HOLDS else "codes_capped",
+            minutes=math.ceil(over.retry_after_s / 60),
+        )
+        raise ApiError(429, f"too_many_{over.kind}s", why, headers={"Retry-After": str(over.retry_after_s)}) from over
     log.info("concierge turn: %s", next((k for k in ("ask_user", "error") if k in answer), "done"))
     return jsonify(answer)
 
@@ -94,9 +107,11 @@ def init_app(app: Flask) -> None:
         return
     pack = SETTINGS.get(app).pack_dir
     reader = SERVICE_READER.put(app, ServiceReader(catalog, _json(pack / setup.service_schema)))
-    services = ConciergeServices(catalog, _json(pack / setup.calendar), bookings_file(app), NOTIFIER.get(app), REMINDERS.get(app))
+    calendar, share = _json(pack / setup.calendar), SETTINGS.get(app).unconfirmed_hold_share
+    services = ConciergeServices(catalog, calendar, bookings_file(app), NOTIFIER.get(app), REMINDERS.get(app), share)
     tables = TABLES.put(app, Tables(catalog, services))
-    CONCIERGE.put(app, Concierge(catalog, tables, bookings_file(app), LOCKS.get(app), load_members(pack / setup.members), reader))
+    members = load_members(pack / setup.members)
+    CONCIERGE.put(app, Concierge(catalog, tables, bookings_file(app), LOCKS.get(app), members, reader, allowances(app)))
 
 
 def _json(path: Path) -> Any:
