@@ -98,7 +98,7 @@ def step(quote: Quote | None, text: str, setup: QuoteSetup, elements: Elements, 
     now = quote or Quote()
     adding = languages.adds(text)
     if now.pending:
-        return _answer(now, text, adding, elements, call)
+        return _answer(now, text, adding, setup, elements, call)
     if now.description:
         category = find_category(elements, text)
         if category is None:
@@ -124,12 +124,19 @@ def images(codes: list[str], elements: Elements) -> list[Example]:
     return list({e.example: e for e in every if e.example}.values())
 
 
-def _answer(quote: Quote, text: str, adding: bool, elements: Elements, call: Call) -> QuoteStep:
+def _answer(quote: Quote, text: str, adding: bool, setup: QuoteSetup, elements: Elements, call: Call) -> QuoteStep:
     """An answer to the open variant question, through select_variant only; with an "also" word,
-    what else it names joins the job ("la delantera, y también el escape")."""
+    what else it names joins the job ("la delantera, y también el escape"). Asked meanwhile for
+    the price or the example images, it gives those of what is settled, then asks again."""
     code: str | None = call("select_variant", quote.pending[0], text)
     if code is None and not adding:
-        return _ask(quote, question(elements, quote.pending[0]), again=True)
+        asked = _ask(quote, question(elements, quote.pending[0]))
+        if quote.elements and mentions(text, setup.asks_price):
+            asked.tariff = call("tariff", quote.elements)
+        elif quote.elements and mentions(text, setup.asks_images):
+            asked.images = images(quote.elements, elements)
+        asked.again = not (asked.tariff or asked.images)
+        return asked
     if code is not None:
         quote = quote.model_copy(update={"elements": _joined(quote.elements, [code]), "pending": quote.pending[1:]})
     if not adding:

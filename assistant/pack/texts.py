@@ -18,9 +18,9 @@ REASONS_SHOWN = 2  # of the reasons a customer is refused every item asked for, 
 
 if TYPE_CHECKING:  # the eligibility tool words its reasons with say(); goals live in dialogue
     from assistant.dialogue.goals import Goal
-    from assistant.dialogue.quote import QuoteStep
+    from assistant.dialogue.quote import Quote, QuoteStep
     from assistant.tools.eligibility import Verdict
-    from assistant.tools.quotes import Line
+    from assistant.tools.quotes import Line, Tariff
 
 
 def say(catalog: Catalog, key: str, **values: object) -> str:
@@ -316,18 +316,14 @@ def quotation(step: QuoteStep, catalog: Catalog) -> tuple[list[str | None], str 
     again = say(catalog, "quote_again") if step.again else None
     if step.asks_category or step.question:
         asked = quote_question(step, catalog)
-        return [changed, again, asked], asked
+        return [changed, _settled(step, catalog), again, asked], asked
     if step.images_again:
         return [say(catalog, "quote_images_sent"), say(catalog, "quote_open_case")], None
     sections: list[str | None] = [changed]
     if step.tariff:
-        priced, elements = step.tariff, catalog.elements
-        assert elements is not None, "a pack that quotes has its elements"
-        amount = f"{priced.price:.0f}" if float(priced.price).is_integer() else f"{priced.price:.2f}"
-        what = one_of([elements.name_of(code) for code in step.quote.elements], catalog, "and")
-        currency, note = catalog.business.currency_symbol, priced.tax_note
+        priced = step.tariff
         lines = [_tariff_line(line, catalog) for line in priced.lines]
-        told = say(catalog, "quote_price", amount=amount, currency=currency, tax_note=note, what=what)
+        told = say(catalog, "quote_price", **_priced(step.quote, priced, catalog))
         sections.append("\n".join([told, *lines]) if len(step.quote.elements) > 1 else told)
         if priced.warnings:
             sections.append(say(catalog, "quote_warnings") + "".join(f"\n- {warning}" for warning in priced.warnings))
@@ -337,6 +333,22 @@ def quotation(step: QuoteStep, catalog: Catalog) -> tuple[list[str | None], str 
     elif step.tariff:
         sections.append(say(catalog, "quote_offer_images"))
     return sections, None
+
+
+def _settled(step: QuoteStep, catalog: Catalog) -> str | None:
+    """While a variant question is open, the price or the example images of what is settled, when asked."""
+    if step.images:
+        return say(catalog, "quote_images") + "".join(f"\n- {image.label}" for image in step.images)
+    return say(catalog, "quote_so_far", **_priced(step.quote, step.tariff, catalog)) if step.tariff else None
+
+
+def _priced(quote: Quote, priced: Tariff, catalog: Catalog) -> dict[str, str]:
+    """A price's words: its amount, currency, tax note and the elements it is for."""
+    elements = catalog.elements
+    assert elements is not None, "a pack that quotes has its elements"
+    amount = f"{priced.price:.0f}" if float(priced.price).is_integer() else f"{priced.price:.2f}"
+    what = one_of([elements.name_of(code) for code in quote.elements], catalog, "and")
+    return {"amount": amount, "currency": catalog.business.currency_symbol, "tax_note": priced.tax_note, "what": what}
 
 
 def _tariff_line(line: Line, catalog: Catalog) -> str:
