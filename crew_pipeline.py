@@ -150,8 +150,9 @@ class CrewPipeline:
         held, reason = self.people.before_turn(state.session_id, request.query)
         if held is None and reason is None:
             return None
+        queued = True
         if reason is not None:
-            reply = self.people.hand_over(state, reason)
+            reply, queued = self.people.hand_over(state, reason)
         else:
             assert held is not None, "no reason to hand over: people have it already"
             self.people.note_unanswered(request.query, held.reason)
@@ -161,7 +162,8 @@ class CrewPipeline:
         if reply:
             state.remember(Turn(role="assistant", text=reply, intent="handover", agents=["formatter"]), limit)
         why = reason or (held.reason if held else None)
-        return self._said(state, reply, {"type": "handover", "filters": {}, "reason": why}, emit, handled_by="human")
+        handled_by: Handler = "human" if queued else "assistant"  # not queued: another of the client's waits
+        return self._said(state, reply, {"type": "handover", "filters": {}, "reason": why}, emit, handled_by=handled_by)
 
     def _said(
         self, state: SessionState, reply: str, intent: dict[str, Any], emit: EventSink, handled_by: Handler = "assistant"
@@ -285,8 +287,9 @@ class CrewPipeline:
         if reason is None:
             return False
         state.misunderstood = 0
-        work.out.reply = f"{work.out.reply}\n\n{self.people.hand_over(state, reason)}".strip()
-        return True
+        told, queued = self.people.hand_over(state, reason)
+        work.out.reply = f"{work.out.reply}\n\n{told}".strip()
+        return queued
 
     def _resolve_products(self, intent: Intent, state: SessionState) -> tuple[Filters, list[Product]]:
         """The filters in effect after this message, and the cached products it is about.

@@ -15,7 +15,8 @@ import numpy as np
 
 from agents.work import TurnWork
 from assistant.dialogue.state import SessionState
-from assistant.handover.store import Handover, HandoverStore
+from assistant.handover.store import AlreadyWaiting, Handover, HandoverStore
+from assistant.infra.allowance import ASKER
 from assistant.pack.flows import WEEKDAYS, Weekday
 from assistant.pack.handover import HandoverRules
 from assistant.pack.model import Catalog
@@ -65,10 +66,16 @@ class PeopleDesk:
             return "unplaced"
         return "not_understood" if misunderstood >= self.rules.misunderstood else None
 
-    def hand_over(self, state: SessionState, reason: str) -> str:
-        """The conversation joins the queue; what the customer is told."""
-        self.store.hand_over(state.session_id, self.pack, reason, self.summary(state))
-        return self.announcement()
+    def hand_over(self, state: SessionState, reason: str) -> tuple[str, bool]:
+        """What the customer is told, and whether the conversation joined the queue: it does not
+        while another of the same client (the signed-in customer, else the address) waits there."""
+        asker = ASKER.get()
+        client = f"customer:{state.customer_id}" if state.customer_id else f"address:{asker.client}" if asker else None
+        try:
+            self.store.hand_over(state.session_id, self.pack, reason, self.summary(state), client)
+        except AlreadyWaiting as waiting:
+            return say(self.catalog, "handover_already", place=waiting.place), False
+        return self.announcement(), True
 
     def announcement(self) -> str:
         now = self.clock()

@@ -37,6 +37,11 @@ CREATE TABLE IF NOT EXISTS handovers (
     operator TEXT,
     taken_at REAL
 );
+CREATE TABLE IF NOT EXISTS handover_clients (  -- who asked: a customer's id, else the client's address
+    session_id TEXT PRIMARY KEY,
+    client TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS handover_clients_by_client ON handover_clients (client);
 CREATE TABLE IF NOT EXISTS handover_log (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     session_id TEXT NOT NULL,
@@ -106,16 +111,38 @@ class NotHeld(RuntimeError):
     """The conversation is not with people, or not with this operator."""
 
 
+class AlreadyWaiting(RuntimeError):
+    """The client has another conversation waiting for a person, `place` in the queue."""
+
+    def __init__(self, place: int):
+        super().__init__(place)
+        self.place = place
+
+
 class HandoverStore:
     def __init__(self, db: SharedSQLite):
         self._db = db
 
-    def hand_over(self, session_id: str, pack: str, reason: str, summary: str) -> Handover:
-        """The conversation joins the queue, unless it is with people already (then as it was)."""
+    def hand_over(self, session_id: str, pack: str, reason: str, summary: str, client: str | None = None) -> Handover:
+        """The conversation joins the queue, unless it is with people already (then as it was).
+        One conversation of a `client` waits at a time: a client opening sessions to fill the
+        queue gets AlreadyWaiting for the next, and the queue holds the one."""
         now = time.time()
         with self._db.transaction() as db:
             if db.execute("SELECT 1 FROM handovers WHERE session_id = ?", (session_id,)).fetchone() is None:
+                waiting = db.execute(
+                    "SELECT since, session_id FROM handovers JOIN handover_clients USING (session_id)"
+                    " WHERE client = ? AND operator IS NULL",
+                    (client,),
+                ).fetchone()
+                if waiting is not None:
+                    ahead = (
+                        "SELECT COUNT(*) FROM handovers WHERE operator IS NULL AND (since < ? OR (since = ? AND session_id <= ?))"
+                    )
+                    raise AlreadyWaiting(int(db.execute(ahead, (waiting[0], waiting[0], waiting[1])).fetchone()[0]))
                 db.execute("INSERT INTO handovers VALUES (?, ?, ?, ?, ?, NULL, NULL)", (session_id, pack, reason, summary, now))
+                if client is not None:
+                    db.execute("INSERT OR REPLACE INTO handover_clients VALUES (?, ?)", (session_id, client))
                 db.execute("INSERT INTO handover_log (session_id, reason, since) VALUES (?, ?, ?)", (session_id, reason, now))
         found = self.current(session_id)
         assert found is not None, "just written, and only a release removes it"
@@ -166,6 +193,7 @@ class HandoverStore:
                 "DELETE FROM handovers WHERE session_id = ? AND (operator IS NULL OR operator = ?)", (session_id, operator)
             ).rowcount
             if gone:
+                db.execute("DELETE FROM handover_clients WHERE session_id = ?", (session_id,))
                 db.execute(
                     "UPDATE handover_log SET released_at = ?, note = ?, operator = COALESCE(operator, ?)"
                     " WHERE id = (SELECT MAX(id) FROM handover_log WHERE session_id = ?)",
