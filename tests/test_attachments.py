@@ -19,8 +19,24 @@ from assistant.attachments.store import ATTACHMENTS
 from assistant.web.edge import body_limit
 from tests.conftest import app_for, signed_in
 
+DOMAIN = "homologation"  # its cases ask for photos and documents
 GPS = 0x8825
 MAKER = 0x010F
+
+
+def asking(client, **headers) -> str:
+    """A conversation whose case asks for the exhaust's photos now: the only kind that takes files."""
+    conversation = str(uuid.uuid4())
+    for query in ("quiero homologar el escape de mi moto", "dale, adelante"):
+        response = client.post("/chat", json={"query": query, "session_id": conversation}, headers=headers)
+        assert response.status_code == 200, response.get_json()
+    assert "fotos" in response.get_json()["reply"]
+    return conversation
+
+
+@pytest.fixture
+def session(client) -> str:
+    return asking(client)
 
 
 def jpeg_with_gps() -> bytes:
@@ -99,8 +115,9 @@ def test_heic_is_known_by_its_box_and_refused_with_advice_where_pillow_cannot_re
     assert kept_files(tmp_path, session) == []
 
 
-def test_over_the_size_limit_is_413(tmp_path, session):
-    client = app_for(tmp_path, attachment_max_bytes=4096).test_client()
+def test_over_the_size_limit_is_413(tmp_path):
+    client = app_for(tmp_path, DOMAIN, attachment_max_bytes=4096).test_client()
+    session = asking(client)
     big = png((200, 200))
     assert len(big) > 4096
     response = upload(client, session, big, "big.png")
@@ -163,7 +180,8 @@ def test_the_next_message_brings_uploaded_ids_to_the_turn(client, session, seen)
 
 def test_an_id_from_another_conversation_is_not_usable(client, session, seen):
     file_id = upload(client, session, png()).get_json()["id"]
-    other = str(uuid.uuid4())
+    other = asking(client)
+    seen.clear()
     response = client.post("/chat", json={"query": "hello", "session_id": other, "attachments": [file_id]})
     assert response.status_code == 404 and response.get_json()["error"] == "unknown_attachment"
     assert seen == []
@@ -183,10 +201,18 @@ def test_multipart_chat_uploads_and_answers_at_once(client, tmp_path, session, s
     assert len(kept_files(tmp_path, session)) == 2
 
 
-def test_multipart_chat_with_files_only_and_no_session_starts_one(client, seen):
-    response = client.post("/chat", data={"file": (io.BytesIO(png()), "p.png")}, content_type="multipart/form-data")
-    assert response.status_code == 200
-    assert uuid.UUID(response.get_json()["session_id"]).version == 4 and len(seen[-1]) == 1
+def test_files_go_only_to_a_conversation_that_asks_for_them_now(client, tmp_path, seen):
+    made_up, chatting = str(uuid.uuid4()), str(uuid.uuid4())
+    assert client.post("/chat", json={"query": "hola", "session_id": chatting}).status_code == 200
+    turns = len(seen)
+    for conversation in (made_up, chatting):  # no conversation at all; one that asks for no file
+        response = upload(client, conversation, png(), "p.png")
+        assert response.status_code == 409 and response.get_json()["error"] == "files_not_asked"
+        form = {"query": "mira", "session_id": conversation, "file": (io.BytesIO(png()), "p.png")}
+        assert client.post("/chat", data=form, content_type="multipart/form-data").status_code == 409
+        assert kept_files(tmp_path, conversation) == []
+    only_files = client.post("/chat", data={"file": (io.BytesIO(png()), "p.png")}, content_type="multipart/form-data")
+    assert only_files.status_code == 409 and len(seen) == turns and not (tmp_path / "attachments").exists()
 
 
 def test_a_bad_file_in_a_multipart_message_keeps_none_and_answers_nothing(client, tmp_path, session, seen):
@@ -200,19 +226,20 @@ def test_other_bodies_are_still_415(client):
     assert client.post("/chat", data={"query": "hi"}, content_type="application/x-www-form-urlencoded").status_code == 415
 
 
-def test_a_signed_in_customers_conversation_takes_files_from_them_alone(client, session):
-    assert client.post("/chat", json={"query": "hello", "session_id": session}, headers=signed_in("ana")).status_code == 200
+def test_a_signed_in_customers_conversation_takes_files_from_them_alone(client):
+    session = asking(client, **signed_in("ana"))
     assert upload(client, session, png()).status_code == 401
     assert upload(client, session, png(), **signed_in("bob")).status_code == 403
     assert upload(client, session, png(), **signed_in("ana")).status_code == 201
 
 
-def test_a_chunked_upload_is_read_up_to_the_uploads_cap(tmp_path, session):
+def test_a_chunked_upload_is_read_up_to_the_uploads_cap(tmp_path):
     """A chunked body has no Content-Length: edge.SizedBody reads it to the cap of its kind of request."""
     from werkzeug.datastructures import FileStorage
     from werkzeug.test import encode_multipart
 
-    client = app_for(tmp_path, attachment_max_bytes=64 * 1024).test_client()
+    client = app_for(tmp_path, DOMAIN, attachment_max_bytes=64 * 1024).test_client()
+    session = asking(client)
 
     def chunked_upload(data: bytes):
         boundary, body = encode_multipart({"session_id": session, "file": FileStorage(io.BytesIO(data), "p.png")})
@@ -256,8 +283,9 @@ def test_a_16_bit_image_under_the_pixel_cap_that_decodes_huge_is_refused_undecod
     assert decoded == [] and kept_files(tmp_path, session) == []
 
 
-def test_decoded_bytes_count_16_bit_samples_twice(tmp_path, session):
-    client = app_for(tmp_path, image_max_decoded_bytes=1024 * 1024).test_client()
+def test_decoded_bytes_count_16_bit_samples_twice(tmp_path):
+    client = app_for(tmp_path, DOMAIN, image_max_decoded_bytes=1024 * 1024).test_client()
+    session = asking(client)
     noise = bytes(range(256)) * (800 * 800 * 2 // 256)  # incompressible enough: no ratio to blame
     eight = Image.frombytes("L", (800, 800), noise[: 800 * 800])  # 640 kB of pixels
     sixteen = Image.frombytes("I;16", (800, 800), noise)  # the same pixels at 16 bits: 1.28 MB
@@ -269,8 +297,9 @@ def test_decoded_bytes_count_16_bit_samples_twice(tmp_path, session):
     assert response.get_json()["error"] == "image_too_large" and len(kept_files(tmp_path, session)) == 1
 
 
-def test_images_decode_under_the_processs_semaphore(tmp_path, session, monkeypatch):
-    app = app_for(tmp_path, image_decodes_at_once=1)
+def test_images_decode_under_the_processs_semaphore(tmp_path, monkeypatch):
+    app = app_for(tmp_path, DOMAIN, image_decodes_at_once=1)
+    session = asking(app.test_client())
     decoding = ATTACHMENTS.get(app).limits.decoding
     free_while_decoding: list[bool] = []
     transpose = content.ImageOps.exif_transpose
@@ -323,3 +352,72 @@ def test_invisible_characters_leave_a_files_name(client, session, app):
     kept = upload(client, session, png(), "invoice\u202egnp\u200b\x00.png").get_json()
     [attachment] = ATTACHMENTS.get(app).get(session, [kept["id"]])
     assert attachment.name == "invoicegnp.png"
+
+
+class Endless(io.RawIOBase):
+    """A client that sends a chunked body forever; it counts what was read of it."""
+
+    def __init__(self) -> None:
+        self.read_bytes, self.largest = 0, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        size = 1 << 30 if size is None or size < 0 else size
+        self.read_bytes, self.largest = self.read_bytes + size, max(self.largest, size)
+        return b"x" * size
+
+
+def test_a_chunked_body_is_streamed_to_disk_and_refused_once_past_the_cap(tmp_path):
+    import tracemalloc
+
+    from werkzeug.test import EnvironBuilder, run_wsgi_app
+
+    app = app_for(tmp_path, DOMAIN, attachment_max_bytes=32 * 1024 * 1024)
+    client = Endless()
+    headers = {"Transfer-Encoding": "chunked", "Content-Type": "multipart/form-data; boundary=x"}
+    environ = EnvironBuilder(path="/attachments", method="POST", headers=headers).get_environ()
+    environ["wsgi.input"] = client
+    tracemalloc.start()
+    try:
+        body, status, _ = run_wsgi_app(app.wsgi_app, environ, buffered=True)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert status.startswith("413") and b"request_entity_too_large" in b"".join(body)
+    assert client.read_bytes == body_limit(environ, ATTACHMENTS.get(app).settings) + 1  # not a byte more
+    assert client.largest <= 64 * 1024 and peak < 8 * 1024 * 1024  # 32 MB read, never held
+
+
+def test_a_conversation_and_the_store_keep_their_quota(tmp_path):
+    app = app_for(tmp_path, DOMAIN, attachments_per_session=2, attachments_total_files=3)
+    client = app.test_client()
+    first, second = asking(client), asking(client)
+    assert [upload(client, first, png(), "p.png").status_code for _ in range(3)] == [201, 201, 413]
+    assert upload(client, first, png(), "p.png").get_json()["error"] == "conversation_files_full"
+    assert upload(client, second, png(), "p.png").status_code == 201
+    full = upload(client, second, png(), "p.png")
+    assert full.status_code == 503 and full.get_json()["error"] == "files_full"
+    assert len(kept_files(tmp_path, first)) == 2 and len(kept_files(tmp_path, second)) == 1
+
+
+def test_files_no_case_took_are_swept_once_left(tmp_path):
+    import os
+    import time
+
+    from assistant.cases.store import CASES
+
+    app = app_for(tmp_path, DOMAIN, attachments_unused_s=3600)
+    client = app.test_client()
+    left, handed, recent = asking(client), asking(client), asking(client)
+    for conversation in (left, handed, recent):
+        assert upload(client, conversation, png(), "p.png").status_code == 201
+    CASES.get(app).submit({"session_id": handed, "title": "a case"})
+    long_ago = time.time() - 7200
+    for conversation in (left, handed):
+        for path in (tmp_path / "attachments" / conversation).iterdir():
+            os.utime(path, (long_ago, long_ago))
+    store = ATTACHMENTS.get(app)
+    assert store.sweep(CASES.get(app).handed_in) == 1
+    assert kept_files(tmp_path, left) == [] and kept_files(tmp_path, handed) and kept_files(tmp_path, recent)

@@ -6,20 +6,26 @@ from __future__ import annotations
 
 import io
 import re
-import uuid
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
+import pytest
 from pdfminer.high_level import extract_text
 
 from assistant.cases.store import CASES
 from tests.conftest import OPERATOR_KEY, signed_in
-from tests.test_attachments import jpeg_with_gps, upload
+from tests.test_attachments import asking, jpeg_with_gps, upload
 
 DOMAIN = "homologation"
 OPERATOR = {"X-API-Key": OPERATOR_KEY}
 ADDRESS = "Calle de la Princesa de Éboli 125, escalera B, piso 4º, puerta izquierda, urbanización Los Almendros, 28013 Madrid"
 VIN = "VF1AB000123456789"
+
+
+@pytest.fixture
+def session(client) -> str:
+    """A conversation whose case asks for photos: the kind that takes files."""
+    return asking(client)
 
 
 def record(session: str, **more) -> dict:
@@ -144,7 +150,7 @@ def test_the_summary_prints_every_value_whole_in_the_packs_words(app, client, se
 
 def test_the_office_opens_the_files_of_the_cases_conversation_only(app, client, session):
     file_id = upload(client, session, jpeg_with_gps()).get_json()["id"]
-    other = str(uuid.uuid4())
+    other = asking(client)
     foreign = upload(client, other, jpeg_with_gps()).get_json()["id"]
     case_id = CASES.get(app).submit(record(session, documents={"ficha_tecnica": [file_id]}))
     response = client.get(f"/cases/{case_id}/attachments/{file_id}", headers=OPERATOR)

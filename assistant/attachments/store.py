@@ -1,6 +1,11 @@
 """Attachments kept per session: each file under ATTACHMENTS_DIR/<session id>/<id>.<ext>, its
 description beside it in <id>.json. An id opens nothing outside its own session, whose id is the
-bearer secret of the conversation already: a leaked attachment id alone shows nothing."""
+bearer secret of the conversation already: a leaked attachment id alone shows nothing.
+
+A conversation keeps ATTACHMENTS_PER_SESSION files and ATTACHMENTS_SESSION_BYTES at most, and
+the whole store ATTACHMENTS_TOTAL_FILES and ATTACHMENTS_TOTAL_BYTES (counted across every
+folder at most every USAGE_FRESH_S, this process's own files added meanwhile); `sweep` removes
+the folders of conversations that handed in no case once they have been left ATTACHMENTS_UNUSED_S."""
 
 from __future__ import annotations
 
@@ -8,9 +13,11 @@ import hashlib
 import os
 import re
 import secrets
+import shutil
 import threading
+import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -25,6 +32,7 @@ from assistant.language.invisible import visible
 
 ATTACHMENT_ID = re.compile(r"[0-9a-f]{32}")
 NAME_CHARS = 120  # of the sender's file name, kept as a label
+USAGE_FRESH_S = 30  # how old the store's total may be before an upload counts it again
 
 
 class Attachment(BaseModel):
@@ -49,6 +57,9 @@ class AttachmentStore:
         self.folder, self.max_bytes = folder, settings.attachment_max_bytes
         decoding = threading.BoundedSemaphore(settings.image_decodes_at_once)  # this process's: one store per app
         self.limits = Limits(settings.image_max_decoded_bytes, settings.image_max_ratio, decoding)
+        self.settings = settings
+        self._usage: tuple[float, int, int] = (-USAGE_FRESH_S, 0, 0)  # when counted; files; bytes
+        self._counting = threading.Lock()
 
     def save(self, session_id: str, filename: str, data: bytes) -> Attachment:
         """Keeps the file's clean bytes, or raises `Refused` (and keeps nothing)."""
@@ -56,8 +67,9 @@ class AttachmentStore:
             raise Refused(413, "file_too_large", f"That file is larger than {self.max_bytes / 1024 / 1024:g} MB.")
         if not data:
             raise Refused(400, "empty_file", "That file is empty.")
-        kept = cleaned(data, self.limits)
         folder = self._session(session_id)
+        kept = cleaned(data, self.limits)
+        self._room(session_id, len(kept.data))
         attachment = Attachment(
             id=secrets.token_hex(16),
             session_id=session_id,
@@ -71,7 +83,42 @@ class AttachmentStore:
         folder.mkdir(parents=True, exist_ok=True)
         _write(folder / f"{attachment.id}.{kept.extension}", kept.data)
         _write(folder / f"{attachment.id}.json", attachment.model_dump_json().encode())  # last: it makes the file found
+        with self._counting:
+            at, files, size = self._usage
+            self._usage = (at, files + 1, size + attachment.size)
         return attachment
+
+    def _room(self, session_id: str, size: int) -> None:
+        """Refuses a file the conversation's or the store's quota has no room for."""
+        settings, mine = self.settings, self.of_session(session_id)
+        if len(mine) >= settings.attachments_per_session or sum(a.size for a in mine) + size > settings.attachments_session_bytes:
+            most = f"{settings.attachments_per_session} files or {settings.attachments_session_bytes / 1024**2:g} MB"
+            raise Refused(413, "conversation_files_full", f"This conversation keeps {most} at most: no more files can be added.")
+        files, kept = self.usage()
+        if files >= settings.attachments_total_files or kept + size > settings.attachments_total_bytes:
+            raise Refused(503, "files_full", "We cannot take more files right now: please try again later.")
+
+    def usage(self) -> tuple[int, int]:
+        """The files the store keeps, and their bytes."""
+        with self._counting:
+            at, files, size = self._usage
+            if time.monotonic() - at >= USAGE_FRESH_S:
+                kept = [p.stat().st_size for p in self.folder.glob("*/*") if p.suffix != ".json"] if self.folder.is_dir() else []
+                at, files, size = time.monotonic(), len(kept), sum(kept)
+                self._usage = (at, files, size)
+            return files, size
+
+    def sweep(self, handed_in: Callable[[str], bool]) -> int:
+        """Removes the folders of conversations whose last file is ATTACHMENTS_UNUSED_S old and that
+        `handed_in` no case; how many went."""
+        left_before = time.time() - self.settings.attachments_unused_s
+        removed = 0
+        for folder in [f for f in self.folder.iterdir() if f.is_dir()] if self.folder.is_dir() else []:
+            last = max((p.stat().st_mtime for p in folder.iterdir()), default=0.0)
+            if last < left_before and not handed_in(folder.name):
+                shutil.rmtree(folder, ignore_errors=True)
+                removed += 1
+        return removed
 
     def get(self, session_id: str, ids: Iterable[str]) -> list[Attachment]:
         """Those of `ids` kept for this session, in their order; an id of another session is not found."""

@@ -17,6 +17,8 @@ from typing import Any
 from flask import Flask
 from pydantic import BaseModel, ConfigDict
 
+from assistant.attachments.store import ATTACHMENTS
+from assistant.booking.periodic import Periodic, start_chore
 from assistant.infra.config import bookings_file
 from assistant.infra.extensions import Slot
 from assistant.infra.sqlite import SharedSQLite
@@ -36,6 +38,7 @@ CREATE TABLE IF NOT EXISTS cases (
     record TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS cases_by_status ON cases (status, created_at);
+CREATE INDEX IF NOT EXISTS cases_by_session ON cases (session_id);
 """
 
 
@@ -90,6 +93,10 @@ class CaseStore:
         )
         return [{k: v for k, v in _case(row).items() if k != "transcript"} for row in rows]
 
+    def handed_in(self, session_id: str) -> bool:
+        """Whether the conversation handed in a case (whose files the office then keeps)."""
+        return self._db.one("SELECT 1 FROM cases WHERE session_id = ? LIMIT 1", (session_id,)) is not None
+
     def set_status(self, case_id: str, status: str) -> dict[str, Any] | None:
         """The case with its new status; None if there is no such case."""
         if status not in STATUSES:
@@ -120,5 +127,12 @@ def _case(row: tuple[Any, ...]) -> dict[str, Any]:
 CASES: Slot[CaseStore] = Slot("cases")
 
 
+SWEEP_S = 3600  # how often the files of conversations that handed in no case are looked for
+
+
 def init_app(app: Flask) -> None:
-    CASES.put(app, CaseStore(SharedSQLite(bookings_file(app), SCHEMA)))
+    """The cases beside the bookings; every SWEEP_S the files of conversations that handed in
+    none, left for ATTACHMENTS_UNUSED_S, are removed."""
+    cases = CASES.put(app, CaseStore(SharedSQLite(bookings_file(app), SCHEMA)))
+    files = ATTACHMENTS.get(app)
+    start_chore(app, Periodic("attachments-sweep", SWEEP_S, lambda: files.sweep(cases.handed_in)))

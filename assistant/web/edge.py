@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import io
 import ipaddress
+import tempfile
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 from flask import Flask, request
 from flask_cors import CORS
@@ -17,6 +18,8 @@ from assistant.infra.config import SETTINGS, Settings
 if TYPE_CHECKING:  # the WSGI types exist for type checkers only
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
 
+SPOOL_BYTES = 1024 * 1024  # of a chunked body kept in memory; the rest goes to a temporary file
+PIECE_BYTES = 64 * 1024  # read from the client at a time
 UPLOADS = {"/attachments": 1, "/chat": None, "/chat/stream": None}  # paths a multipart body may bring files to, and how many
 
 
@@ -32,17 +35,27 @@ def body_limit(environ: WSGIEnvironment, settings: Settings) -> int:
 
 class SizedBody:
     """A chunked body carries no Content-Length for MAX_CONTENT_LENGTH to check, and werkzeug cuts
-    it silently at the limit (a 400 for broken JSON instead of a 413). So it is read here, one
-    byte past the limit at most, and handed on as a body of known length, which Flask checks."""
+    it silently at the limit (a 400 for broken JSON instead of a 413). So it is read here, piece by
+    piece into a file (memory for the first SPOOL_BYTES) with a running count, up to one byte past
+    the limit, and handed on as a body of known length, which Flask checks: one past the limit is
+    refused with nothing more read, and an upload never sits whole in memory."""
 
     def __init__(self, app: WSGIApplication, limit: Callable[[WSGIEnvironment], int]):
         self.app, self.limit = app, limit
 
     def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         if "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower():
-            body = environ["wsgi.input"].read(self.limit(environ) + 1)
+            most, size = self.limit(environ) + 1, 0
+            body: IO[bytes] = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)
+            while size < most and (piece := environ["wsgi.input"].read(min(PIECE_BYTES, most - size))):
+                body.write(piece)
+                size += len(piece)
+            if size == most:  # too long: Flask refuses it by its length, and reads none of it
+                body.close()
+                body = io.BytesIO()
+            body.seek(0)
             environ.pop("HTTP_TRANSFER_ENCODING")
-            environ["wsgi.input"], environ["CONTENT_LENGTH"] = io.BytesIO(body), str(len(body))
+            environ["wsgi.input"], environ["CONTENT_LENGTH"] = body, str(size)
         return self.app(environ, start_response)
 
 

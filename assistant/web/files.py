@@ -3,7 +3,11 @@ which the next message references (`attachments` in POST /chat); or POST /chat a
 multipart/form-data brings the files and the message at once.
 
 A multipart body is one a page on any site can make its visitors' browsers send (a CORS "simple
-request"), so one that says it comes from a page must come from ours (the Origin header)."""
+request"), so one that says it comes from a page must come from ours (the Origin header).
+
+Files are taken only into a conversation that asks for them now: its active goal's next question
+is for an attachment slot (a case's photos or documents). A made-up session id, or one whose
+conversation asks for nothing of the kind, keeps no file (409)."""
 
 from __future__ import annotations
 
@@ -44,6 +48,7 @@ def upload() -> ResponseReturnValue:
         raise ApiError(400, "one_file", f"Send exactly one file, in the form field `{FILE_FIELD}`.")
     LIMITER.get().check(request.remote_addr or "unknown", conversation)
     _owned(conversation, caller().customer_id)
+    _asks_for_files(conversation)
     return jsonify(_kept(conversation, files)[0].public()), 201
 
 
@@ -74,6 +79,8 @@ def with_files(chat_request: ChatRequest) -> ChatRequest:
     if missing := [i for i in ids if i not in found]:
         raise ApiError(404, "unknown_attachment", f"No file {missing[0]} was sent in this conversation (its session_id).")
     _owned(conversation, chat_request.customer_id)
+    if files:
+        _asks_for_files(conversation)
     kept = _kept(conversation, files) if files else []
     return chat_request.model_copy(update={"session_id": conversation, "attachments": [*ids, *(a.id for a in kept)]})
 
@@ -98,6 +105,20 @@ def _owned(conversation: str, customer_id: str | None) -> None:
             require_customer(state.customer_id)
         elif customer_id != state.customer_id:
             raise NotYourSession(conversation)
+
+
+def _asks_for_files(conversation: str) -> None:
+    """Refuses files unless the conversation's active flow asks for one now (a case's flow, with
+    the steps built for what it quoted)."""
+    pipeline = PIPELINE.get()
+    state = pipeline.store.load(conversation)
+    goal = state.goals.active if state else None
+    flows, cases = pipeline.catalog.pack.flows, pipeline.services.cases
+    if goal is not None and goal.type in flows:
+        flow = cases.flow(goal.type, goal.slots) if cases and flows[goal.type].action == "submit" else flows[goal.type]
+        if any(flow.slot(name).kind == "attachment" for name in pipeline.desk.engine.asked(flow, goal.missing)):
+            return
+    raise ApiError(409, "files_not_asked", "This conversation is not asking for files now: send them when the assistant asks.")
 
 
 def _from_our_pages() -> None:
