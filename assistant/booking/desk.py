@@ -59,6 +59,7 @@ class Refused:
     why: str
     again: SlotKind | None = None
     unplaced: bool = False  # no hour near the one asked for has room either: people may place it
+    kept: bool = False  # a service failed, not the booking: what was asked is kept to try again
 
 
 class Reserver(Protocol):

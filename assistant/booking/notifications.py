@@ -34,7 +34,13 @@ PHONE_LIKE = re.compile(r"(?<![\d+])\+?\d[\d -]{6,17}\d(?!\d)")  # then e164() s
 
 
 class NotifyError(RuntimeError):
-    """A message could not be handed to its channel."""
+    """A message could not be handed to its channel; `status` and `retry_after` (seconds): what an
+    HTTP gateway answered, where it answered."""
+
+    def __init__(self, message: str, status: int | None = None, retry_after: float | None = None):
+        super().__init__(message)
+        self.status = status
+        self.retry_after = retry_after
 
 
 class MessagesCapped(NotifyError):
@@ -98,6 +104,10 @@ class WebhookNotifier:
             with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
                 if not 200 <= response.status < 300:
                     raise NotifyError(f"webhook answered {response.status}")
+        except urllib.error.HTTPError as error:  # 4xx, 5xx: its status says what to do (assistant/concierge/calls.py)
+            retry_after = error.headers.get("Retry-After", "")
+            wait = float(retry_after) if retry_after.isdecimal() else None
+            raise NotifyError(f"webhook answered {error.code}", error.code, wait) from error
         except (urllib.error.URLError, http.client.HTTPException, OSError) as error:
             raise NotifyError(f"webhook failed: {error}") from error
 

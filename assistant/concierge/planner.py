@@ -32,6 +32,7 @@ from pydantic import BaseModel, Field
 from assistant.booking.codes import CODE_LIKE, CODE_TTL, BookingStore, redact_codes
 from assistant.booking.desk import Refused
 from assistant.booking.notifications import PHONE_LIKE, e164
+from assistant.concierge.calls import Unreachable
 from assistant.concierge.services import INDIAN, TOO_MANY, in_locality, is_open, serves
 from assistant.concierge.tables import Notification, NotSent, Reminder, Reservation, Table, Tables, day_of
 from assistant.dialogue.flows import FlowEngine, Said, day_words
@@ -315,9 +316,14 @@ class Concierge:
 
     def _search(self, plan: Plan, now: dt.datetime) -> dict[str, Any]:
         slots = plan.slots
-        found = self.services.search_restaurant(
-            slots["city"], slots["locality"], slots["cuisine"], slots["date"], slots["time"], now.date()
+        found = self.services.call(
+            "search",
+            lambda: self.services.search_restaurant(
+                slots["city"], slots["locality"], slots["cuisine"], slots["date"], slots["time"], now.date()
+            ),
         )
+        if isinstance(found, Unreachable):  # the plan is kept: the next message tries again
+            return {"error": f"search_{found.why}", "details": self.tables.unreachable(found, now)}
         if "error" in found:  # the service's words are for the log; the customer's are the pack's
             log.warning("search failed: %s", found["details"])
             return {"error": "search_failed", "details": say(self.catalog, "concierge_not_booked")}
@@ -350,17 +356,19 @@ class Concierge:
         if plan.code_to and plan.code_to != phone:  # the old number's code stops working, and it is told
             self.codes.withdraw_code(goal)
             notice = say(self.catalog, "code_number_changed", subject=self.flow.subject, phone=masked(phone))
-            self.services.send_message(plan.code_to, notice, "notice")
+            self.services.call("gateway", lambda: self.services.send_message(plan.code_to or "", notice, "notice"))
         plan.code_to, plan.code_paid = None, False
         code = self.codes.issue_code(goal, now)
         if code is None:
             plan.done = True
             return {"error": "verification_failed", "details": say(self.catalog, "code_too_many")}
-        sent = self.services.send_message(phone, say(self.catalog, "code_message", code=code), "otp")
-        if sent.get("status") != "sent":
+        sent = self.services.call(
+            "gateway", lambda: self.services.send_message(phone, say(self.catalog, "code_message", code=code), "otp")
+        )
+        if isinstance(sent, Unreachable) or sent.get("status") != "sent":
             self.codes.withdraw_code(goal)  # never sent: it must not work
-            log.warning("code not sent: %s", sent.get("error_message"))
-            why = "code_capped" if sent.get("error") == TOO_MANY else "concierge_code_not_sent"
+            capped = not isinstance(sent, Unreachable) and sent.get("error") == TOO_MANY
+            why = "code_capped" if capped else "concierge_code_not_sent"
             return {"error": "code_not_sent", "details": say(self.catalog, why, phone=masked(phone))}
         plan.code_to = phone
         return self._ask_code(plan, self._holding(plan))
@@ -396,7 +404,7 @@ class Concierge:
             plan.code_paid = True
         held = self.tables.hold(plan.table(), now, until=until)
         if isinstance(held, Refused):
-            plan.done = True
+            plan.done = not held.kept  # a service down or busy: the plan is kept to try again
             return {"error": "reservation_failed", "details": held.why}
         plan.notes += held.notes
         plan.slots["time"] = held.reservation.time

@@ -17,11 +17,13 @@ import datetime as dt
 import math
 import secrets
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from assistant.booking.notifications import MessagesCapped, Notifier, NotifyError
 from assistant.booking.reminders import ReminderStore
+from assistant.concierge.calls import ServiceFault, Unreachable, call_service
 from assistant.infra.sqlite import SharedSQLite
 from assistant.pack.flows import WEEKDAYS
 from assistant.pack.model import Catalog, Product
@@ -37,6 +39,7 @@ _HELD = (  # the same, of reservations held until a time (not yet confirmed)
     " AND id IN (SELECT reservation_id FROM held_until) GROUP BY time"
 )
 TOO_MANY = "too_many_messages"  # send_message's error for a number over its cap
+T = TypeVar("T")
 
 
 class ConciergeServices:
@@ -48,9 +51,12 @@ class ConciergeServices:
         notifier: Notifier,
         reminders: ReminderStore,
         hold_share: float,
+        backoff_max_s: float,
     ):
-        """`hold_share`: of a time's tables, the share that reservations held `until` a time may take."""
+        """`hold_share`: of a time's tables, the share that reservations held `until` a time may take;
+        `backoff_max_s`: the longest Retry-After waited out before one more try."""
         self.catalog = catalog
+        self.backoff_max_s = backoff_max_s
         self.hold_share = hold_share
         self.calendar = calendar
         self.notifier = notifier
@@ -62,6 +68,10 @@ class ConciergeServices:
             guests INTEGER NOT NULL, name TEXT NOT NULL, phone TEXT NOT NULL, table_number TEXT NOT NULL);
             CREATE TABLE IF NOT EXISTS held_until (reservation_id TEXT PRIMARY KEY, expires_at TEXT NOT NULL);""",
         )
+
+    def call(self, service: str, call: Callable[[], T]) -> T | Unreachable:
+        """A call to one of the services, its failures handled as seed 001 says (assistant/concierge/calls.py)."""
+        return call_service(service, call, self.backoff_max_s)
 
     def search_restaurant(self, city: str, locality: str, cuisine: str, date: str, time: str, today: dt.date) -> dict[str, Any]:
         """Up to 5 restaurants open at that time, best rated first; {"restaurants": []} when none match."""
@@ -169,8 +179,8 @@ class ConciergeServices:
             self.notifier.send(phone_number, message_text, channel)
         except MessagesCapped as error:
             return {"status": "failed", "error": TOO_MANY, "error_message": str(error)}
-        except NotifyError as error:
-            return {"status": "failed", "error": "service_unavailable", "error_message": str(error)}
+        except NotifyError as error:  # down or refusing: for `call` to retry, back off or report
+            raise ServiceFault(error.status or 503, error.retry_after, str(error)) from error
         return {"message_id": "msg_" + secrets.token_hex(5), "status": "sent"}
 
     def schedule_reminder(

@@ -23,6 +23,7 @@ from pydantic import BaseModel
 
 from assistant.booking.codes import Booking
 from assistant.booking.desk import Made, Refused, ahead_words
+from assistant.concierge.calls import Unreachable
 from assistant.concierge.services import MAX_GUESTS, TOO_MANY, ConciergeServices, is_open
 from assistant.dialogue.goals import masked
 from assistant.pack.model import Catalog, DataError, Product
@@ -107,18 +108,25 @@ class Tables:
         if closed:
             return closed
 
-        def at(time: str) -> dict[str, Any]:
+        def at(time: str) -> dict[str, Any] | Unreachable:
             if moving:
-                return self.services.move_table(moving, table.date, time, table.guests, now=now)
-            return self.services.reserve_table(
-                table.restaurant_id, table.date, time, table.guests, table.name, table.phone, now=now, until=until
+                return self.services.call(
+                    "reservation", lambda: self.services.move_table(moving, table.date, time, table.guests, now=now)
+                )
+            return self.services.call(
+                "reservation",
+                lambda: self.services.reserve_table(
+                    table.restaurant_id, table.date, time, table.guests, table.name, table.phone, now=now, until=until
+                ),
             )
 
         time, answer, notes = table.time, at(table.time), []
-        if answer.get("status") == "no_availability" and answer.get("alternate_slots"):
+        if not isinstance(answer, Unreachable) and answer.get("status") == "no_availability" and answer.get("alternate_slots"):
             time = min(answer["alternate_slots"])
             notes.append(say(self.catalog, "concierge_alternate", asked=table.time, earliest=time))
             answer = at(time)
+        if isinstance(answer, Unreachable):
+            return Refused(self.unreachable(answer, now), kept=True)
         if answer.get("status") == "confirmed":
             reservation = Reservation(
                 reservation_id=answer["reservation_id"], date=table.date, time=time, table_number=answer["table_number"]
@@ -160,16 +168,24 @@ class Tables:
             table=reservation.table_number,
             reservation=reservation.reservation_id,
         )
-        for _ in range(2):  # the gateway may be briefly down: one retry
-            sent = self.services.send_message(table.phone, text, channel)
-            if sent.get("status") == "sent":
-                return Notification(message_id=sent["message_id"])
-            if sent.get("error") == TOO_MANY:  # retrying would only count against the number again
-                log.warning("confirmation not sent: %s", sent.get("error_message"))
-                why = say(self.catalog, "concierge_capped", reservation=reservation.reservation_id, phone=masked(table.phone))
-                return NotSent(why)
+        sent = self.services.call("gateway", lambda: self.services.send_message(table.phone, text, channel))
+        if isinstance(sent, Unreachable):
+            why = "concierge_not_sent" if sent.why == "down" else "concierge_gateway_trouble"
+            return NotSent(say(self.catalog, why, reservation=reservation.reservation_id, channel=channel))
+        if sent.get("status") == "sent":
+            return Notification(message_id=sent["message_id"])
         log.warning("confirmation not sent: %s", sent.get("error_message"))
+        if sent.get("error") == TOO_MANY:  # no retry: it would only count against the number again
+            return NotSent(say(self.catalog, "concierge_capped", reservation=reservation.reservation_id, phone=masked(table.phone)))
         return NotSent(say(self.catalog, "concierge_not_sent", reservation=reservation.reservation_id, channel=channel))
+
+    def unreachable(self, gone: Unreachable, now: dt.datetime) -> str:
+        """What the customer hears of a service given up on: a time to try again when it is busy;
+        otherwise that a person takes over (credentials refused are the operators' problem, never named)."""
+        if gone.why == "busy":
+            again = now.astimezone(self.zone) + dt.timedelta(seconds=gone.wait_s)
+            return say(self.catalog, "concierge_busy", minutes=max(1, round(gone.wait_s / 60)), time=f"{again:%H:%M}")
+        return say(self.catalog, "concierge_handed_over")
 
     def remind(self, user_id: str, table: Table, reservation: Reservation, at: dt.datetime, now: dt.datetime) -> Reminder | None:
         """The reservation's reminder at `at`, in place of any earlier one; None when `at` has passed."""

@@ -116,6 +116,9 @@ class Settings(BaseSettings):
     holds_per_client: int = Field(
         default=3, ge=0, description="tables one client address may hold unconfirmed in a code's 10 minutes; 0: no limit"
     )
+    service_backoff_max_s: float = Field(
+        default=2.0, ge=0, description="the longest Retry-After of a concierge service waited out before one more try"
+    )
     unconfirmed_hold_share: float = Field(
         default=0.5, gt=0, le=1, description="the share of a time's tables that unconfirmed guests may hold at once"
     )

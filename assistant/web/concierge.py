@@ -107,8 +107,9 @@ def init_app(app: Flask) -> None:
         return
     pack = SETTINGS.get(app).pack_dir
     reader = SERVICE_READER.put(app, ServiceReader(catalog, _json(pack / setup.service_schema)))
-    calendar, share = _json(pack / setup.calendar), SETTINGS.get(app).unconfirmed_hold_share
-    services = ConciergeServices(catalog, calendar, bookings_file(app), NOTIFIER.get(app), REMINDERS.get(app), share)
+    settings = SETTINGS.get(app)
+    calendar, share, backoff = _json(pack / setup.calendar), settings.unconfirmed_hold_share, settings.service_backoff_max_s
+    services = ConciergeServices(catalog, calendar, bookings_file(app), NOTIFIER.get(app), REMINDERS.get(app), share, backoff)
     tables = TABLES.put(app, Tables(catalog, services))
     members = load_members(pack / setup.members)
     CONCIERGE.put(app, Concierge(catalog, tables, bookings_file(app), LOCKS.get(app), members, reader, allowances(app)))
