@@ -18,7 +18,21 @@ from assistant.dialogue import sessions
 from assistant.handover import store as handovers
 from assistant.infra import config  # sets the crewai telemetry switches first
 from assistant.tools import retrieval
-from assistant.web import api, cases, concierge, console, edge, errors, files, identity, logs, pack_files, ratelimit, telemetry
+from assistant.web import (
+    api,
+    cases,
+    concierge,
+    console,
+    edge,
+    errors,
+    files,
+    headers,
+    identity,
+    logs,
+    pack_files,
+    ratelimit,
+    telemetry,
+)
 
 
 def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
@@ -28,6 +42,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     config.init_app(app, overrides)
     logs.init_app(app)
     edge.init_app(app)
+    headers.init_app(app)
     errors.init_app(app)
     identity.init_app(app)
     telemetry.init_app(app)
