@@ -16,7 +16,7 @@ from urllib.parse import quote
 
 import pytest
 from conftest import OPERATOR_KEY, app_for
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 
@@ -98,6 +98,8 @@ CHAT = {
     "mode": st.sampled_from(["offline", "crew", "turbo"]),
     "customer_id": odd_text,
 }
+CONSOLE = {"text": messages, "note": messages}
+OPERATOR = {"X-API-Key": OPERATOR_KEY}
 ASSISTANT = {"user_id": odd_text | st.sampled_from(["user_ind001", "u1"]), "instruction": messages}
 content_types = st.sampled_from(
     ["application/json", "application/json; charset=utf-8", "application/json; charset=latin-1", "text/plain"]
@@ -170,6 +172,26 @@ def test_the_concierge_never_fails_on_any_instruction(instruction, user_id):
 
 
 @fuzz
+@given(
+    action=st.sampled_from(["reply", "release"]),
+    said=messages | values,
+    raw=st.none() | bodies(CONSOLE),
+    content_type=content_types,
+)
+@example(action="reply", said="\ud800", raw=None, content_type="application/json")  # were 500s (issue 33)
+@example(action="release", said="\ud800", raw=None, content_type="application/json")
+def test_an_operators_reply_or_note_never_fails_on_any_body(action, said, raw, content_type):
+    """Each on a conversation the operator has just taken, so that what passes is written: the
+    endpoint's own field with any text or value, or any body at all."""
+    session = str(uuid.uuid4())
+    bank.post("/chat", json={"query": "I want to talk to a person", "session_id": session})
+    assert bank.post(f"/console/api/conversations/{session}/take", headers=OPERATOR).status_code == 200
+    body = json_bytes({"text" if action == "reply" else "note": said}) if raw is None else raw
+    path = f"/console/api/conversations/{session}/{action}"
+    assert_json_and_no_server_error(bank.post(path, data=body, content_type=content_type, headers=OPERATOR))
+
+
+@fuzz
 @given(session_id=path_segments | st.uuids().map(str))
 def test_a_session_by_any_id_never_fails(session_id):
     assert_json_and_no_server_error(bank.get(f"/sessions/{session_id}"))
@@ -182,5 +204,5 @@ def test_a_session_by_any_id_never_fails(session_id):
     operator=st.booleans(),
 )
 def test_preferences_by_any_customer_id_never_fail(customer_id, method, operator):
-    sent = {"X-API-Key": OPERATOR_KEY} if operator else {}
+    sent = OPERATOR if operator else {}
     assert_json_and_no_server_error(bank.open(f"/customers/{customer_id}/preferences", method=method, headers=sent))

@@ -5,6 +5,7 @@ by meaning; all through the real app, its SQLite stores and its embedding model.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import threading
 import uuid
 from zoneinfo import ZoneInfo
@@ -206,6 +207,27 @@ def test_the_console_is_for_operators_only(client, chat):
     assert bad.status_code == 400
     assert client.post("/console/api/conversations/not-a-uuid/take", headers=ASHA).status_code == 400
     assert client.post(f"/console/api/conversations/{uuid.uuid4()}/take", headers=ASHA).status_code == 404
+
+
+@pytest.mark.parametrize("text", ["hi \ud800", "\udfff", "hi\x00 there", "\x1b[31mred", "one\x85next"])
+def test_a_lone_surrogate_or_a_control_character_in_an_operators_words_is_refused(client, chat, text):
+    chat.say("talk to a person")
+    path = f"/console/api/conversations/{chat.session_id}"
+    assert client.post(f"{path}/take", headers=ASHA).status_code == 200
+    for action, field in (("reply", "text"), ("release", "note")):
+        raw = json.dumps({field: text})  # a lone surrogate travels as a \u escape, as a client's JSON carries it
+        refused = client.post(f"{path}/{action}", data=raw, content_type="application/json", headers=ASHA)
+        assert refused.status_code == 400 and refused.get_json()["error"] == "invalid_request", refused.get_data(as_text=True)
+    view = client.get(path, headers=ASHA).get_json()
+    assert view["handover"]["operator"] == "asha" and all(t["role"] != "operator" for t in view["transcript"])
+    line_breaks = client.post(f"{path}/reply", headers=ASHA, json={"text": "Two lines:\n\tfirst, then second."})
+    assert line_breaks.status_code == 200
+
+
+def test_an_operators_name_from_a_token_shows_no_hidden_characters(client):
+    disguised = signed_in("asha\u202e\u200bnimda\x00", role="operator")
+    assert client.get("/console/api/whoami", headers=disguised).get_json() == {"operator": "ashanimda"}
+    assert client.get("/console/api/whoami", headers=signed_in("\u202e\u200b", role="operator")).status_code == 401
 
 
 def test_what_nobody_could_answer_is_grouped_by_meaning_masked_and_exported(app, client):

@@ -27,10 +27,10 @@ from assistant.handover.store import HANDOVERS, REASONS, Handover, HandoverStore
 from assistant.web import telemetry
 from assistant.web.errors import ApiError, json_object
 from assistant.web.identity import require_operator
+from assistant.web.schemas import OperatorReply, ReleaseNote
 from assistant.web.schemas import session_id as canonical_session_id
 from crew_pipeline import PIPELINE
 
-MAX_REPLY_CHARS = 2000
 page = Blueprint("console_page", __name__)
 bp = Blueprint("console", __name__, url_prefix="/console/api")
 log = logging.getLogger("assistant.console")
@@ -102,11 +102,9 @@ def take(session_id: str) -> Response:
 def reply(session_id: str) -> Response:
     """The operator's message, in the customer's conversation under their name."""
     session_id = _session_id(session_id)
-    text = json_object('{"text": "Hello, I can help with that."}').get("text")
-    if not isinstance(text, str) or not text.strip() or len(text) > MAX_REPLY_CHARS:
-        raise ApiError(400, "invalid_text", f"text is 1 to {MAX_REPLY_CHARS} characters.")
+    text = OperatorReply.model_validate(json_object('{"text": "Hello, I can help with that."}')).text
     _held_by_caller(session_id)
-    said = Turn(role="operator", text=text.strip(), by=g.operator)
+    said = Turn(role="operator", text=text, by=g.operator)
     pipeline = PIPELINE.get()
     if (
         amend(pipeline.store, pipeline.locks, session_id, lambda state: state.remember(said, pipeline.settings.history_limit))
@@ -120,11 +118,10 @@ def reply(session_id: str) -> Response:
 def release(session_id: str) -> Response:
     """Back to the assistant, with a note of what the person did; the state stays as it is."""
     session_id = _session_id(session_id)
-    note = json_object('{"note": "Answered the fee question."}').get("note") or "" if request.content_length else ""
-    if not isinstance(note, str) or len(note) > MAX_REPLY_CHARS:
-        raise ApiError(400, "invalid_note", f"note is text of at most {MAX_REPLY_CHARS} characters.")
+    body = json_object('{"note": "Answered the fee question."}') if request.content_length else {}
+    note = ReleaseNote.model_validate(body).note or ""
     try:
-        HANDOVERS.get().release(session_id, g.operator, note.strip())
+        HANDOVERS.get().release(session_id, g.operator, note)
     except NotHeld:
         held = HANDOVERS.get().current(session_id)
         if held is None:

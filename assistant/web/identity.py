@@ -20,12 +20,14 @@ from flask import Flask, g, request
 
 from assistant.infra.config import SETTINGS, Settings
 from assistant.infra.extensions import Slot
+from assistant.language.invisible import visible
 from assistant.web.errors import ApiError
 from assistant.web.ratelimit import LIMITER
 from assistant.web.schemas import CUSTOMER_ID
 
 LEEWAY_S = 30  # clocks of the login service and ours may differ a little
 OPERATOR_ROLE = "operator"
+MAX_NAME_CHARS = 64  # an operator's name, as the console shows it
 CHALLENGE = {"WWW-Authenticate": 'Bearer realm="assistant"'}
 
 
@@ -81,7 +83,10 @@ class Verifier:
             raise ApiError(401, "invalid_token", f"The token is not valid: {exc}.", CHALLENGE) from None
         subject = claims["sub"]
         if claims.get("role") == OPERATOR_ROLE:
-            return Caller(operator=str(subject))
+            name = visible(str(subject), lines=False).strip()[:MAX_NAME_CHARS]  # shown to other operators: no hidden text
+            if not name:
+                raise ApiError(401, "invalid_token", "The token's subject is no operator's name.", CHALLENGE)
+            return Caller(operator=name)
         if not isinstance(subject, str) or not CUSTOMER_ID.fullmatch(subject):
             raise ApiError(401, "invalid_token", "The token's subject is not a customer id.", CHALLENGE)
         return Caller(customer_id=subject)

@@ -6,7 +6,7 @@ import re
 import uuid
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationInfo, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictStr, ValidationInfo, field_validator
 
 from assistant.attachments.store import ATTACHMENT_ID
 
@@ -14,6 +14,21 @@ MAX_QUERY_CHARS = 1000
 CUSTOMER_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 MAX_ATTACHMENTS = 10  # ids one message may reference; ATTACHMENTS_PER_MESSAGE may allow fewer
 ATTACHMENTS_ONLY = "\N{PAPERCLIP}"  # the query of a message that is files and no words
+
+
+MAX_OPERATOR_CHARS = 2000  # an operator's reply, or the note they hand a conversation back with
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")  # all but tab and line breaks
+
+
+def _printable(value: str) -> str:
+    """No control characters (NUL, escape, ...): a person's words hold none, and shown they garble
+    or hide text. A lone surrogate never gets here: StrictStr refuses it, as in a chat message."""
+    if _CONTROL.search(value):
+        raise ValueError("must not contain control characters")
+    return value
+
+
+Said = Annotated[StrictStr, AfterValidator(_printable)]  # words a person wrote, for other people to read
 
 
 RANDOM_UUID = 4  # the UUID version made of random bits: the only kind a session id may be
@@ -67,6 +82,22 @@ def session_id(value: str) -> str:
     if parsed.version != RANDOM_UUID:
         raise ValueError("must be a random (version 4) UUID, such as crypto.randomUUID() makes")
     return str(parsed)
+
+
+class OperatorReply(BaseModel):
+    """What an operator says in a conversation they took over (the console)."""
+
+    model_config = ConfigDict(str_strip_whitespace=True)
+
+    text: Said = Field(min_length=1, max_length=MAX_OPERATOR_CHARS, json_schema_extra={"pattern": r"\S"})
+
+
+class ReleaseNote(BaseModel):
+    """What an operator did, noted as they hand a conversation back."""
+
+    model_config = ConfigDict(str_strip_whitespace=True)
+
+    note: Said | None = Field(default=None, max_length=MAX_OPERATOR_CHARS)
 
 
 Handler = Literal["assistant", "human"]  # who answers the conversation now
