@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from agents.work import TurnWork
 from assistant.booking.desk import PROPOSED
 from assistant.dialogue.commands import (
+    AskAttribute,
     Cancel,
     ChangeCommitted,
     CheckEligibility,
@@ -79,6 +80,7 @@ class DialoguePolicy:
         act = understood.reading.model_copy(
             update={
                 "type": act_of(commands),
+                "feature_topics": ask.topics if (ask := first(commands, AskAttribute)) else understood.reading.feature_topics,
                 "wants_comparison": first(commands, Compare) is not None,
                 "wants_eligibility": first(commands, CheckEligibility) is not None and bool(self.catalog.pack.eligibility),
             }

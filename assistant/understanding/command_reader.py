@@ -99,7 +99,9 @@ class CommandReader:
         commands = self._in_context(reading, state, text, files, quoting)
         if greeted and not any(isinstance(c, Greet) for c in commands):  # "hi, I want a gaming laptop": hello first
             commands.insert(0, greeted)
-        if unsure:
+        started = next((c for c in commands if isinstance(c, StartFlow)), None)
+        asks_item = started and any(s.kind == "item" for s in self.catalog.pack.flows[started.flow].slots())
+        if unsure and not asks_item:  # a flow that asks for its item asks itself, keeping the rest said
             commands.append(Clarify(candidates=[p.id for p in unsure]))
         return Understood(reading, commands)
 
@@ -168,6 +170,9 @@ class CommandReader:
             return [Calculate(expression="", items=basket)]
         if reading.follow_up and state.last_asked() == "eligibility_check" and self.catalog.pack.eligibility:
             return [CheckEligibility(), *self._shaping(reading)]  # "what about the Amex Platinum?"
+        asked = self._asked_again(reading, state)
+        if asked:  # "how much is the Thar?", then "aur Scorpio N ka?": the same question of the one named
+            return [AskAttribute(topics=asked), *self._shaping(reading)]
         return self._own(reading, text)
 
     def _own(self, reading: Intent, text: str) -> list[Command]:
@@ -239,6 +244,16 @@ class CommandReader:
         among = pointing.which and not (pointing.positions or pointing.first or pointing.single)  # "which has...": all of them
         return reading.model_copy(update={"type": "feature_query", **({"named": list(state.shown)} if among else {})})
 
+    def _asked_again(self, reading: Intent, state: SessionState) -> list[str]:
+        """The facts the customer's last question asked of an item, when this message only names
+        another item ("what about the Scorpio-N?"): the same facts, of that one."""
+        lone = reading.type == "comparison" and len(reading.named) == 1  # "what about the XUV700?": nothing to compare it with
+        names = (reading.follow_up or lone) and reading.named and not reading.feature_topics
+        if not names or state.last_asked() != "feature_query":
+            return []
+        before = state.recent_user_texts(1)
+        return self.understanding.detect(before[0], True).feature_topics if before else []
+
     def _said_cancel(self, text: str) -> bool:
         """Whether a message says a cancel word, rather than only sounding like one to the router."""
         return "cancel" in self.understanding.intents.exact(normalise(text))
@@ -305,7 +320,8 @@ class CommandReader:
             return not asks and (reading.type != "faq" or self.cases.answers(goal.type, goal.slots, text))
         if flow.agent == "support" and reading.thanks:  # "thanks" is no model or symptom
             return False
-        if reading.type == "product_info" and goal.missing[:1] and flow.slot(goal.missing[0]).kind == "item":
+        waits = goal.missing[0] if goal.missing else None  # a flow's slot, or "item": which of those on screen
+        if reading.type == "product_info" and (waits == "item" or any(s.slot == waits and s.kind == "item" for s in flow.slots())):
             return True  # "which card?" answered with a card's name
         return not (interrupts or confidently_other)
 
