@@ -50,6 +50,7 @@ from assistant.understanding.references import refer
 if TYPE_CHECKING:  # crewai is imported only when an LLM is configured
     from assistant.llm.crew_mode import CrewTurn
 
+FOLLOW_UPS = 4  # how far back "and the Creta?" looks for the question it repeats
 CANCEL_WORDS = 3  # "never mind", "cancel that please": longer, with nothing active, it asks about something else
 
 
@@ -249,10 +250,13 @@ class CommandReader:
         another item ("what about the Scorpio-N?"): the same facts, of that one."""
         lone = reading.type == "comparison" and len(reading.named) == 1  # "what about the XUV700?": nothing to compare it with
         names = (reading.follow_up or lone) and reading.named and not reading.feature_topics
-        if not names or state.last_asked() != "feature_query":
+        if not names:
             return []
-        before = state.recent_user_texts(1)
-        return self.understanding.detect(before[0], True).feature_topics if before else []
+        for turn in [t for t in reversed(state.history) if t.role == "user"][:FOLLOW_UPS]:  # "and the Creta?" after "and the Thar?"
+            topics = self.understanding.detect(turn.text, True).feature_topics if turn.intent == "feature_query" else []
+            if topics or turn.intent != "feature_query":
+                return topics
+        return []
 
     def _said_cancel(self, text: str) -> bool:
         """Whether a message says a cancel word, rather than only sounding like one to the router."""
