@@ -392,7 +392,9 @@ def test_markdown_emphasis_leaves_bold_lists_and_arithmetic_alone(page):
     assert render("2*3*4 = 24, see max_fee_rate") == "<p>2*3*4 = 24, see max_fee_rate</p>"
 
 
-def test_the_attach_button_uploads_a_photo_shows_its_chip_and_the_next_message_brings_it(page, tmp_path):
+def test_a_photo_no_question_asked_for_is_refused_on_its_chip_and_never_sent(page, tmp_path):
+    """Files go only to a conversation whose flow asks for them now: in a card chat the chip says
+    why, and the message sent afterwards brings no file (the homologation tests below send them)."""
     from PIL import Image
 
     photo = tmp_path / "escape.jpg"
@@ -401,19 +403,14 @@ def test_the_attach_button_uploads_a_photo_shows_its_chip_and_the_next_message_b
     with page.expect_file_chooser() as chooser:
         page.click("#attach")
     chooser.value.set_files(str(photo))
-    chip = page.locator("#tray .att.ready")
+    chip = page.locator("#tray .att.failed")
     expect(chip).to_have_count(1)
-    expect(chip.locator("img.thumb")).to_be_visible()
-    expect(chip.locator(".name")).to_have_text("escape.jpg")
-    page.screenshot(path=str(ARTIFACTS / "attach-chip.png"))
+    expect(chip.locator(".why")).to_have_text("This conversation is not asking for files now: send them when the assistant asks.")
+    expect(page.locator("#tray .att.ready")).to_have_count(0)
     with page.expect_request(lambda r: r.url.endswith("/chat/stream")) as sent:
-        say(page, "")  # files and no words
-    body = json.loads(sent.value.post_data or "{}")
-    assert body["query"] == "\N{PAPERCLIP}" and len(body["attachments"]) == 1
-    assert re.fullmatch(r"[0-9a-f]{32}", body["attachments"][0])
-    expect(page.locator(".msg.user").last.locator(".att.sent img.thumb")).to_be_visible()
-    expect(page.locator("#tray")).to_be_hidden()
-    page.screenshot(path=str(ARTIFACTS / "attach-sent.png"))
+        say(page, "hello")
+    assert json.loads(sent.value.post_data or "{}").get("attachments", []) == []
+    page.screenshot(path=str(ARTIFACTS / "attach-refused.png"))
 
 
 # --- the homologation desk: a whole case in the page, photos and all -------------------------
