@@ -20,7 +20,7 @@ from agents.work import HELP_INTENTS, Services, TurnOutput, TurnRequest, TurnWor
 from assistant.attachments.store import ATTACHMENTS, AttachmentStore
 from assistant.booking.codes import BookingStore, redact_codes
 from assistant.booking.desk import BookingDesk
-from assistant.booking.notifications import NOTIFIER
+from assistant.booking.notifications import NOTIFIER, phones_masked
 from assistant.booking.reminders import REMINDERS
 from assistant.cases.store import CASES
 from assistant.dialogue.case import CaseDesk, Submitter
@@ -158,7 +158,7 @@ class CrewPipeline:
             self.people.note_unanswered(request.query, held.reason)
             reply = "" if held.operator else formatting.say(self.catalog, "handover_waiting")
         limit = self.settings.history_limit
-        state.remember(Turn(role="user", text=request.query, intent="handover"), limit)
+        state.remember(Turn(role="user", text=phones_masked(request.query, self.catalog.business), intent="handover"), limit)
         if reply:
             state.remember(Turn(role="assistant", text=reply, intent="handover", agents=["formatter"]), limit)
         why = reason or (held.reason if held else None)
@@ -428,7 +428,8 @@ class CrewPipeline:
         if (work.out.retrieved and shown) or work.out.ranking or not set(shown) <= set(state.shown):
             state.shown = shown  # a new list, or the list in a new order; a reply about some of those, or none, keeps it
         limit = self.settings.history_limit
-        said = redact_codes(query) if work.out.flow_step else query  # a typed code is not kept
+        said = phones_masked(query, self.catalog.business)  # the flow has read the number: history keeps it masked
+        said = redact_codes(said) if work.out.flow_step else said  # a typed code is not kept
         files = [a.public() | {"name": a.name} for a in work.request.attachments]
         state.remember(Turn(role="user", text=said, intent=answered, files=files), limit)
         state.remember(

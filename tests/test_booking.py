@@ -97,6 +97,19 @@ def test_full_booking_with_the_code_from_the_outbox(chat, outbox, pipeline, capl
     assert all(code not in record.getMessage() for record in caplog.records)
 
 
+def test_a_typed_phone_number_gets_its_code_but_history_keeps_it_masked(chat, client, outbox, pipeline):
+    chat.say("I want a platinum conventional credit card for business")
+    chat.say("I'd like to apply for the Mastercard one")
+    chat.say("a call-back tomorrow at 5 pm please")
+    chat.say("Rahim Uddin")
+    chat.say("my number is 01898 765432")
+    assert [m["to"] for m in outbox("otp")] == ["+8801898765432"], "the code goes to the real number"
+    history = client.get(f"/sessions/{chat.session_id}").get_json()["history"]
+    assert history[-2]["text"] == "my number is +880*******432", "masked as replies and state show it"
+    stored = " ".join(turn.model_dump_json() for turn in pipeline.store.load(chat.session_id).history)
+    assert "765432" not in stored and "+880*******432" in stored, "the stored history keeps it masked only"
+
+
 def test_several_slots_at_once_and_a_correction(chat, catalog):
     first = chat.say("book me a call tomorrow at 5 pm about the Visa Platinum Business Credit Card")
     slots = first["state"]["active_goal"]["slots"]

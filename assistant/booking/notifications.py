@@ -56,6 +56,12 @@ def mask(text: str) -> str:
     return _DIGIT_RUN.sub(lambda m: "*" * (len(m.group(0)) - 2) + m.group(0)[-2:], text)
 
 
+def phones_masked(text: str, business: Business) -> str:
+    """The text with each phone number in it masked as replies show one ("+880*******678"): what a
+    conversation's history keeps of a number the customer typed (the flow has read it by then)."""
+    return PHONE_LIKE.sub(lambda m: masked(number) if (number := e164(m[0], business)) else m[0], text)
+
+
 def e164(raw: str, business: Business) -> str | None:
     """A phone number in E.164, or None if it is not one. A local number (the national number,
     with or without a leading 0) gets the business's country code; another country's number needs its + (or 00)."""
