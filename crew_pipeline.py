@@ -107,13 +107,17 @@ class CrewPipeline:
     def run(self, request: ChatRequest, on_event: EventSink | None = None, replay_key: str | None = None) -> ChatResponse:
         """Answer one message; retried on a fresh copy if another worker committed first.
 
-        `on_event(kind, data)` hears each agent start and finish, for clients that stream.
+        `on_event(kind, data)` hears each agent start and finish, for clients that stream. A
+        session is its first caller's (SessionState.claim); a signed-in caller who sends a guest's
+        session id gets a new session, with that id in the response, and the guest keeps theirs.
         `replay_key`: the client's id for this message. Its answer is saved with the turn, and a
         message sent again with it gets that answer back instead of a second turn; another message
         sent with it raises replay.KeyReused.
         """
         emit = on_event or (lambda kind, data: None)
         session_id = request.session_id or str(uuid.uuid4())
+        if request.customer_id and (known := self.store.load(session_id)) and known.customer_id is None:
+            session_id = str(uuid.uuid4())  # a guest's conversation stays theirs: a signed-in caller starts their own
         for _ in range(COMMIT_ATTEMPTS):
             with self.locks.lock(session_id):
                 state = self.store.load(session_id) or SessionState(session_id=session_id)

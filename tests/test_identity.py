@@ -147,12 +147,18 @@ def test_a_signed_in_customers_session_is_theirs_alone(client):
     assert [turn["text"] for turn in history if turn["role"] == "user"] == ["show me islamic credit cards"]
 
 
-def test_a_guest_who_signs_in_keeps_the_conversation(client):
+def test_a_signed_in_caller_with_a_guests_session_id_gets_their_own_and_the_guest_keeps_theirs(client):
     session_id = str(uuid.uuid4())
     client.post("/chat", json={"query": "show me islamic credit cards", "session_id": session_id})
-    signed = client.post("/chat", json={"query": "compare them", "session_id": session_id}, headers=signed_in("alice"))
-    assert signed.status_code == 200 and signed.get_json()["agents"] == ["comparator", "formatter"]
-    assert client.post("/chat", json={"query": "hi", "session_id": session_id}).status_code == 403
+    alice = client.post("/chat", json={"query": "compare them", "session_id": session_id}, headers=signed_in("alice"))
+    assert alice.status_code == 200 and alice.get_json()["session_id"] != session_id, "a session of her own"
+    assert alice.get_json()["agents"] != ["comparator", "formatter"], "nothing of the guest's conversation reached her"
+    guest = client.post("/chat", json={"query": "compare them", "session_id": session_id})
+    assert guest.status_code == 200 and guest.get_json()["agents"] == ["comparator", "formatter"], "the guest keeps it"
+    history = client.get(f"/sessions/{session_id}").get_json()["history"]
+    assert [turn["text"] for turn in history if turn["role"] == "user"] == ["show me islamic credit cards", "compare them"]
+    own = client.get(f"/sessions/{alice.get_json()['session_id']}", headers=signed_in("alice")).get_json()["history"]
+    assert [turn["text"] for turn in own if turn["role"] == "user"] == ["compare them"]
 
 
 def test_rs256_tokens_are_checked_with_the_logins_public_key(tmp_path):

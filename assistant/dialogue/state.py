@@ -17,7 +17,7 @@ HANDED_OVER = "handover"  # a message's intent while people have the conversatio
 
 
 class NotYourSession(PermissionError):
-    """The session belongs to a signed-in customer other than the caller."""
+    """The session belongs to another caller: a signed-in customer other than the caller, or a guest."""
 
 
 class Wishes(BaseModel):
@@ -82,10 +82,12 @@ class SessionState(BaseModel):
         return {name: value for name, value in profile.items() if value is not None}
 
     def claim(self, customer_id: str | None) -> None:
-        """A signed-in customer's session is theirs alone; a guest's becomes theirs when they sign in."""
-        if self.customer_id is not None and customer_id != self.customer_id:
+        """A session is its first caller's: a signed-in customer's theirs alone, a guest's a guest's.
+        Were a guest's to become a signed-in caller's, whoever learned its id could take it over
+        and lock the guest out."""
+        if self.version and customer_id != self.customer_id:
             raise NotYourSession(self.session_id)
-        self.customer_id = customer_id or self.customer_id
+        self.customer_id = customer_id
 
     def has_products(self) -> bool:
         return bool(self.product_ids)

@@ -18,7 +18,7 @@ from assistant.dialogue.state import NotYourSession
 from assistant.infra.replay import KeyReused
 
 log = logging.getLogger(__name__)
-NOT_YOURS_MESSAGE = "This conversation belongs to another signed-in customer."
+NOT_YOURS_MESSAGE = "This conversation belongs to someone else: start a new one."
 BUSY_MESSAGE = "Another message of this conversation is still being answered. Please try again in a moment."
 UNAVAILABLE = {"error": "store_unavailable", "message": "Our storage is busy or unreachable. Please try again in a few seconds."}
 KEY_REUSED = {"error": "idempotency_key_reused", "message": "This key came before with another message: send a new one."}
