@@ -79,15 +79,22 @@ def gunicorn(env: dict[str, str]) -> Iterator[int]:
     once /health answers."""
     command = [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "app:create_app()"]
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    port = int(env["PORT"])
-    deadline = time.monotonic() + 90
+    with answering(process, int(env["PORT"]), 90, "gunicorn") as port:
+        yield port
+
+
+@contextlib.contextmanager
+def answering(process: subprocess.Popen, port: int, within_s: float, what: str) -> Iterator[int]:
+    """`port` once /health answers there (`process` started it, within `within_s`); the process
+    stopped afterwards."""
+    deadline = time.monotonic() + within_s
     while True:
         try:
             urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2)
             break
         except OSError:
-            assert process.poll() is None and time.monotonic() < deadline, "gunicorn did not start"
-            time.sleep(0.3)
+            assert process.poll() is None and time.monotonic() < deadline, f"{what} did not start"
+            time.sleep(0.25)
     try:
         yield port
     finally:

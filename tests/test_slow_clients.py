@@ -17,8 +17,6 @@ import socket
 import subprocess
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,7 +25,7 @@ import yaml
 
 from assistant.infra.config import Settings
 from assistant.web.edge import body_limit
-from tests.test_deploy import ROOT, free_port, gunicorn, gunicorn_env
+from tests.test_deploy import ROOT, answering, free_port, gunicorn, gunicorn_env
 
 SITE = (ROOT / "deploy" / "nginx.conf").read_text()
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
@@ -64,19 +62,8 @@ def nginx(folder: Path, upstream: int) -> Iterator[int]:
     process = subprocess.Popen(
         [*command, "-g", f"daemon off; pid {folder / 'nginx.pid'};"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2)
-            break
-        except OSError:
-            assert process.poll() is None and time.monotonic() < deadline, f"nginx did not start: {process.stderr}"
-            time.sleep(0.2)
-    try:
-        yield port
-    finally:
-        process.terminate()
-        process.wait(30)
+    with answering(process, port, 30, "nginx") as served:
+        yield served
 
 
 @pytest.fixture(scope="module")
