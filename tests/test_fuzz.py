@@ -183,8 +183,9 @@ def test_the_concierge_never_fails_on_any_instruction(instruction, user_id):
 def test_an_operators_reply_or_note_never_fails_on_any_body(action, said, raw, content_type):
     """Each on a conversation the operator has just taken, so that what passes is written: the
     endpoint's own field with any text or value, or any body at all."""
-    session = str(uuid.uuid4())
-    bank.post("/chat", json={"query": "I want to talk to a person", "session_id": session})
+    session = uuid.uuid4()
+    client = {"REMOTE_ADDR": f"10.{session.bytes[0]}.{session.bytes[1]}.{session.bytes[2]}"}  # one waiting hand-over per client
+    bank.post("/chat", json={"query": "I want to talk to a person", "session_id": str(session)}, environ_base=client)
     assert bank.post(f"/console/api/conversations/{session}/take", headers=OPERATOR).status_code == 200
     body = json_bytes({"text" if action == "reply" else "note": said}) if raw is None else raw
     path = f"/console/api/conversations/{session}/{action}"

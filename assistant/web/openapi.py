@@ -43,16 +43,20 @@ def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
 
 
 def _errors(*statuses: int) -> dict[str, Any]:
+    """The error answers of a route; one that checks credentials (401) also refuses, for a while,
+    a client whose credentials were refused too often (429)."""
+    if 401 in statuses and 429 not in statuses:
+        statuses = (*statuses, 429)
     words = {
         400: "Bad input; nothing changed",
         401: "The credential is missing or not valid",
         403: "The credential does not open this customer's data or conversation",
         404: "Not found (a file the message references: not sent in this conversation)",
-        409: "The session is busy; retry",
+        409: "The session is busy, retry; or (a file) the conversation is not asking for files now",
         413: "The body is too large",
         415: "Unsupported media type",
         422: "The Idempotency-Key was sent before with another request",
-        429: "Too many messages; see Retry-After",
+        429: "Too many messages, codes or refused credentials from this client; see Retry-After",
         503: "Not ready, or a store is busy or unreachable (nothing changed); see Retry-After",
     }
     retry_after = {"Retry-After": {"description": "Seconds to wait before retrying", "schema": {"type": "integer"}}}
@@ -435,7 +439,7 @@ def document(catalog: Catalog) -> dict[str, Any]:
                     "requestBody": {"required": True, "content": {"multipart/form-data": {"schema": upload_form}}},
                     "responses": {
                         "201": _json(uploaded, "Kept (a photo as encoded again, without its metadata)"),
-                        **_errors(400, 401, 403, 413, 415, 429, 503),
+                        **_errors(400, 401, 403, 409, 413, 415, 429, 503),
                     },
                     "security": _SIGNED_IN_OR_GUEST,
                 }
