@@ -23,7 +23,10 @@ def server():
 
 
 def llm_app(tmp_path, url: str, **settings):
-    """The bank in LLM mode on the model at `url`, answering the same prompt the same way (temperature 0)."""
+    """The bank in LLM mode on the model at `url`, answering the same prompt the same way (temperature 0).
+    A call may wait a minute: on a busy two-core machine the server may still be finishing a call
+    an earlier test abandoned (a liveness bound; the deadline tests set their own)."""
+    settings = {"llm_timeout_s": 60, **settings}
     return app_for(
         tmp_path, "bank", llm_model="openai/smollm2", llm_base_url=url, client_rate_per_min=0, llm_temperature=0, **settings
     )
