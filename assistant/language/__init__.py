@@ -14,7 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Callable, Iterable, Mapping
-from functools import cache
+from functools import cache, cached_property
 from operator import attrgetter
 from pathlib import Path
 from typing import Any
@@ -235,6 +235,17 @@ class Languages(BaseModel):
         """What the text points at among the items on screen ("the first two", "it", "that
         card"); `nouns` are the business's words for its items."""
         return self._pointers.read(text, nouns)
+
+    @cached_property
+    def pointer_words(self) -> frozenset[str]:
+        """The words that point at an item on screen ("first", "tar", "oitar"), lower-cased: said
+        before a feature ("prothom tar lounge"), they make it that item's, never another thing's name."""
+        said = [
+            phrase
+            for lang in self.languages
+            for phrase in [*(w for ws in lang.pointers.positions.values() for w in ws), *lang.pointers.ones, *lang.pointers.single]
+        ]
+        return frozenset(key(word) for phrase in said for word in phrase.split())
 
     @property
     def articles(self) -> frozenset[str]:

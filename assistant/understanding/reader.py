@@ -826,7 +826,7 @@ class Understanding:
     def _modified(self, clean: str, at: int, said: str) -> bool:
         """Whether a one-word name in Latin letters follows a Latin word we don't know ("exchange rate")."""
         before = re.findall(r"[a-z]+(?=\W*$)", clean[:at])
-        known = self._known_words | self._filler | self.languages.stop_words
+        known = self._known_words | self._filler | self.languages.stop_words | self.languages.pointer_words
         return bool(re.fullmatch(r"[a-z]+", said) and before and before[-1] not in known)
 
     @cached_property
