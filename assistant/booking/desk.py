@@ -99,7 +99,7 @@ class BookingDesk:
         self.tables = tables
         self.allowances = allowances
         for name, flow in catalog.pack.flows.items():
-            if flow.action == "reserve" and not (tables and flow.schedule and any(s.kind == "item" for s in flow.slots())):
+            if flow.action == "reserve" and not (tables and flow.schedule and flow.asks_item):
                 raise DataError(f"flows.{name} reserves, which needs an item slot, a schedule and a pack with a concierge")
 
     def step(

@@ -183,7 +183,7 @@ class Flow(_Strict):
         capped = [s.slot for s in self.slots() if s.slot != hours_of and any(o.capacity for o in s.options.values())]
         if capped:
             raise ValueError(f"slots {capped}: a capacity is for the options of a book flow's schedule.hours_of slot")
-        if self.action == "book" and not (self.schedule and any(s.kind == "item" for s in self.slots())):
+        if self.action == "book" and not (self.schedule and self.asks_item):
             raise ValueError("a book action needs an item slot and a schedule")
         lacking = sorted(set(RESERVES_WITH) - {s.kind for s in self.slots()})
         if self.action == "reserve" and lacking:
@@ -202,6 +202,11 @@ class Flow(_Strict):
 
     def slots(self) -> list[Slot]:
         return [slot for step in self.steps for slot in step.collect]
+
+    @property
+    def asks_item(self) -> bool:
+        """Whether one of its slots is the item it is about (the card, the car, the restaurant)."""
+        return any(s.kind == "item" for s in self.slots())
 
     def slot(self, name: str) -> Slot:
         return next(s for s in self.slots() if s.slot == name)

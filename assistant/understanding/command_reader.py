@@ -38,6 +38,7 @@ from assistant.dialogue.commands import (
     ShowMore,
     StartFlow,
     TellFacts,
+    first,
 )
 from assistant.dialogue.goals import Goal
 from assistant.dialogue.quote import wants as wants_quote
@@ -100,9 +101,8 @@ class CommandReader:
         commands = self._in_context(reading, state, text, files, quoting)
         if greeted and not any(isinstance(c, Greet) for c in commands):  # "hi, I want a gaming laptop": hello first
             commands.insert(0, greeted)
-        started = next((c for c in commands if isinstance(c, StartFlow)), None)
-        asks_item = started and any(s.kind == "item" for s in self.catalog.pack.flows[started.flow].slots())
-        if unsure and not asks_item:  # a flow that asks for its item asks itself, keeping the rest said
+        started: StartFlow | None = first(commands, StartFlow)
+        if unsure and not (started and self.catalog.pack.flows[started.flow].asks_item):  # the flow asks, keeping the rest said
             commands.append(Clarify(candidates=[p.id for p in unsure]))
         return Understood(reading, commands)
 
