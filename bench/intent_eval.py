@@ -3,6 +3,10 @@
 Reads Banking77's questions (../shared/data/banking77-dev/train.csv, beside the repository)
 and `expected.json`, which says per category which help articles answer it and whether a list
 of cards is fair. Each question is a new conversation with the bank pack, through the app.
+`--lang bn` and `--lang banglish` ask the team's translations of 308 of them (four a category)
+instead, in Bengali script and in romanised code-mixed Bangla (bench/data/banking77-*.csv);
+`--half tuned` asks the first two of each category's four, `--half held` the other two, which
+nobody looks at while changing the reader.
 
 A reply is
 - helpful: it gives one of the category's articles (or, where cards_ok, lists cards);
@@ -11,7 +15,7 @@ A reply is
 - wrong: a card search or a "which kind of card" question, a "didn't get that", an unrelated
   article, or anything else (a booking started, a greeting).
 
-Usage: python3 bench/intent_eval.py [--limit N] [--details out.jsonl]
+Usage: python3 bench/intent_eval.py [--lang en|bn|banglish] [--half all|tuned|held] [--limit N] [--details out.jsonl]
 Targets: wrong_rate <= 0.10, answerable_helped_rate >= 0.75, and a turn's p99 (ms_p99, through the
 Flask test client with a SQLite session) under 15 ms on an idle machine.
 """
@@ -38,6 +42,8 @@ os.environ.setdefault("CREWAI_TRACING_ENABLED", "false")
 from app import create_app  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "banking77-dev"
+QUESTIONS = {"en": DATA / "train.csv", "bn": ROOT / "bench" / "data" / "banking77-bn.csv"}
+QUESTIONS["banglish"] = ROOT / "bench" / "data" / "banking77-banglish.csv"
 PRODUCT_INTENTS = ("product_info", "comparison", "eligibility_check", "feature_query")
 
 
@@ -58,14 +64,30 @@ def judge(response: dict, expected: dict) -> tuple[str, str]:
     return "wrong", f"other:{kind}"
 
 
+def half(rows: list[dict], which: str) -> list[dict]:
+    """The first half of each category's questions ("tuned"), the second ("held"), or all."""
+    if which == "all":
+        return rows
+    seen: collections.Counter = collections.Counter()
+    picked = []
+    for row in rows:
+        position = seen[row["category"]]
+        seen[row["category"]] += 1
+        picked.append((row, position))
+    size = {category: count // 2 for category, count in seen.items()}
+    return [row for row, position in picked if (position < size[row["category"]]) == (which == "tuned")]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--limit", type=int, default=0, help="every Nth question so that about N are asked")
     parser.add_argument("--details", type=Path, help="write each question's verdict here (JSON lines)")
+    parser.add_argument("--lang", choices=sorted(QUESTIONS), default="en", help="the questions' language and script")
+    parser.add_argument("--half", choices=("all", "tuned", "held"), default="all", help="of each category's questions")
     args = parser.parse_args()
     expected = json.loads((DATA / "expected.json").read_text())
-    with (DATA / "train.csv").open(newline="") as f:
-        rows = list(csv.DictReader(f))
+    with QUESTIONS[args.lang].open(newline="") as f:
+        rows = half(list(csv.DictReader(f)), args.half)
     if args.limit:
         rows = rows[:: max(1, len(rows) // args.limit)]
 
@@ -119,6 +141,8 @@ def main() -> None:
         json.dumps(
             {
                 "bench": "intent_eval_banking77",
+                "lang": args.lang,
+                "half": args.half,
                 "questions": len(rows),
                 "helpful": verdicts["helpful"],
                 "safe": verdicts["safe"],
