@@ -27,6 +27,7 @@ from assistant.dialogue.case import CaseDesk, Submitter
 from assistant.dialogue.commands import Cancel, Command, ShowMore, first
 from assistant.dialogue.policy import DialoguePolicy
 from assistant.dialogue.preferences import PreferenceStore, learn, starting_state, welcome_back
+from assistant.dialogue.reply_language import reply_language
 from assistant.dialogue.sessions import COMMIT_ATTEMPTS, LOCKS, STORE, SessionLocks, SessionStore, VersionConflict
 from assistant.dialogue.state import SessionState, Turn
 from assistant.handover.desk import PeopleDesk
@@ -40,6 +41,7 @@ from assistant.pack import texts as formatting
 from assistant.pack.constraints import broken
 from assistant.pack.display import public_product
 from assistant.pack.model import Catalog, FactValue, FilterValue, Product
+from assistant.pack.translations import speaking
 from assistant.tools.filters import Filters
 from assistant.tools.gateway import ToolGateway
 from assistant.tools.retrieval import CATALOG, INDEX, CatalogIndex
@@ -124,15 +126,18 @@ class CrewPipeline:
                 state.claim(request.customer_id)
                 if replay_key and (stored := self.store.recall(session_id, replay_key)) is not None:
                     return ChatResponse.model_validate_json(replay.recalled(stored, request.query))
-                attack = guard.check(
-                    request.query,
-                    state.recent_user_texts(guard.EARLIER),
-                    self.catalog.business.currency_mark,
-                    self.catalog.languages,
-                )
-                if attack:  # refused before any agent or model sees it, and nothing is saved
-                    return self._refusal(state, attack, emit)
-                response = self._with_people(state, request, emit) or self._turn(state, request, emit)
+                language = reply_language(request.query, state, self.catalog)
+                with speaking(language):  # everything the turn words is in the customer's language
+                    attack = guard.check(
+                        request.query,
+                        state.recent_user_texts(guard.EARLIER),
+                        self.catalog.business.currency_mark,
+                        self.catalog.languages,
+                    )
+                    if attack:  # refused before any agent or model sees it, and nothing is saved
+                        return self._refusal(state, attack, emit).model_copy(update={"language": language})
+                    response = self._with_people(state, request, emit) or self._turn(state, request, emit)
+                state.replied_in = response.language = language
                 saved = state.model_copy(update={"version": state.version + 1})  # the state as the save below writes it
                 response.state = saved.summary(self.catalog.pack.private_slots)
                 answer = (replay_key, replay.kept(request.query, response.model_dump_json())) if replay_key else None

@@ -23,7 +23,10 @@ def formatter(work: TurnWork) -> None:
         items = [step.slots.get(s.slot) for s in flow.slots() if s.kind == "item"] if flow.books else []
         out.products = [p for p in catalog.products_by_id([i for i in items if i])]
         refused = [v for v in out.verdicts or [] if v.eligible is False]  # the item booked isn't open to them: said first
-        sections = [*(formatting.not_open(v, catalog) for v in refused), formatting.faq_answer(out.faq) if out.faq else step.text]
+        sections = [
+            *(formatting.not_open(v, catalog) for v in refused),
+            formatting.faq_answer(out.faq, catalog) if out.faq else step.text,
+        ]
         sections.append(out.ask_user)
         out.handover = step.done and flow.action == "troubleshoot" and not out.faq  # no fix known: people
     elif kind == "cancel":
@@ -37,13 +40,13 @@ def formatter(work: TurnWork) -> None:
     elif kind in HELP_INTENTS:
         out.products = []
         if out.faq:
-            sections.append(formatting.faq_answer(out.faq))
+            sections.append(formatting.faq_answer(out.faq, catalog))
         else:  # a hand-over to people, with the nearest articles as quick replies
             out.handover = True
             sections.append(formatting.say(catalog, "faq_not_found" if kind == "faq" else kind))
             if out.suggestions:
                 sections.append(formatting.suggestions(out.suggestions, catalog))
-                out.choices = [entry.question for entry in out.suggestions]
+                out.choices = [catalog.article(entry).question for entry in out.suggestions]
     elif not out.selection and more:
         sections.append(formatting.say(catalog, "no_more", what=formatting.describe_filters(request.state.filters, catalog)))
     elif not out.selection:

@@ -8,7 +8,8 @@ USAGE = """usage: python3 -m assistant COMMAND ...
 
 commands:
   new-domain NAME [--data-dir DIR]     create a new, valid domain pack to fill in
-  test-conversations PACK [--dir DIR]  play a pack's conversation tests (docs/conversation-tests.md)"""
+  test-conversations PACK [--dir DIR]  play a pack's conversation tests (docs/conversation-tests.md)
+  translations PACK LANG [--engine]    what a pack's translation into LANG lacks, as the file wants it"""
 USAGE_ERROR = 2
 
 
@@ -24,6 +25,10 @@ def main(argv: list[str]) -> int:
         from assistant.conversations.cli import main as test_conversations
 
         return test_conversations(argv[1:])
+    if command == "translations":
+        from assistant.pack.untranslated import main as translations
+
+        return translations(argv[1:])
     asked = command in ("-h", "--help")
     if command and not asked:
         print(f"error: unknown command {command!r}", file=sys.stderr)

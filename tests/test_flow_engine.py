@@ -72,7 +72,7 @@ def _engine_with(flow: dict) -> tuple[FlowEngine, Flow]:
     catalog = load_catalog(DATA / "store")
     parsed = Flow.model_validate(flow)
     pack = catalog.pack.model_copy(update={"flows": {"case": parsed}})
-    catalog = catalog.model_copy(update={"pack": pack})
+    catalog = catalog.model_copy(update={"own_pack": pack})
     return FlowEngine(catalog), parsed
 
 

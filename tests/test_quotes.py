@@ -444,7 +444,7 @@ def test_llm_mode_regenerates_a_price_the_tariff_did_not_back(catalog):
     assert grounding.violations(reply, backed, catalog) == []
     strict = catalog.pack.constraints[0].model_copy(update={"on_violation": ["template"]})
     pack = catalog.pack.model_copy(update={"constraints": [strict]})
-    assert not grounding.regenerable(reply, unbacked, catalog.model_copy(update={"pack": pack}))
+    assert not grounding.regenerable(reply, unbacked, catalog.model_copy(update={"own_pack": pack}))
 
 
 @pytest.fixture

@@ -52,7 +52,13 @@ class CaseDesk:
 
     def __init__(self, catalog: Catalog, engine: FlowEngine, store: Submitter, clock: Callable[[], dt.datetime]):
         assert catalog.elements is not None, "a case is of the elements quoted: the pack quotes"
-        self.catalog, self.elements, self.engine, self.store, self.clock = catalog, catalog.elements, engine, store, clock
+        self.catalog, self.engine, self.store, self.clock = catalog, engine, store, clock
+
+    @property
+    def elements(self) -> Elements:
+        """The elements in the reply's language (their warnings, photos' labels, the tax note)."""
+        assert self.catalog.elements is not None, "a case is of the elements quoted: the pack quotes"
+        return self.catalog.elements
 
     def flow(self, name: str, slots: dict[str, Any]) -> Flow:
         """The pack's flow with the steps of the elements quoted first."""

@@ -67,6 +67,8 @@ class SessionState(BaseModel):
     goals: GoalBoard = Field(default_factory=GoalBoard)
     quote: Quote | None = None  # the quotation in progress or given, where the pack quotes
     misunderstood: int = 0  # the customer's last messages in a row that the assistant did not understand
+    language: str | None = None  # the language the customer asked replies in ("Bangla te bolun"); None: none asked
+    replied_in: str | None = None  # the language of the last reply: a message that tells none keeps it
     history: list[Turn] = []
 
     @field_validator("wishes", mode="before")

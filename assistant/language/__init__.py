@@ -23,6 +23,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError
 
 from assistant.language.bounds import REACH, Bound, Bounds, Direction
+from assistant.language.detect import Detector, Written
 from assistant.language.dropping import Dropping
 from assistant.language.lexicon import Language, Table, key
 from assistant.language.names import Names
@@ -42,6 +43,7 @@ __all__ = [
     "Languages",
     "Pointing",
     "WhenParts",
+    "Written",
     "blank",
     "load_languages",
     "phrases",
@@ -63,6 +65,7 @@ class Languages(BaseModel):
     languages: tuple[Language, ...]
     date_order: DateOrder = "day_first"
     _numbers: Numbers = PrivateAttr()
+    _detector: Detector = PrivateAttr()
     _when: When = PrivateAttr()
     _names: Names = PrivateAttr()
     _reminders: Reminders = PrivateAttr()
@@ -88,6 +91,7 @@ class Languages(BaseModel):
 
     def model_post_init(self, context: Any) -> None:
         self._numbers = Numbers(self.languages)
+        self._detector = Detector(self.codes, self.languages)
         self._when = When(self.languages, self._numbers, self.date_order)
         self._names = Names(self.languages)
         self._reminders = Reminders(self.languages, self._numbers)
@@ -121,6 +125,15 @@ class Languages(BaseModel):
     def stop_words(self) -> frozenset[str]:
         """Every language's words too common to tell one question from another, lower-cased."""
         return self._stop_words
+
+    def written_in(self, text: str) -> Written | None:
+        """Which of these languages the message is in, and whether in its own script (not Banglish
+        or Hinglish); None where no word of it tells ("ok", "12:30")."""
+        return self._detector.written_in(text)
+
+    def asked_for(self, text: str) -> str | None:
+        """The language the message asks replies in ("Bangla te bolun", "in English please")."""
+        return self._detector.asked_for(text)
 
     def digits(self, text: str) -> str:
         """Native digits (০-৯, ०-९, ๐-๙) as ASCII ones; the text keeps its length."""

@@ -10,7 +10,7 @@ its phone slot, then runs its action. See docs/domain-packs.md, "Flows".
 from __future__ import annotations
 
 import datetime as dt
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -46,6 +46,8 @@ class _Strict(BaseModel):
 class Option(_Strict):
     """One value a choice slot may take, said in the customer's words."""
 
+    shown: ClassVar[tuple[str, ...]] = ("choice", "says", "says_unplaced", "confirm")
+
     choice: str  # the quick reply ("Branch visit")
     words: list[str] = []  # what customers say for it; a plain option is known by its first word
     says: str | None = None  # how the summary puts it: "a visit to our {branch} branch"
@@ -59,6 +61,8 @@ class Option(_Strict):
 
 class Slot(_Strict):
     """One detail a flow collects."""
+
+    shown: ClassVar[tuple[str, ...]] = ("ask", "says", "label")
 
     slot: str = Field(pattern=r"^[a-z][a-z0-9_]{0,39}$")
     kind: SlotKind
@@ -122,6 +126,8 @@ class Slot(_Strict):
 class Step(_Strict):
     """A group of slots asked about together; a single slot is a step of its own."""
 
+    shown: ClassVar[tuple[str, ...]] = ("ask", "phase")
+
     collect: list[Slot] = Field(min_length=1)
     ask: str | None = None  # the group's question when asked at once; default: the slots' questions
     mode: Literal["sequential", "batch", "hybrid"] | None = None  # None: seed 004's choice by the slots
@@ -143,6 +149,8 @@ class Schedule(_Strict):
 
 
 class Flow(_Strict):
+    shown: ClassVar[tuple[str, ...]] = ("resumed", "subject", "start")
+
     intent: str  # the intent that starts it ("booking", "support")
     agent: AgentOfFlow = "booking"
     priority: int = 1  # higher interrupts lower; a quick question (2) interrupts a booking (1)

@@ -20,7 +20,7 @@ import unicodedata
 from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar, get_args
+from typing import Annotated, Any, ClassVar, Literal, TypeVar, get_args
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import yaml
@@ -31,6 +31,16 @@ from assistant.pack.constraints import Constraint
 from assistant.pack.flows import BUILT_STAGES, Flow
 from assistant.pack.handover import HandoverRules
 from assistant.pack.quotes import Elements, Example, QuoteSetup
+from assistant.pack.translations import (
+    ENGINE_FOLDER,
+    FOLDER,
+    REPLY_LANGUAGE,
+    TranslationError,
+    Translator,
+    faithful,
+    read_table,
+    walk,
+)
 
 T = TypeVar("T")
 FilterValue = str | int | float | list[str]  # one value, an amount, or any of several values
@@ -59,6 +69,8 @@ class Strict(BaseModel):
 class ValueWords(Strict):
     """How one enum value is said: "credit card" / "credit cards"."""
 
+    shown: ClassVar[tuple[str, ...]] = ("one", "many")
+
     one: str
     many: str | None = None
     includes: list[str] = []  # narrower values a customer asking for this one also means: an SUV may be a compact SUV
@@ -66,6 +78,8 @@ class ValueWords(Strict):
 
 class Filter(Strict):
     """How customers narrow the catalog by an attribute."""
+
+    shown: ClassVar[tuple[str, ...]] = ("says", "says_zero", "question", "choices")
 
     name: str = Field(pattern=NAME_PATTERN)  # the filter's name in vocabulary, state and API
     # any: one of the values; max: at most; min: at least; mentions: the item's text says one of the
@@ -83,6 +97,8 @@ class Filter(Strict):
 
 class Attribute(Strict):
     """One attribute of the catalog's items: its type, label, values and display."""
+
+    shown: ClassVar[tuple[str, ...]] = ("label", "values", "zero")
 
     type: Literal["enum", "list", "number", "boolean", "text"]
     label: str
@@ -150,6 +166,8 @@ class Filtering(Strict):
 class Row(Strict):
     """One row of the comparison table."""
 
+    shown: ClassVar[tuple[str, ...]] = ("label",)
+
     attribute: str
     label: str | None = None
     better: Literal["low", "high"] | None = None
@@ -157,12 +175,16 @@ class Row(Strict):
 
 
 class TopicLine(Strict):
+    shown: ClassVar[tuple[str, ...]] = ("label",)
+
     label: str
     show: Template
 
 
 class Display(Strict):
     """How an item reads in a list, on a card and in a comparison."""
+
+    shown: ClassVar[tuple[str, ...]] = ("head", "facts", "tail")
 
     head: Template  # "**{name}** ({banking_type}, {network} {tier})"
     facts: list[Template]  # "annual fee {annual_fee}", ...
@@ -201,6 +223,8 @@ class Display(Strict):
 class CustomerFact(Strict):
     """Something the customer tells about themselves that eligibility rules read: a category
     ("salaried"), an amount of money (a monthly income) or a number (an age)."""
+
+    shown: ClassVar[tuple[str, ...]] = ("label", "question", "choices", "values")
 
     kind: Literal["category", "amount", "number"]
     label: str | None = None  # how sentences name it ("monthly income"); default: its name with spaces
@@ -274,6 +298,8 @@ CONCIERGE_ATTRIBUTES = ("city", "locality", "address", "cuisines", "rating", "op
 
 
 class GoalKind(Strict):
+    shown: ClassVar[tuple[str, ...]] = ("resumed",)
+
     priority: int = 2  # higher interrupts lower
     intents: list[str] = Field(min_length=1)
     stays_open: bool = False  # a sale is not over when one answer is given
@@ -281,6 +307,8 @@ class GoalKind(Strict):
 
 
 class Search(Strict):
+    shown: ClassVar[tuple[str, ...]] = ("cheapest",)
+
     rank_by: str  # the number attribute behind "cheapest" and unranked lists
     cheapest: str  # "lowest annual fee first"
     max_results: int = Field(default=5, ge=1, le=10)
@@ -315,6 +343,8 @@ _CURRENCY_SIGNS = "".join(ch for ch in map(chr, range(0x10000)) if unicodedata.c
 
 class Business(Strict):
     """The business and its country's conventions (its locale); a new pack's defaults assume none."""
+
+    shown: ClassVar[tuple[str, ...]] = ("support_contact",)
 
     name: str = Field(min_length=1)
     currency_symbol: str
@@ -358,6 +388,44 @@ class Source(Strict):
 class Labels(Strict):
     """The chat page's own words (static/index.html, static/app.js): its buttons, messages and the
     labels screen readers say. English unless the pack words them; a `{name}` is filled by the page."""
+
+    shown: ClassVar[tuple[str, ...]] = (
+        "new_conversation",
+        "send",
+        "message",
+        "conversation",
+        "attach",
+        "remove_file",
+        "files_for_next",
+        "profile",
+        "profile_unset",
+        "suggested_replies",
+        "agents",
+        "comparison",
+        "best",
+        "eligible",
+        "not_eligible",
+        "need_more_info",
+        "booking_confirmed",
+        "booking_in_progress",
+        "call_back",
+        "how",
+        "day",
+        "time",
+        "name",
+        "phone",
+        "confirm",
+        "code_placeholder",
+        "one_time_code",
+        "error",
+        "unknown_error",
+        "unreachable",
+        "server_error",
+        "cut_off",
+        "too_long",
+        "operator_label",
+        "sent",
+    )
 
     new_conversation: str = "New conversation"
     send: str = "Send"
@@ -408,6 +476,8 @@ class Labels(Strict):
 class Page(Strict):
     """The chat page's words for this business."""
 
+    shown: ClassVar[tuple[str, ...]] = ("title", "placeholder", "welcome", "examples")
+
     title: str
     placeholder: str
     welcome: str
@@ -445,6 +515,8 @@ class Prompting(Strict):
 class Pack(Strict):
     """pack.yaml: everything about a business except the catalog, knowledge and vocabulary."""
 
+    shown: ClassVar[tuple[str, ...]] = ("texts",)
+
     business: Business
     page: Page
     catalog: Source
@@ -454,6 +526,7 @@ class Pack(Strict):
     # (bench/intent_eval.py); 0.55 keeps a small help centre from answering what it should hand over.
     answers_from: float = Field(default=0.55, gt=0, lt=1)
     languages: list[str] = Field(default=["en"], min_length=1)  # codes of assistant/language/data/<code>.yml
+    romanised_reply: str = "en"  # the reply to Banglish or Hinglish (a native language typed in Latin letters)
     names: list[str] = []  # attributes whose values also name an item ("Thar" for the Thar LX)
     short_names: bool = False  # an item's name cut short still names it ("Lenovo Legion" for the Legion 5 15ARP8)
     name_pattern: str | None = None  # what a product name looks like in a reply, to catch invented ones
@@ -514,6 +587,8 @@ class Pack(Strict):
         for name in self.handover.flows:
             if name not in self.flows:
                 raise ValueError(f"handover.flows names '{name}', which is not in flows")
+        if self.romanised_reply not in self.languages:
+            raise ValueError(f"romanised_reply '{self.romanised_reply}' is not among languages {self.languages}")
         if self.page.lang.split("-")[0].lower() not in self.languages:
             raise ValueError(f"page.lang '{self.page.lang}' is not among languages {self.languages}")
         lacking = [a for a in CONCIERGE_ATTRIBUTES if self.concierge and a not in self.attributes]
@@ -726,6 +801,8 @@ class Product(BaseModel):
 class FaqEntry(Strict):
     """A help article: a question and its answer, with the steps of a fix where it has them."""
 
+    shown: ClassVar[tuple[str, ...]] = ("question", "answer", "steps", "category")
+
     id: str = Field(pattern=ID_PATTERN)
     category: str
     question: str
@@ -768,17 +845,60 @@ class Examples(Strict):
         return self
 
 
+class Version(BaseModel):
+    """The pack's words in one language it replies in (assistant/pack/translations.py)."""
+
+    pack: Pack
+    faq: list[FaqEntry]
+    elements: Elements | None = None
+
+
 class Catalog(BaseModel):
-    """One business's whole data set, loaded once per app."""
+    """One business's whole data set, loaded once per app.
+
+    Its words are in the language the current turn replies in (translations.speaking): `pack`,
+    `faq` and `elements` are that language's version where the pack has one, its own otherwise.
+    Understanding reads the pack's own (`own_pack`), whose words know every translation."""
+
+    model_config = ConfigDict(populate_by_name=True)
 
     name: str
-    pack: Pack
+    own_pack: Pack = Field(alias="pack")
     products: list[Product]
-    faq: list[FaqEntry]
+    own_faq: list[FaqEntry] = Field(alias="faq")
     vocabulary: Vocabulary
     examples: Examples
-    elements: Elements | None = None  # pack.yaml's quote.elements, where the pack quotes
+    own_elements: Elements | None = Field(default=None, alias="elements")  # pack.yaml's quote.elements, where the pack quotes
     prompts: dict[str, str] = {}  # each phase's prompt module (pack.yaml prompting), read from its file
+    versions: dict[str, Version] = {}  # by language code: the pack's words in the other languages it replies in
+
+    def _version(self) -> Version | None:
+        code = REPLY_LANGUAGE.get()
+        return self.versions.get(code) if code else None
+
+    @property
+    def pack(self) -> Pack:
+        version = self._version()
+        return version.pack if version else self.own_pack
+
+    @property
+    def faq(self) -> list[FaqEntry]:
+        version = self._version()
+        return version.faq if version else self.own_faq
+
+    @property
+    def elements(self) -> Elements | None:
+        version = self._version()
+        return version.elements if version else self.own_elements
+
+    @property
+    def language(self) -> str:
+        """The language the pack itself is written in: its page's."""
+        return self.own_pack.page.lang.split("-")[0].lower()
+
+    def article(self, entry: FaqEntry) -> FaqEntry:
+        """A help article as the reply's language has it (the help centre finds the pack's own)."""
+        return next((e for e in self.faq if e.id == entry.id), entry)
 
     @property
     def business(self) -> Business:
@@ -787,7 +907,7 @@ class Catalog(BaseModel):
     @property
     def languages(self) -> Languages:
         """The languages its customers write in, reading dates in the country's order (loaded once)."""
-        return load_languages(self.pack.languages, date_order=self.business.date_order)
+        return load_languages(self.own_pack.languages, date_order=self.business.date_order)
 
     @property
     def text(self) -> dict[str, str]:
@@ -808,8 +928,8 @@ class Catalog(BaseModel):
         if duplicates:
             raise ValueError(f"duplicate product ids: {sorted(duplicates)}")
         self._by_id = {p.id: p for p in self.products}
-        articles = {entry.id for entry in self.faq}
-        unknown = [a for a in self.pack.handover.articles if a not in articles]
+        articles = {entry.id for entry in self.own_faq}
+        unknown = [a for a in self.own_pack.handover.articles if a not in articles]
         if unknown:
             raise ValueError(f"handover.articles names {unknown}, which are not help articles")
         return self
@@ -997,8 +1117,9 @@ def _examples(elements: Elements) -> list[Example]:
     return found
 
 
-def load_catalog(folder: Path) -> Catalog:
-    """Load and validate a domain pack folder."""
+def load_catalog(folder: Path, translated: bool = True) -> Catalog:
+    """Load and validate a domain pack folder; `translated=False` leaves out its translations
+    (python3 -m assistant translations lists what they miss)."""
     if not (folder / "pack.yaml").is_file():
         raise DataError(f"{folder}: no pack.yaml here; is DOMAIN the name of a folder under data/?")
     pack = _validated(folder / "pack.yaml", Pack.model_validate, _read(folder / "pack.yaml"))
@@ -1038,15 +1159,133 @@ def load_catalog(folder: Path) -> Catalog:
                 raise DataError(f"{folder / 'pack.yaml'}: prompting.phases.{stage}.prompt: {phase.prompt} is not in the pack")
             prompts[stage] = path.read_text(encoding="utf-8").strip()
     try:
+        versions = _versions(folder, pack, faq, elements) if translated else {}
+        if versions:
+            pack, faq, vocabulary = _known_in_every_language(pack, faq, vocabulary, versions)
+            versions = _versions(folder, pack, faq, elements)  # the translations know the same words
         return Catalog(
             name=pack.business.name,
-            pack=pack,
+            own_pack=pack,
             products=products,
-            faq=faq,
+            own_faq=faq,
             vocabulary=vocabulary,
             examples=examples,
-            elements=elements,
+            own_elements=elements,
             prompts=prompts,
+            versions=versions,
         )
+    except TranslationError as exc:
+        raise DataError(str(exc)) from exc
     except ValidationError as exc:
         raise DataError(f"{folder}: {exc}") from exc
+
+
+ENGINE_TEXTS = frozenset([*DEFAULT_TEXTS.values(), *(str(f.default) for f in Labels.model_fields.values())])
+
+
+def _versions(folder: Path, pack: Pack, faq: list[FaqEntry], elements: Elements | None) -> dict[str, Version]:
+    """The pack in each language it replies in besides its own, and in its own where the engine's
+    sentences (English) need translating into it. A language with no translation file yet
+    replies in the pack's own words."""
+    own = pack.page.lang.split("-")[0].lower()
+    versions = {}
+    for code in pack.languages:
+        if code == own == "en":
+            continue
+        path = folder / FOLDER / f"{code}.yaml"
+        table, engine = read_table(path), read_table(ENGINE_FOLDER / f"{code}.yaml")
+        if not table.texts and not table.articles and not engine.texts:
+            continue
+        translate = Translator(code, own, ENGINE_TEXTS, table, engine, path)
+        versions[code] = translated_version(code, translate, pack, faq, elements)
+        translate.check()
+    return versions
+
+
+def translated_version(code: str, translate: Translator, pack: Pack, faq: list[FaqEntry], elements: Elements | None) -> Version:
+    """The pack's words in language `code`; what the translation lacks is on `translate.problems`."""
+    whole = pack.model_copy(update={"texts": {**DEFAULT_TEXTS, **pack.texts}})  # every sentence, said in the pack's words
+    own = pack.page.lang.split("-")[0].lower()
+    return Version(
+        pack=walk(whole, translate),
+        faq=[_article(entry, code, own, translate) for entry in faq],
+        elements=walk(elements, translate),
+    )
+
+
+def _article(entry: FaqEntry, code: str, own: str, translate: Translator) -> FaqEntry:
+    """A help article in language `code`: its translation by id, checked against its figures."""
+    if code == own:
+        return entry
+    said = translate.own.articles.get(entry.id)
+    where = f"articles.{entry.id}"
+    if said is None:
+        translate.problems.append(f"{translate.where}: no translation of {where}")
+        translate.missing_articles.append(entry)
+        return entry
+    pairs = [("question", entry.question, said.question), ("answer", entry.answer, said.answer)]
+    if len(said.steps) != len(entry.steps):
+        translate.problems.append(f"{translate.where}: {where}.steps has {len(said.steps)} steps, the source {len(entry.steps)}")
+    pairs += [(f"steps[{i}]", a, b) for i, (a, b) in enumerate(zip(entry.steps, said.steps, strict=False))]
+    for name, source, translation in pairs:
+        if wrong := faithful(source, translation):
+            translate.problems.append(f"{translate.where}: {where}.{name} changes {wrong}")
+    category = said.category or translate(f"{where}.category", entry.category)
+    return entry.model_copy(
+        update={"question": said.question, "answer": said.answer, "steps": said.steps or entry.steps, "category": category}
+    )
+
+
+def _known_in_every_language(
+    pack: Pack, faq: list[FaqEntry], vocabulary: Vocabulary, versions: dict[str, Version]
+) -> tuple[Pack, list[FaqEntry], Vocabulary]:
+    """The pack's own words extended by their translations wherever a customer may say them
+    back: a quick reply tapped in Bangla picks the same option, a help question asked as the
+    translation puts it finds its article."""
+    said = list(versions.values())
+
+    def options(name: str, flow: Flow) -> Flow:
+        steps = []
+        for i, step in enumerate(flow.steps):
+            slots = []
+            for j, slot in enumerate(step.collect):
+                told = {
+                    key: option.model_copy(
+                        update={
+                            "words": _new(
+                                option.words,
+                                option.choice,
+                                *(_flow(v.pack, name).steps[i].collect[j].options[key].choice for v in said),
+                            )
+                        }
+                    )
+                    for key, option in slot.options.items()
+                }
+                slots.append(slot.model_copy(update={"options": told}) if told else slot)
+            steps.append(step.model_copy(update={"collect": slots}))
+        return flow.model_copy(update={"steps": steps})
+
+    flows = {name: options(name, flow) for name, flow in pack.flows.items()}
+    concierge = pack.concierge.model_copy(update={"flow": options("", pack.concierge.flow)}) if pack.concierge else None
+    facts = {}
+    for name, fact in pack.profile.items():  # a category's choices say its values, in order
+        if told := vocabulary.facts.get(name):
+            facts[name] = {
+                value: _new(told.get(value, []), *(v.pack.profile[name].choices[i] for v in said))
+                for i, value in enumerate(fact.values)
+            }
+    questions = {entry.id: [e.question for v in said for e in v.faq if e.id == entry.id] for entry in faq}
+    return (
+        pack.model_copy(update={"flows": flows, "concierge": concierge}),
+        [entry.model_copy(update={"paraphrases": _new(entry.paraphrases, *questions[entry.id])}) for entry in faq],
+        vocabulary.model_copy(update={"facts": {**vocabulary.facts, **facts}}),
+    )
+
+
+def _flow(pack: Pack, name: str) -> Flow:
+    return pack.flows[name] if name else pack.concierge.flow  # type: ignore[union-attr]
+
+
+def _new(known: list[str], *more: str) -> list[str]:
+    """`known` and those of `more` it lacks, in order."""
+    return list(dict.fromkeys([*known, *more]))

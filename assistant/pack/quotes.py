@@ -8,7 +8,7 @@ images; everything is checked at start-up like the rest of the pack (docs/domain
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -28,6 +28,8 @@ class Category(Strict):
 
 class Example(Strict):
     """A photo or document the office needs, with a drawing of what a good one looks like."""
+
+    shown: ClassVar[tuple[str, ...]] = ("label",)
 
     key: str
     label: str
@@ -57,6 +59,8 @@ class Validation(Strict):
 class DataField(Strict):
     """One datum of an element the case collects; `if`: needed only when another field has one of those values."""
 
+    shown: ClassVar[tuple[str, ...]] = ("label", "instruction", "options")
+
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
     key: str
@@ -77,6 +81,8 @@ class DataField(Strict):
 class Variant(Strict):
     """One option of an element (front suspension); it may override the element's tariff and needs."""
 
+    shown: ClassVar[tuple[str, ...]] = ("warnings",)
+
     name: str
     words: list[str] = Field(min_length=1)
     price: float | None = Field(default=None, ge=0)
@@ -86,11 +92,15 @@ class Variant(Strict):
 
 
 class Variants(Strict):
+    shown: ClassVar[tuple[str, ...]] = ("question",)
+
     question: str  # the one question that tells the options apart; nothing else is ever asked
     options: dict[Code, Variant] = Field(min_length=2)
 
 
 class Element(Strict):
+    shown: ClassVar[tuple[str, ...]] = ("warnings",)
+
     category: str
     name: str
     words: list[str] = Field(min_length=1)
@@ -118,6 +128,8 @@ class Combination(Strict):
 
 class Elements(Strict):
     """elements.yaml."""
+
+    shown: ClassVar[tuple[str, ...]] = ("tax_note",)
 
     categories: dict[str, Category] = Field(min_length=1)
     elements: dict[Code, Element] = Field(min_length=1)

@@ -280,13 +280,15 @@ def basket(items: list[Product], total: float, catalog: Catalog) -> str:
     return "\n".join([*lines, say(catalog, "basket_total", total=show_value(total, attribute, catalog))])
 
 
-def faq_answer(entry: FaqEntry) -> str:
+def faq_answer(found: FaqEntry, catalog: Catalog) -> str:
+    """The article the help centre found, in the reply's language."""
+    entry = catalog.article(found)
     steps = "".join(f"\n{i}. {step}" for i, step in enumerate(entry.steps, 1))
     return f"**{entry.question}**\n\n{entry.answer}" + (f"\n{steps}" if steps else "")
 
 
 def suggestions(entries: list[FaqEntry], catalog: Catalog) -> str:
-    return say(catalog, "suggestions") + "".join(f"\n- {entry.question}" for entry in entries)
+    return say(catalog, "suggestions") + "".join(f"\n- {catalog.article(entry).question}" for entry in entries)
 
 
 def cancelled(goal: Goal | None, catalog: Catalog) -> str:

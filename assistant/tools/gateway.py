@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from assistant.pack.model import Catalog, ToolName
+from assistant.pack.quotes import Elements
 from assistant.tools.calculator import calculate
 from assistant.tools.comparison import compare, ranked
 from assistant.tools.eligibility import check
@@ -36,11 +37,11 @@ class ToolGateway:
             "calculate": calculate,
             **(
                 {
-                    "identify": lambda description, category=None: identify(elements, description, category),
-                    "select_variant": lambda code, answer: select_variant(elements, code, answer),
-                    "tariff": lambda codes: tariff(elements, codes),
+                    "identify": lambda description, category=None: identify(_elements(catalog), description, category),
+                    "select_variant": lambda code, answer: select_variant(_elements(catalog), code, answer),
+                    "tariff": lambda codes: tariff(_elements(catalog), codes),
                 }
-                if (elements := catalog.elements)
+                if catalog.elements
                 else {}
             ),
         }
@@ -66,3 +67,9 @@ class ToolGateway:
         if preferred and self.allowed(preferred, tool):
             return preferred
         return next(agent for agent in self.permissions if self.allowed(agent, tool))
+
+
+def _elements(catalog: Catalog) -> Elements:
+    """The quote's elements in the reply's language (their warnings), read at each call."""
+    assert catalog.elements is not None, "quote tools exist only in a pack that quotes"
+    return catalog.elements

@@ -135,4 +135,5 @@ class ChatResponse(BaseModel):
     images: list[ImageLink] = []
     help: HelpResult = HelpResult()
     handled_by: Handler = "assistant"  # "human": people have the conversation (assistant/handover)
+    language: str = "en"  # the language the reply is in (a code of the pack's languages)
     state: dict[str, Any]
