@@ -1184,18 +1184,18 @@ ENGINE_TEXTS = frozenset([*DEFAULT_TEXTS.values(), *(str(f.default) for f in Lab
 
 
 def _versions(folder: Path, pack: Pack, faq: list[FaqEntry], elements: Elements | None) -> dict[str, Version]:
-    """The pack in each language it replies in besides its own, and in its own where the engine's
-    sentences (English) need translating into it. A language with no translation file yet
-    replies in the pack's own words."""
+    """The pack in each language it replies in besides its own (once the pack has a translation
+    file for it), and in its own where the engine's sentences (English) need translating into it
+    (once the engine has one). Until then that language is replied to in the pack's own words."""
     own = pack.page.lang.split("-")[0].lower()
     versions = {}
     for code in pack.languages:
         if code == own == "en":
             continue
-        path = folder / FOLDER / f"{code}.yaml"
-        table, engine = read_table(path), read_table(ENGINE_FOLDER / f"{code}.yaml")
-        if not table.texts and not table.articles and not engine.texts:
-            continue
+        path, engine_path = folder / FOLDER / f"{code}.yaml", ENGINE_FOLDER / f"{code}.yaml"
+        if not (engine_path if code == own else path).is_file():
+            continue  # not translated yet: replies in the pack's own words
+        table, engine = read_table(path), read_table(engine_path)
         translate = Translator(code, own, ENGINE_TEXTS, table, engine, path)
         versions[code] = translated_version(code, translate, pack, faq, elements)
         translate.check()
