@@ -126,6 +126,10 @@ class Languages(BaseModel):
         """Every language's words too common to tell one question from another, lower-cased."""
         return self._stop_words
 
+    def name_of(self, code: str) -> str:
+        """A language's name in English ("Bangla"), as a model is told which to write in."""
+        return next((lang.name for c, lang in zip(self.codes, self.languages, strict=True) if c == code), code)
+
     def written_in(self, text: str) -> Written | None:
         """Which of these languages the message is in, and whether in its own script (not Banglish
         or Hinglish); None where no word of it tells ("ok", "12:30")."""

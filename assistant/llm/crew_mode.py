@@ -45,6 +45,7 @@ from assistant.llm.client import BudgetedLLM, BudgetExceeded, EmptyReply, LLMFau
 from assistant.llm.judgement import Judgement
 from assistant.llm.privacy import Placeholders
 from assistant.pack.model import Catalog
+from assistant.pack.translations import REPLY_LANGUAGE
 from assistant.understanding.reader import Intent
 
 if TYPE_CHECKING:
@@ -256,8 +257,8 @@ class CrewTurn:
         the draft's to say, so the model is not asked to rewrite it (nor shown what it got wrong)."""
         prompt = (
             f"Your words for a customer mentioned {', '.join(problems)}, which the business's data does not support. "
-            "Write instead one or two short, warm sentences that lead into the answer below, naming no product "
-            f"and stating no figure, date, time, eligibility verdict or promise:\n\n{draft}"
+            "Write instead one or two short, warm sentences in the answer's language that lead into the answer below, "
+            f"naming no product and stating no figure, date, time, eligibility verdict or promise:\n\n{draft}"
         )
         answer = self.llm.run_before_deadline(lambda: self.llm.call([{"role": "user", "content": prompt}]))
         return _text(answer)
@@ -303,7 +304,14 @@ def _inputs(work: TurnWork, draft: str) -> dict[str, str]:
         "profile": dump(work.request.state.profile),
         "comparison": work.out.comparison.model_dump_json(exclude={"wins", "recommended"}) if work.out.comparison else "none",
         "draft": draft,
+        "language": _language(work),
     }
+
+
+def _language(work: TurnWork) -> str:
+    """The name of the language the turn replies in, which the model's words must be in too."""
+    catalog = work.services.catalog
+    return catalog.languages.name_of(REPLY_LANGUAGE.get() or catalog.language)
 
 
 def _said_filters(work: TurnWork) -> dict[str, object]:
