@@ -501,7 +501,8 @@ def test_spanish_once_is_eleven_only_where_a_number_is_meant():
 
 
 def test_a_spanish_bound():
-    assert _bounds("algo hasta trescientos euros", SPANISH) == []  # a lone number word is no amount
+    assert _bounds("algo hasta trescientos euros", SPANISH) == [(300, "max")]  # hundreds in one word are an amount
+    assert _bounds("quiero uno de esos dos", SPANISH) == []  # a lone small number word is no amount
     assert _bounds("presupuesto de como máximo dos mil euros", SPANISH) == [(2000, "max")]
     assert _bounds("desde dos mil euros", SPANISH) == [(2000, "min")]
 
@@ -614,6 +615,7 @@ def _folder_with(tmp_path: Path, name: str, text: str) -> Path:
         ("name: Broken\ntimes: {'25:00': [late]}\n", "times"),
         ("name: Broken\nweekdays: {someday: [x]}\n", "weekdays"),
         ("name: [unclosed\n", "xx.yml"),  # not YAML at all
+        ("name: Broken\nscales: {1000: [hajar]}\nscales_alone: [lakh]\n", "scales_alone: lakh"),  # alone, but no scale
     ],
 )
 def test_a_malformed_file_is_named_with_its_bad_field(tmp_path, text, complaint):

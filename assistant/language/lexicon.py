@@ -13,7 +13,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping
 from decimal import Decimal
 from typing import Annotated, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
 from assistant.pack.flows import Weekday
 
@@ -146,6 +146,10 @@ class Language(_Strict):
     one: Words = []  # one, before a scale only: "a thousand"
     joiners: Words = []  # between a scale and what follows it: "two thousand and fifty"
     fractions: Fractions = Fractions()
+    # scales that are one of themselves with no number before them: พันห้าร้อย is 1,500, "mil euros" 1,000
+    # (alone, only before a unit: "mil gracias" is thanks, แสนดี "very good")
+    scales_alone: Words = []
+    tails: bool = False  # a unit said last after a scale counts in the next scale down: สองหมื่นห้า is 25,000
 
     counts: dict[Annotated[int, Field(gt=0)], Words] = {}  # words that are head counts only: "a couple"
     people: Words = []  # after a head count: "4 people", "do log"
@@ -213,6 +217,14 @@ class Language(_Strict):
     others: Words = []
     guard: GuardWords = GuardWords()
     schema_words: SchemaWords = SchemaWords()
+
+    @model_validator(mode="after")
+    def _alone_are_scales(self) -> Language:
+        scales = {key(word) for said in self.scales.values() for word in said}
+        stray = [word for word in self.scales_alone if key(word) not in scales]
+        if stray:
+            raise ValueError(f"scales_alone: {', '.join(stray)} not among the scales")
+        return self
 
     @field_validator("digits")
     @classmethod
