@@ -189,6 +189,7 @@ class Translator:
 
     def check(self) -> None:
         if self.problems:
-            shown = "\n".join(self.problems[:20])
+            worst = sorted(self.problems, key=lambda problem: ": no translation of " in problem)  # changed figures first
+            shown = "\n".join(worst[:20])
             more = f"\n... and {len(self.problems) - 20} more" if len(self.problems) > 20 else ""
             raise TranslationError(f"{len(self.problems)} problems with the {self.language} translation:\n{shown}{more}")
