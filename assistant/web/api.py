@@ -25,6 +25,8 @@ from assistant.infra.config import bookings_file
 from assistant.infra.replay import KeyReused
 from assistant.infra.sqlite import writable
 from assistant.pack.display import public_product
+from assistant.pack.model import Catalog
+from assistant.pack.translations import speaking
 from assistant.web import files, openapi, telemetry
 from assistant.web.errors import (
     BUSY_MESSAGE,
@@ -204,23 +206,39 @@ def _preferences(customer_id: str) -> PreferenceStore:
     return PIPELINE.get().preferences
 
 
+def _page_language(catalog: Catalog) -> str:
+    """The language the page asked for (`lang`: one of the pack's codes), else the pack's own."""
+    code = request.args.get("lang", catalog.language)
+    if code not in catalog.own_pack.languages:
+        known = ", ".join(catalog.own_pack.languages)
+        raise ApiError(400, "unknown_language", f"lang is one of this business's languages: {known}.")
+    return code
+
+
 @bp.get("/about")
 def about() -> Response:
-    """What the chat page needs to present this business: its words, examples, its page fact's
-    choices (the values a chat request's page fact takes) and the time zone its bookings are in."""
+    """What the chat page needs to present this business: its words in the language asked for
+    (a reply in another language switches the page to it), examples, its page fact's choices
+    (the values a chat request's page fact takes), the languages it speaks and the time zone its
+    bookings are in."""
     catalog = PIPELINE.get().catalog
-    page = catalog.pack.profile[catalog.pack.page_fact] if catalog.pack.page_fact else None
-    booking = next((flow for flow in catalog.pack.flows.values() if flow.books), None)
-    choices = [{"value": v, "label": choice} for v, choice in zip(page.values, page.choices, strict=True)] if page else []
-    return jsonify(
-        business=catalog.name,
-        **catalog.pack.page.model_dump(),
-        booking=booking.subject if booking else None,
-        item=catalog.text["item"],
-        timezone=catalog.business.timezone,
-        profile_choices=choices,
-        employment=choices,  # the same, under the name pages written before customer facts were pack data read
-    )
+    code = _page_language(catalog)
+    with speaking(code):
+        pack = catalog.pack
+        tag = pack.page.lang if code == catalog.language else code  # a code is a BCP-47 tag too
+        page = pack.profile[pack.page_fact] if pack.page_fact else None
+        booking = next((flow for flow in pack.flows.values() if flow.books), None)
+        choices = [{"value": v, "label": choice} for v, choice in zip(page.values, page.choices, strict=True)] if page else []
+        return jsonify(
+            business=catalog.name,
+            **{**pack.page.model_dump(), "lang": tag},
+            languages=pack.languages,
+            booking=booking.subject if booking else None,
+            item=catalog.text["item"],
+            timezone=catalog.business.timezone,
+            profile_choices=choices,
+            employment=choices,  # the same, under the name pages written before customer facts were pack data read
+        )
 
 
 @bp.get("/customers/<customer_id>/preferences")

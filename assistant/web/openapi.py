@@ -348,7 +348,7 @@ def document(catalog: Catalog) -> dict[str, Any]:
     }
     about = {
         "type": "object",
-        "required": ["business", "title", "placeholder", "welcome", "examples", "lang", "labels", "profile_choices", "timezone"],
+        "required": "business title placeholder welcome examples lang languages labels profile_choices timezone".split(),
         "properties": {
             "business": text,
             "title": text,
@@ -356,6 +356,7 @@ def document(catalog: Catalog) -> dict[str, Any]:
             "welcome": text,
             "examples": {"type": "array", "items": text},
             "lang": {"type": "string", "description": "the page's language (BCP-47): <html lang> and its dates"},
+            "languages": {"type": "array", "items": text, "description": "the languages the business speaks: what lang takes"},
             "labels": labels,
             "booking": {"type": "string", "nullable": True},
             "item": text,
@@ -544,8 +545,17 @@ def document(catalog: Catalog) -> dict[str, Any]:
             },
             "/about": {
                 "get": {
-                    "summary": "The business this assistant serves, for the chat page",
-                    "responses": {"200": _json(about, "Its title, words, examples and profile choices")},
+                    "summary": "The business this assistant serves, for the chat page, in one of its languages",
+                    "parameters": [
+                        {
+                            "name": "lang",
+                            "in": "query",
+                            "required": False,
+                            "schema": {"type": "string", "enum": list(catalog.own_pack.languages)},
+                            "description": "the page's language: a chat reply's `language`; the business's own by default",
+                        }
+                    ],
+                    "responses": {"200": _json(about, "Its title, words, examples and profile choices"), **_errors(400)},
                 }
             },
             "/ready": {
