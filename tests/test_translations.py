@@ -4,6 +4,7 @@ files start-up accepts (assistant/pack/translations.py, assistant/dialogue/reply
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 import yaml
@@ -12,7 +13,7 @@ from assistant.language import load_languages
 from assistant.pack.model import DataError, load_catalog
 from assistant.pack.translations import faithful, figures
 
-ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.parametrize(

@@ -14,12 +14,16 @@ from assistant.pack.model import Catalog
 
 def reply_language(text: str, state: SessionState, catalog: Catalog) -> str:
     """The language to reply to `text` in, noting the customer's choice on `state`."""
-    languages = catalog.languages
-    if asked := languages.asked_for(text):
+    if asked := catalog.languages.asked_for(text):
         state.language = asked
     if state.language in catalog.own_pack.languages:
         return state.language
-    written = languages.written_in(text)
+    return written_language(text, catalog) or state.replied_in or catalog.language
+
+
+def written_language(text: str, catalog: Catalog) -> str | None:
+    """The language to answer a message in by how it is written alone; None where it doesn't tell."""
+    written = catalog.languages.written_in(text)
     if written is None or written.code not in catalog.own_pack.languages:
-        return state.replied_in or catalog.language
+        return None
     return written.code if written.native else catalog.own_pack.romanised_reply

@@ -22,12 +22,14 @@ from assistant.booking.reminders import REMINDERS
 from assistant.concierge.planner import Concierge, ServiceReader, load_members
 from assistant.concierge.services import ConciergeServices
 from assistant.concierge.tables import Tables
+from assistant.dialogue.reply_language import written_language
 from assistant.dialogue.sessions import LOCKS, STORE
 from assistant.infra import replay
 from assistant.infra.allowance import HOLDS, OverAllowance, allowances
 from assistant.infra.config import SETTINGS, bookings_file
 from assistant.infra.extensions import Slot
 from assistant.pack.texts import say
+from assistant.pack.translations import speaking
 from assistant.tools.retrieval import CATALOG
 from assistant.web.errors import ApiError, json_object
 from assistant.web.identity import caller
@@ -64,17 +66,20 @@ def assistant() -> Response:
         raise ApiError(403, "identity_mismatch", "user_id must be the bearer token's subject.")
     LIMITER.get().check(request.remote_addr or "unknown", f"user:{asked.user_id}")
     scope = f"assistant:{'member' if member is not None else 'guest'}:{asked.user_id}"
-    try:
-        answer = _once(
-            scope, asked.instruction, lambda: concierge.handle(asked.user_id, asked.instruction, member=member is not None)
-        )
-    except OverAllowance as over:  # this client or user has had its codes or held tables for now
-        why = say(
-            CATALOG.get(),
-            "concierge_holds_capped" if over.kind == HOLDS else "codes_capped",
-            minutes=math.ceil(over.retry_after_s / 60),
-        )
-        raise ApiError(429, f"too_many_{over.kind}s", why, headers={"Retry-After": str(over.retry_after_s)}) from over
+    catalog = CATALOG.get()
+    language = catalog.languages.asked_for(asked.instruction) or written_language(asked.instruction, catalog) or catalog.language
+    with speaking(language):  # an instruction in Hindi is answered in Hindi
+        try:
+            answer = _once(
+                scope, asked.instruction, lambda: concierge.handle(asked.user_id, asked.instruction, member=member is not None)
+            )
+        except OverAllowance as over:  # this client or user has had its codes or held tables for now
+            why = say(
+                catalog,
+                "concierge_holds_capped" if over.kind == HOLDS else "codes_capped",
+                minutes=math.ceil(over.retry_after_s / 60),
+            )
+            raise ApiError(429, f"too_many_{over.kind}s", why, headers={"Retry-After": str(over.retry_after_s)}) from over
     log.info("concierge turn: %s", next((k for k in ("ask_user", "error") if k in answer), "done"))
     return jsonify(answer)
 
