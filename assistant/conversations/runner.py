@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import io
 import json
+import re
 import secrets
 import tempfile
 import textwrap
@@ -29,12 +30,15 @@ from app import create_app
 from assistant.attachments.store import ATTACHMENTS
 from assistant.booking.codes import CODE_LIKE
 from assistant.conversations.schema import CODE, Bound, Conversation, Person, Texts, Turn, Wanted, load
+from assistant.language import shipped
+from assistant.language.detect import LATIN, script
 from assistant.web.concierge import CONCIERGE
 from crew_pipeline import PIPELINE
 
 ROOT = Path(__file__).resolve().parents[2]
 FOLDER = ROOT / "tests" / "conversations"  # one folder per pack: tests/conversations/<pack>/*.yml
 EXCERPT = 240  # characters of a reply shown in a failure
+NATIVE_SHARE = 0.5  # of a reply's letters (item names aside), in a language with its own script
 OPERATOR, OPERATOR_KEY = "conversation-test", secrets.token_urlsafe(24)  # who a `person` turn is, on the console
 
 
@@ -148,10 +152,13 @@ class Session:
         if conversation.now:
             _pin_clock(self.app, conversation.now)
         self.client, self.session_id, self.employment = self.app.test_client(), str(uuid.uuid4()), conversation.user_employment
+        self.language = conversation.language
         self.played = 0
 
     def play(self, turn: Turn) -> TurnResult:
         self.played += 1
+        if self.language and turn.user is not None and turn.language is None:
+            turn = turn.model_copy(update={"language": self.language})
         return _play_turn(self.client, self.session_id, self.employment, turn, self.played, self.outbox)
 
 
@@ -336,6 +343,17 @@ def _choices_include(expected: list[str], data: dict[str, Any]) -> Check:
     )
 
 
+def _language(expected: str, data: dict[str, Any]) -> Check:
+    """The reply says it is in `expected`, and in a language with its own script most of its
+    letters are in it (the item names in bold aside: they stay as the catalog has them)."""
+    own = shipped().script(expected)
+    words = re.sub(r"\*\*[^*]*\*\*", "", data["reply"])
+    letters = [script(c) for c in words if c.isalpha()]
+    share = letters.count(own) / len(letters) if letters else 1.0
+    passed = data["language"] == expected and (own == LATIN or share >= NATIVE_SHARE)
+    return Check("language", expected, f"{data['language']}, {share:.0%} of its letters {own.lower()}", passed)
+
+
 CHECKS: dict[str, Callable[[Any, dict[str, Any]], Check]] = {
     "intent": _intent,
     "agents": _agents,
@@ -350,6 +368,7 @@ CHECKS: dict[str, Callable[[Any, dict[str, Any]], Check]] = {
     "booking": _booking,
     "choices_include": _choices_include,
     "handled_by": _handled_by,
+    "language": _language,
 }
 
 

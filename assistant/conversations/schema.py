@@ -90,6 +90,7 @@ class Turn(Strict):
     booking: StrictStr | None = None  # `confirmed`, a waiting goal's status (`blocked`), or `none`
     handled_by: Literal["assistant", "human"] | None = None  # who answers the conversation after this message
     choices_include: list[StrictStr] | None = Field(default=None, min_length=1)
+    language: StrictStr | None = None  # the reply's language (its `language`, and its letters' script)
 
     @model_validator(mode="after")
     def _checks_something(self) -> Turn:
@@ -119,6 +120,7 @@ class Conversation(Strict):
     description: StrictStr | None = None
     now: dt.datetime | None = None  # the booking desk's clock; without a zone, the pack's time zone
     user_employment: StrictStr | None = None  # the page fact every message carries (the chat request's field)
+    language: StrictStr | None = None  # every reply's language, unless a turn says another
     turns: list[Turn] = Field(min_length=1)
 
 

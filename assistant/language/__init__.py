@@ -130,6 +130,10 @@ class Languages(BaseModel):
         """A language's name in English ("Bangla"), as a model is told which to write in."""
         return next((lang.name for c, lang in zip(self.codes, self.languages, strict=True) if c == code), code)
 
+    def script(self, code: str) -> str:
+        """The Unicode script a language is written in ("BENGALI", "THAI", "LATIN")."""
+        return self._detector.scripts[code]
+
     def written_in(self, text: str) -> Written | None:
         """Which of these languages the message is in, and whether in its own script (not Banglish
         or Hinglish); None where no word of it tells ("ok", "12:30")."""
