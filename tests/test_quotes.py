@@ -392,12 +392,12 @@ def test_an_addition_is_priced_whole_and_the_reply_names_every_element_and_the_t
     assert "El presupuesto es de 120 € +IVA (Manillar)." in replaced["reply"] and "- Manillar" not in replaced["reply"]
 
 
-def test_english_tow_bar_asks_fixed_or_removable_then_prices(client, catalog):
-    variants = catalog.elements.elements["ENGANCHE_TURISMO"].variants
+def test_english_tow_bar_asks_fixed_or_removable_then_prices(client):
+    """An English customer is asked and quoted in English (data/homologation/translations/en.yaml)."""
     asked = chat(client, "how much to homologate a tow bar on my car?")
-    assert asked["ask_user"] == variants.question
+    assert asked["ask_user"] == "Is the tow bar fixed or removable?"
     priced = chat(client, "removable")
-    assert priced["reply"].startswith("El presupuesto es de") and "+IVA" in priced["reply"]
+    assert priced["reply"].startswith("The quote is 240 € +VAT (Enganche desmontable).")
 
 
 def test_agreeing_to_open_the_case_is_not_the_quotes(client):
