@@ -504,19 +504,26 @@
         if (sessionId !== asked) { if (result.live) result.live.remove(); return; }
         if (data.session_id && data.session_id !== sessionId) { sessionId = data.session_id; store(SID_KEY, sessionId); }
         lastState = data.state || null;
-        // With a person: the holding words while the conversation waits for one, then nothing of
-        // the assistant's (what the person writes comes by polling).
-        if (data.handled_by === "human" && !data.reply && !data.ask_user) {
-          if (result.live) result.live.remove();
-          addSent();
-        } else addBot(data, result.live);
-        answered++;
-        handled(data.handled_by);
+        // A reply in another language switches the page to it first, so its cards and controls speak it too.
+        return speak(data.language).then(function () {
+          if (sessionId === asked) drawAnswer(data, result.live); else if (result.live) result.live.remove();
+        });
       })
       .catch(function (err) {
         if (sessionId === asked) addError(err && err.friendly ? err.friendly : labels.unreachable);
       })
       .then(function () { setBusy(false); });
+  }
+
+  function drawAnswer(data, live) {
+    // With a person: the holding words while the conversation waits for one, then nothing of
+    // the assistant's (what the person writes comes by polling).
+    if (data.handled_by === "human" && !data.reply && !data.ask_user) {
+      if (live) live.remove();
+      addSent();
+    } else addBot(data, live);
+    answered++;
+    handled(data.handled_by);
   }
 
   // The box grows with its lines (Shift+Enter: a new line, as the questions that want one answer per line ask).
@@ -572,9 +579,11 @@
     });
   }
 
-  // The business behind this page (its pack): title, placeholder, welcome, profile choices and time zone.
-  function present(info) {
-    about = info;
+  // The business behind this page (its pack), in the page's language: title, placeholder, welcome,
+  // every label and screen-reader name, profile choices and time zone. Drawn again on a switch of
+  // language, so it sets each word rather than adding to what is there.
+  function present(info, code) {
+    about = info; language = code || codeOf(info);
     if (info.lang) document.documentElement.lang = info.lang;
     Object.keys(info.labels || {}).forEach(function (k) { if (typeof info.labels[k] === "string") labels[k] = info.labels[k]; });
     var newChat = document.getElementById("new-chat");
@@ -583,17 +592,57 @@
     tray.setAttribute("aria-label", labels.files_for_next); log.setAttribute("aria-label", labels.conversation);
     document.querySelector('label[for="input"]').textContent = labels.message;
     document.querySelector('label[for="profile"]').textContent = labels.profile;
-    profile.options[0].textContent = labels.profile_unset;
     document.title = info.title;
     document.querySelector("header h1").textContent = info.title;
     input.placeholder = info.placeholder;
-    var choices = info.profile_choices || [];
+    var choices = info.profile_choices || [], chosen = profile.value || savedProf;
     profile.hidden = !choices.length;
     document.querySelector('label[for="profile"]').hidden = !choices.length;
+    while (profile.options.length > 1) profile.remove(1);
+    profile.options[0].textContent = labels.profile_unset;
     choices.forEach(function (c) { profile.appendChild(el("option", null, c.label)).value = c.value; });
-    if (savedProf && choices.some(function (c) { return c.value === savedProf; })) profile.value = savedProf;
+    if (chosen && choices.some(function (c) { return c.value === chosen; })) profile.value = chosen;
+    // What is still to be used on screen: quick replies, a code box, the files for the next message.
+    Array.prototype.forEach.call(log.querySelectorAll(".choices"), function (x) { x.setAttribute("aria-label", labels.suggested_replies); });
+    Array.prototype.forEach.call(log.querySelectorAll(".code-form"), function (f) {
+      var box = f.querySelector("input");
+      box.placeholder = labels.code_placeholder; box.setAttribute("aria-label", labels.one_time_code);
+      f.querySelector("button").textContent = labels.confirm;
+    });
+    Array.prototype.forEach.call(tray.querySelectorAll(".att"), function (chip) {
+      var x = chip.querySelector(".x"), name = chip.querySelector(".name");
+      if (x && name) x.setAttribute("aria-label", fill("remove_file", { name: name.textContent }));
+    });
   }
-  var presented = fetch("/about").then(function (res) { return res.json(); }).then(present).catch(function () {});
+
+  // The page's language: the code of the pack's (about.languages) it last asked for, or "en" of
+  // the pack's own tag such as "en-GB" (a language not translated yet shows the pack's own words).
+  var language = null, switching = 0;
+  function codeOf(info) { return String(info.lang || "en").split("-")[0].toLowerCase(); }
+  function aboutIn(code) {
+    return fetch("/about" + (code ? "?lang=" + encodeURIComponent(code) : ""))
+      .then(function (res) { if (!res.ok) throw res; return res.json(); });
+  }
+  // The page in language `code`, once its words arrive (only the latest switch asked is drawn);
+  // resolves either way, so a reply waits for its page's words but never on a failed fetch.
+  function speak(code) {
+    var known = Array.isArray(about.languages) ? about.languages : [];
+    if (!code || code === language || known.indexOf(code) < 0) return Promise.resolve();
+    var mine = ++switching;
+    return aboutIn(code).then(function (info) { if (mine === switching) present(info, code); }).catch(function () {});
+  }
+  // The first of the visitor's browser languages the business speaks, if any.
+  function preferred(known) {
+    var tags = navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language || ""];
+    var codes = Array.prototype.map.call(tags, function (tag) { return String(tag).split("-")[0].toLowerCase(); });
+    return codes.filter(function (code) { return known.indexOf(code) >= 0; })[0] || null;
+  }
+  // The page starts in the visitor's language where the business speaks it, else in the business's own.
+  var presented = aboutIn(null).then(function (info) {
+    var wanted = preferred(Array.isArray(info.languages) ? info.languages : []);
+    if (!wanted || wanted === codeOf(info)) return present(info);
+    return aboutIn(wanted).then(function (asked) { present(asked, wanted); }, function () { present(info); });
+  }).catch(function () {});
   presented.then(restore);
   window.__renderMarkdown = renderMarkdown; // for the browser tests and quick manual checks
 })();

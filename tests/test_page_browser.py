@@ -53,11 +53,12 @@ def server(tmp_path_factory):
 
 @pytest.fixture
 def new_page(browser):
-    """Pages of their own (their own storage, no page loaded yet), closed after the test."""
+    """Pages of their own (their own storage, no page loaded yet), closed after the test; a
+    desktop's by default, or as `options` say (a phone's, the visitor's browser language)."""
     contexts = []
 
-    def open_page() -> Page:
-        contexts.append(browser.new_context(viewport={"width": 1280, "height": 900}))
+    def open_page(**options) -> Page:
+        contexts.append(browser.new_context(**{"viewport": {"width": 1280, "height": 900}, "locale": "en-US", **options}))
         return contexts[-1].new_page()
 
     yield open_page
@@ -158,6 +159,92 @@ def test_phone_width_has_no_sideways_scrolling(browser, server):
     assert overflow <= 0
     page.screenshot(path=str(ARTIFACTS / "phone-comparison.png"), full_page=True)
     context.close()
+
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+SHIPPED = {"Noto Sans Bengali": "অ", "Noto Sans Devanagari": "अ", "Noto Sans Thai": "ก"}  # static/fonts, a letter of each
+
+
+@pytest.fixture(scope="module")
+def thai_store(tmp_path_factory):
+    """The store, with a Thai translation (tests/test_page_languages.py makes it) whatever data/ has."""
+    from tests.conftest import app_for
+    from tests.test_page_languages import THAI_PAGE, translated_pack
+
+    folder = tmp_path_factory.mktemp("store-th")
+    with serving(app_for(folder, data_dir=translated_pack(folder, "store", "th", THAI_PAGE))) as url:
+        yield url, THAI_PAGE
+
+
+def fonts(page: Page) -> dict[str, list[str]]:
+    """The shipped faces' states by family: "unloaded" until the page shows a letter of theirs."""
+    return page.evaluate(
+        """() => { const states = {};
+            for (const face of document.fonts) (states[face.family.replace(/"/g, "")] ??= []).push(face.status);
+            return states; }"""
+    )
+
+
+def test_a_reply_in_thai_turns_the_page_thai_at_phone_width(new_page, thai_store):
+    """The customer writes Thai on the English page: the reply's `language` switches the page's own
+    words, screen-reader names and <html lang> to Thai; what was shown stays; the Thai letters are
+    drawn in the page's own Noto Sans Thai, and no other script's font is fetched."""
+    url, thai = thai_store
+    page = new_page(**PHONE)
+    opened(page, url)
+    expect(page.locator("html")).to_have_attribute("lang", "en")
+    expect(page.locator("#send")).to_have_text("Send")
+    welcome = page.locator(".msg.bot").first.inner_text()
+    assert set(fonts(page)["Noto Sans Thai"]) == {"unloaded"}
+
+    say(page, "แนะนำโน้ตบุ๊กงบสามหมื่นบาท")
+    expect(page.locator("html")).to_have_attribute("lang", "th")
+    expect(page.locator("#input")).to_have_attribute("placeholder", thai["page.placeholder"])
+    expect(page.locator("#send")).to_have_text(thai["page.labels.send"])
+    expect(page.locator("#new-chat")).to_have_text(thai["page.labels.new_conversation"])
+    expect(page.locator("label[for='input']")).to_have_text(thai["page.labels.message"])
+    expect(page.locator("#attach")).to_have_attribute("aria-label", thai["page.labels.attach"])
+    expect(page.locator("#attach")).to_have_attribute("title", thai["page.labels.attach"])
+    expect(page.locator("header h1")).to_have_text(re.compile(r"^\[th\] "))
+    assert page.title().startswith("[th] ")
+    expect(page.locator(".msg.bot").first).to_have_text(welcome)  # what was shown stays as it was
+
+    page.wait_for_function("() => [...document.fonts].some(f => f.family.includes('Noto Sans Thai') && f.status === 'loaded')")
+    assert page.evaluate("document.fonts.check('16px \"Noto Sans Thai\"', 'ก')")
+    shown = fonts(page)
+    assert set(shown["Noto Sans Bengali"]) == set(shown["Noto Sans Devanagari"]) == {"unloaded"}
+    assert "Noto Sans Thai" in page.locator(".msg.user").last.evaluate("e => getComputedStyle(e).fontFamily")
+    assert page.evaluate("document.scrollingElement.scrollWidth - window.innerWidth") <= 0
+    page.screenshot(path=str(ARTIFACTS / "phone-store-thai.png"), full_page=True)
+
+    page.click("#new-chat")  # a new conversation greets in the page's language
+    expect(page.locator(".msg.bot").first).to_contain_text("[th] ")
+
+
+def test_a_thai_browser_opens_the_page_in_thai(new_page, thai_store):
+    url, thai = thai_store
+    page = new_page(locale="th-TH", **PHONE)
+    opened(page, url)
+    expect(page.locator("html")).to_have_attribute("lang", "th")
+    expect(page.locator("#input")).to_have_attribute("placeholder", thai["page.placeholder"])
+    expect(page.locator(".choices")).to_have_attribute("aria-label", thai["page.labels.suggested_replies"])
+    expect(page.locator(".msg.bot").first).to_contain_text("[th] ")
+    assert page.evaluate("document.scrollingElement.scrollWidth - window.innerWidth") <= 0
+    page.screenshot(path=str(ARTIFACTS / "phone-store-thai-browser.png"), full_page=True)
+
+
+def test_every_shipped_font_loads_in_both_weights(page):
+    """Each woff2 under static/fonts is served and is a font Chromium reads, regular and bold."""
+    loaded = page.evaluate(
+        """async letters => { const got = {};
+            for (const [family, letter] of Object.entries(letters))
+              for (const weight of [400, 700])
+                got[`${family} ${weight}`] = (await document.fonts.load(`${weight} 16px "${family}"`, letter))
+                  .map(face => `${face.status} ${face.weight}`);
+            return got; }""",
+        SHIPPED,
+    )
+    assert loaded == {f"{family} {w}": [f"loaded {w}"] for family in SHIPPED for w in (400, 700)}
 
 
 def test_booking_with_the_code_field(page, server):
@@ -476,7 +563,7 @@ def test_the_homologation_page_speaks_spanish_and_the_banks_stays_english(new_pa
     expect(bank.locator("#new-chat")).to_have_text("New conversation")
     expect(bank.locator("#send")).to_have_text("Send")
     expect(bank.locator("#attach")).to_have_attribute("aria-label", "Attach a photo or PDF")
-    page = new_page()
+    page = new_page(locale="es-ES")  # a customer of the Spanish desk
     with serving(app_for(tmp_path, "homologation")) as url:
         opened(page, url)
         expect(page.locator("html")).to_have_attribute("lang", "es")
@@ -526,7 +613,7 @@ def test_a_whole_homologation_case_in_the_page_with_photos_to_the_office(new_pag
     exhaust = [_photo(files, f"escape-{i}.jpg", text) for i, text in enumerate(("escape montado", "marcaje e13", "moto 1234 BCD"))]
     shock = [_photo(files, f"amortiguador-{i}.png", text) for i, text in enumerate(("amortiguador", "etiqueta Ohlins"))]
     papers = [_scanned_pdf(files, "ficha-tecnica.pdf"), _photo(files, "permiso.jpg", "permiso de circulacion")]
-    page = new_page()
+    page = new_page(locale="es-ES")
     with serving(app_for(tmp_path, "homologation")) as url:
         opened(page, url)
         say(page, "quiero homologar el escape y el amortiguador delantero de mi moto")

@@ -218,14 +218,16 @@ def _page_language(catalog: Catalog) -> str:
 @bp.get("/about")
 def about() -> Response:
     """What the chat page needs to present this business: its words in the language asked for
-    (a reply in another language switches the page to it), examples, its page fact's choices
+    (a reply in another language switches the page to it; until that language's translation
+    lands, the pack's own words, and `lang` says so), examples, its page fact's choices
     (the values a chat request's page fact takes), the languages it speaks and the time zone its
     bookings are in."""
     catalog = PIPELINE.get().catalog
     code = _page_language(catalog)
     with speaking(code):
         pack = catalog.pack
-        tag = pack.page.lang if code == catalog.language else code  # a code is a BCP-47 tag too
+        translated = code != catalog.language and code in catalog.versions
+        tag = code if translated else pack.page.lang  # the words' own language: a code is a BCP-47 tag too
         page = pack.profile[pack.page_fact] if pack.page_fact else None
         booking = next((flow for flow in pack.flows.values() if flow.books), None)
         choices = [{"value": v, "label": choice} for v, choice in zip(page.values, page.choices, strict=True)] if page else []
