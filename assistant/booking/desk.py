@@ -26,12 +26,12 @@ from typing import Any, Protocol
 from assistant.booking.codes import CODE_LIKE, Booking, BookingStore, new_booking_id
 from assistant.booking.notifications import MessagesCapped, Notifier, NotifyError
 from assistant.booking.reminders import ReminderStore
-from assistant.dialogue.flows import FlowEngine, FlowStep, Said, day_words
+from assistant.dialogue.flows import FlowEngine, FlowStep, Said
 from assistant.dialogue.goals import masked
 from assistant.infra.allowance import CODES, Allowances, OverAllowance
 from assistant.pack.flows import WEEKDAYS, Flow, Option, SlotKind
 from assistant.pack.model import Catalog, DataError, FilterValue, Product
-from assistant.pack.texts import say
+from assistant.pack.texts import day_words, say
 
 log = logging.getLogger(__name__)
 # Kinds a booking keeps in fields of its own (the rest go in its details): what is booked and
@@ -352,10 +352,10 @@ class BookingDesk:
             return None
         assert capacity is not None, "only a capacity fills an hour"
         free = _next_free(option, capacity, self.bookings.taken(resource, hour), starts)
-        asked = {"what": option.choice, "day": day_words(starts.date()), "time": f"{starts:%H:%M}"}
+        asked = {"what": option.choice, "day": day_words(starts.date(), self.catalog), "time": f"{starts:%H:%M}"}
         if free is None:
             return Refused(say(self.catalog, "flow_full_ahead", days=LOOK_AHEAD_DAYS, **asked), again="date", unplaced=True)
-        free_when = say(self.catalog, "booked_when", day=day_words(free.date()), time=f"{free:%H:%M}")
+        free_when = say(self.catalog, "booked_when", day=day_words(free.date(), self.catalog), time=f"{free:%H:%M}")
         return Refused(
             say(self.catalog, "flow_full", free=free_when, **asked), again="time" if free.date() == starts.date() else "date"
         )
@@ -369,7 +369,9 @@ class BookingDesk:
             return full
         option = self.engine.option(flow, slots, flow.schedule.hours_of)
         where = option.confirm.format(**{k: v for k, v in slots.items() if v}) if option and option.confirm else ""
-        when = say(self.catalog, "booked_when", day=day_words(booking.starts_at.date()), time=f"{booking.starts_at:%H:%M}")
+        when = say(
+            self.catalog, "booked_when", day=day_words(booking.starts_at.date(), self.catalog), time=f"{booking.starts_at:%H:%M}"
+        )
         facts = {
             "subject": flow.subject,
             "id": booking.id,

@@ -35,14 +35,14 @@ from assistant.booking.notifications import PHONE_LIKE, e164
 from assistant.concierge.calls import Unreachable
 from assistant.concierge.services import INDIAN, TOO_MANY, in_locality, is_open, serves
 from assistant.concierge.tables import Notification, NotSent, Reminder, Reservation, Table, Tables, day_of
-from assistant.dialogue.flows import FlowEngine, Said, day_words
+from assistant.dialogue.flows import FlowEngine, Said
 from assistant.dialogue.goals import masked
 from assistant.dialogue.sessions import SessionLocks
 from assistant.infra.allowance import CODES, HOLDS, Allowances
 from assistant.infra.sqlite import SharedSQLite
 from assistant.language import blank, phrases
 from assistant.pack.model import Catalog, DataError, Product
-from assistant.pack.texts import say
+from assistant.pack.texts import day_words, say
 from assistant.understanding.nlu import DONTCARE, SchemaUnderstanding
 from assistant.understanding.reader import normalise
 
@@ -218,7 +218,7 @@ class Concierge:
         if searching:
             return self._ask(plan, searching)
         if plan.slots["date"] < now.date().isoformat():  # "1 January 2020": the day said, and asked again
-            passed, plan.slots["date"] = day_words(dt.date.fromisoformat(plan.slots["date"])), None
+            passed, plan.slots["date"] = day_words(dt.date.fromisoformat(plan.slots["date"]), self.catalog), None
             return self._ask(plan, ["date"], say(self.catalog, "concierge_date_passed", day=passed))
         if plan.restaurant is None:
             found = self._search(plan, now)
@@ -381,7 +381,7 @@ class Concierge:
             "concierge_code_sent",
             guests=table.guests,
             place=self._place(plan),
-            day=day_of(reservation.date),
+            day=day_of(reservation.date, self.catalog),
             time=reservation.time,
             minutes=int(CODE_TTL.total_seconds() // 60),
             phone=masked(table.phone),
@@ -455,7 +455,8 @@ class Concierge:
         if plan.reminder is None:  # its time has passed
             slots["remind_time"] = slots["remind_date"] = slots["remind_before_min"] = None
             return self._ask_reminder(
-                plan, say(self.catalog, "concierge_reminder_past", time=f"{at:%H:%M}", day=day_of(at.date().isoformat()))
+                plan,
+                say(self.catalog, "concierge_reminder_past", time=f"{at:%H:%M}", day=day_of(at.date().isoformat(), self.catalog)),
             )
         return None
 
@@ -475,7 +476,7 @@ class Concierge:
             "concierge_moved" if plan.changing else "concierge_booked",
             guests=plan.slots["guests"],
             place=plan.restaurant["name"],
-            day=day_of(reservation.date),
+            day=day_of(reservation.date, self.catalog),
             time=reservation.time,
         )
         result["message"] = " ".join([*plan.notes, done])

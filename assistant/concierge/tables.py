@@ -27,7 +27,7 @@ from assistant.concierge.calls import Unreachable
 from assistant.concierge.services import MAX_GUESTS, TOO_MANY, ConciergeServices, is_open
 from assistant.dialogue.goals import masked
 from assistant.pack.model import Catalog, DataError, Product
-from assistant.pack.texts import say
+from assistant.pack.texts import day_words, say
 
 log = logging.getLogger("assistant.concierge")
 Channel = Literal["sms", "whatsapp"]
@@ -135,7 +135,8 @@ class Tables:
         log.warning("no table: %s", answer.get("error_message") or answer.get("details"))
         if answer.get("status") == "no_availability":
             return Refused(
-                say(self.catalog, "concierge_full", place=restaurant.name, day=day_of(table.date), time=time), again="time"
+                say(self.catalog, "concierge_full", place=restaurant.name, day=day_of(table.date, self.catalog), time=time),
+                again="time",
             )
         return Refused(say(self.catalog, "concierge_not_booked"))
 
@@ -163,7 +164,7 @@ class Tables:
             guests=table.guests,
             place=restaurant.name,
             address=restaurant.value("address"),
-            day=day_of(reservation.date),
+            day=day_of(reservation.date, self.catalog),
             time=reservation.time,
             table=reservation.table_number,
             reservation=reservation.reservation_id,
@@ -218,7 +219,7 @@ class Tables:
         facts = {
             "guests": guests,
             "place": booking.product_name,
-            "day": day_of(reservation.date),
+            "day": day_of(reservation.date, self.catalog),
             "time": reservation.time,
             "reservation": reservation.reservation_id,
             "table": reservation.table_number,
@@ -248,7 +249,6 @@ def _within(limits: tuple[int, int] | None) -> bool:
     return limits is not None and 1 <= limits[0] and limits[1] <= MAX_GUESTS
 
 
-def day_of(iso: str) -> str:
+def day_of(iso: str, catalog: Catalog) -> str:
     """A reservation's day as the concierge says it: "Saturday 28 November"."""
-    day = dt.date.fromisoformat(iso)
-    return f"{day:%A} {day.day} {day:%B}"
+    return day_words(dt.date.fromisoformat(iso), catalog, year=False)

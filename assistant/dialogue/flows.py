@@ -24,7 +24,7 @@ from assistant.language import phrases
 from assistant.pack.flows import BATCH_FROM, WEEKDAYS, Flow, Option, Slot, Step
 from assistant.pack.model import Catalog, FaqEntry, Product
 from assistant.pack.quotes import Example
-from assistant.pack.texts import say
+from assistant.pack.texts import day_words, say, weekday_words
 from assistant.tools.filters import FilterRules
 
 Mode = Literal["sequential", "batch", "hybrid"]
@@ -329,17 +329,17 @@ class FlowEngine:
         starts = self.starts_at(flow, slots)
         if starts.date() < now.date():  # a day gone by (a year said: "1 January 2020"): the day is asked again
             slots[plan.date] = None
-            return [say(self.catalog, "flow_day_passed", day=day_words(starts.date()))]
+            return [say(self.catalog, "flow_day_passed", day=day_words(starts.date(), self.catalog))]
         if starts <= now:
             slots[plan.time] = None
-            return [say(self.catalog, "flow_passed", day=day_words(starts.date()), time=f"{starts:%H:%M}")]
+            return [say(self.catalog, "flow_passed", day=day_words(starts.date(), self.catalog), time=f"{starts:%H:%M}")]
         option = self.option(flow, slots, plan.hours_of)
         if option is None or not option.hours:
             return []
         hours = option.hours.get(WEEKDAYS[starts.weekday()])
         if hours is None:
             slots[plan.date] = None
-            return [say(self.catalog, "flow_closed_day", what=option.choice, weekday=starts.strftime("%A"))]
+            return [say(self.catalog, "flow_closed_day", what=option.choice, weekday=weekday_words(starts.date(), self.catalog))]
         opens, closes = hours
         if not opens <= starts.time() < closes:
             slots[plan.time] = None
@@ -348,7 +348,7 @@ class FlowEngine:
                     self.catalog,
                     "flow_hours",
                     what=option.choice,
-                    weekday=starts.strftime("%A"),
+                    weekday=weekday_words(starts.date(), self.catalog),
                     opens=f"{opens:%H:%M}",
                     closes=f"{closes:%H:%M}",
                 )
@@ -373,16 +373,12 @@ class FlowEngine:
             product = self.catalog.product(value)
             return f"**{product.name if product else value}**"
         if slot.kind == "date":
-            return day_words(dt.date.fromisoformat(value))
+            return day_words(dt.date.fromisoformat(value), self.catalog)
         if slot.kind == "time":
             return say(self.catalog, "flow_at", time=value)
         if slot.kind == "person":
             return say(self.catalog, "flow_for", name=value)
         return None
-
-
-def day_words(day: dt.date) -> str:
-    return f"{day:%A} {day.day} {day:%B %Y}"
 
 
 def filled(slot: Slot, slots: dict[str, Any]) -> bool:

@@ -7,9 +7,11 @@ ones a turn needs and fills them in.
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import TYPE_CHECKING
 
 from assistant.pack.display import fields, money, price, render, show_value
+from assistant.pack.flows import WEEKDAYS
 from assistant.pack.model import BOUNDS, Catalog, FactValue, FaqEntry, FilterValue, Product, TopicLine
 from assistant.tools.comparison import Comparison, ComparisonRow, Rank
 from assistant.tools.filters import Filters
@@ -29,6 +31,17 @@ def say(catalog: Catalog, key: str, **values: object) -> str:
     text = catalog.text
     common = {"business": catalog.name, "support": catalog.business.support_contact, "item": text["item"], "items": text["items"]}
     return text[key].format(**{**common, **values})
+
+
+def weekday_words(day: dt.date, catalog: Catalog) -> str:
+    """A day's name in the reply's language ("Monday", "সোমবার")."""
+    return say(catalog, f"weekday_{WEEKDAYS[day.weekday()]}")
+
+
+def day_words(day: dt.date, catalog: Catalog, year: bool = True) -> str:
+    """A day as replies name it, in the reply's language: "Monday 23 November 2026"."""
+    parts = {"weekday": weekday_words(day, catalog), "day": day.day, "month": say(catalog, f"month_{day.month}"), "year": day.year}
+    return say(catalog, "day_words" if year else "day_words_short", **parts)
 
 
 def filter_words(catalog: Catalog, name: str, value: FilterValue, many: bool = True) -> str:
