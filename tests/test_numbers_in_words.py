@@ -3,13 +3,15 @@ scales said alone, Thai's shortened tails, corrections, and native digits wherev
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 
 import pytest
 
-from assistant.language import shipped
+from assistant.language import WhenParts, shipped
 
 LANGUAGES = shipped()
+NOW = dt.datetime(2026, 11, 23, 9, 30)  # a Monday
 
 
 @pytest.mark.parametrize(
@@ -103,6 +105,70 @@ def test_words_that_only_look_like_amounts_stay(text):
 )
 def test_bounds_said_in_words_and_corrected(text, bounds):
     assert [(int(b.value), b.direction) for b in LANGUAGES.bounds(text)] == bounds
+
+
+@pytest.mark.parametrize(
+    "text, time",
+    [
+        ("quarter to eight", dt.time(19, 45)),
+        ("half past seven", dt.time(19, 30)),
+        ("साढ़े सात बजे", dt.time(19, 30)),
+        ("शाम साढ़े आठ बजे", dt.time(20, 30)),
+        ("সাড়ে সাতটায়", dt.time(19, 30)),
+        ("রাত ৮টায়", dt.time(20)),
+        ("สองทุ่มครึ่ง", dt.time(20, 30)),
+        ("บ่ายสามโมง", dt.time(15)),
+        ("ตีสอง", dt.time(2)),
+        ("๒ ทุ่ม", dt.time(20)),
+        ("a las ocho y media", dt.time(8, 30)),
+        ("a las nueve menos cuarto", dt.time(8, 45)),
+        ("a las ocho y media de la tarde", dt.time(20, 30)),
+        ("kal shaam saade saat baje", dt.time(19, 30)),
+    ],
+)
+def test_times_said_in_words_in_every_language(text, time):
+    assert LANGUAGES.parse_when(text, NOW).time == time
+
+
+@pytest.mark.parametrize(
+    "text, date",
+    [
+        ("পনেরো ডিসেম্বর", dt.date(2026, 12, 15)),
+        ("१५ दिसंबर", dt.date(2026, 12, 15)),
+        ("पंद्रह दिसंबर", dt.date(2026, 12, 15)),
+        ("๑๕ ธันวาคม", dt.date(2026, 12, 15)),
+        ("el quince de diciembre", dt.date(2026, 12, 15)),
+        ("dos de mayo", dt.date(2027, 5, 2)),
+        ("สิบห้า ธันวาคม", dt.date(2026, 12, 15)),
+    ],
+)
+def test_dates_with_the_day_in_words_or_native_digits(text, date):
+    assert LANGUAGES.parse_when(text, NOW) == WhenParts(date, None)
+
+
+@pytest.mark.parametrize("text", ["two may be enough", "one march past", "what to do december"])
+def test_english_number_words_before_a_month_are_no_date(text):
+    assert LANGUAGES.find_date(text, NOW.date()) is None
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("চারজন", "4"),
+        ("দুজন", "2"),
+        ("৪জন", "4"),
+        ("আমরা পাঁচজন", "5"),
+        ("४ लोग", "4"),
+        ("๔ คน", "4"),
+        ("ยี่สิบห้าคน", "25"),
+        ("twenty five people", "25"),
+        ("mesa para seis", "6"),
+        ("do teen log", "3"),  # no one number: the last is the count, as before
+    ],
+)
+def test_head_counts_in_words_and_native_digits(text, expected):
+    found = LANGUAGES.find_count(text)
+    assert found is not None and found.value == expected
 
 
 # ---------------------------------------------------------------- through the app, per pack

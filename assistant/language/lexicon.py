@@ -196,12 +196,13 @@ class Language(_Strict):
     the: Words = []  # before a day of the month: "the 3rd"
     of: Words = []  # "25th of December"
     ordinals: Words = []  # after a day of the month: 3rd
+    day_words: bool = False  # a day of the month said in number words before its month: পনেরো ডিসেম্বর, "quince de diciembre"
 
     parts: dict[Part, Words] = {}  # parts of the day (the hours they stand for are the engine's)
     halves: Halves = Halves()  # am and pm
     hours: Words = []  # after an hour: "5 baje", "5 o'clock"
     counted_hours: CountedHours = CountedHours()
-    bound: Words = []  # hour or counter words written onto a number word, no space between: আটটায়, পাঁচটা
+    bound: Words = []  # hour, counter or people words written onto a number word, no space between: আটটায়, পাঁচটা, চারজন
     counters: Words = []  # after an hour or a count of things: "5 ta" is an hour, "2 ta card" two cards,
     postpositions: Words = []  # so a counter is an hour only where no word follows but one of these ("5 ta te")
     links: Words = []  # between an hour and a part of the day: "6 in the evening", "evening at 6"

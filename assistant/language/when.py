@@ -96,6 +96,11 @@ class When:
         self.months = Table.of(languages, "months", lambda lang: lang.months)
         self.next = Table.words(languages, "next", lambda lang: lang.next)
         self.counts = Table.of(languages, "counts", lambda lang: lang.counts)
+        self.day_words = Table.of(
+            [lang for lang in languages if lang.day_words],
+            "numbers",
+            lambda lang: {n: [w for w in said if key(w) not in numbers.clashes] for n, said in lang.numbers.items() if 0 < n < 32},
+        )
         self.counted_after = Table.of(languages, "counted_hours.after", lambda lang: lang.counted_hours.after)
         self.counted_before = Table.of(languages, "counted_hours.before", lambda lang: lang.counted_hours.before)
         # minutes said in words after the hour: "eight thirty", "seven forty-five"
@@ -134,7 +139,8 @@ class When:
         self._named_time = re.compile(self.times.pattern, re.IGNORECASE)
         self._clock = self._clock_pattern(languages, quantity)
         self._dates = self._date_patterns(quantity)
-        self._counts, self._alone = self._count_patterns(), re.compile(self.words["alone"], re.IGNORECASE)
+        self._counts, self._alone = self._count_patterns(languages), re.compile(self.words["alone"], re.IGNORECASE)
+        self._last_number = re.compile(rf"(?:{numbers.words.pattern})\Z", re.IGNORECASE)
 
     def _clock_pattern(self, languages: Sequence[Language], quantity: str) -> re.Pattern[str]:
         """An hour said with whatever makes it one: "sade 5 baje", "evening 6:15", "half past 7 in the
@@ -167,6 +173,7 @@ class When:
         words, nxt, this = self.words, self.next.pattern, self.words["this"]
         day, month = r"(?<![\d.,:/])(?P<day>\d{1,2})(?!\d)", rf"(?P<month>{self.months.pattern})\.?"
         ordinal = rf"(?:{words['ordinals']})"
+        said_day = rf"(?P<said_day>(?:{self.day_words.pattern})(?:[\s-]*(?:{self.day_words.pattern}))*)"  # পনেরো ডিসেম্বর
         # a year said after the date is kept, even one gone by: "1 January 2020", "enero 1, 2020"
         year = rf"(?:\s*,?\s*(?:{words['of']}\s+)?(?P<year>{_YEAR}))?"
         first, second = ("day", "month") if self.date_order == "day_first" else ("month", "day")
@@ -174,7 +181,7 @@ class When:
             (kind, re.compile(pattern, re.IGNORECASE))
             for kind, pattern in (
                 ("iso", r"(?<![\d/.-])(?P<year>\d{4})-(?P<month>\d{1,2})-(?P<day>\d{1,2})(?![\d/.-])"),
-                ("day month", rf"{day}{ordinal}?\s*(?:{words['of']}\s+)?{month}{year}"),
+                ("day month", rf"(?:{day}{ordinal}?|{said_day})\s*(?:{words['of']}\s+)?{month}{year}"),
                 ("month day", rf"{month}\s*(?:{words['the']}\s+)?{day}{ordinal}?{END}{year}"),
                 (
                     "of month",
@@ -203,15 +210,18 @@ class When:
             )
         ]
 
-    def _count_patterns(self) -> list[tuple[re.Pattern[str], bool]]:
-        """Head counts next to people ("4 log") or after a group word ("party of 4", "for 4"), and
-        whether a clash word may be the count there (only next to people: "do log", not "for do")."""
-        words = self.words
-        anyone = rf"(?<![\d.,:/])\d{{1,2}}(?!\d)|{self.numbers.words.pattern}|{self.counts.pattern}"
+    def _count_patterns(self, languages: Sequence[Language]) -> list[tuple[re.Pattern[str], bool]]:
+        """Head counts next to people ("4 log", "twenty five people", চারজন) or after a group word
+        ("party of 4", "for 4"), and whether a clash word may be the count there (only next to
+        people: "do log", not "for do")."""
+        words, said = self.words, self.numbers.words.pattern
+        bound_people = _bound(languages, attrgetter("people"))
+        onto = rf"(?<!{LETTER})(?:{_unspaced(languages, 'numbers', attrgetter('numbers'))})(?={bound_people})"  # চার of চারজন
+        anyone = rf"(?<![\d.,:/])\d{{1,2}}(?!\d)|(?:{said})(?:[\s-]*(?:{said}))*|{onto}|{self.counts.pattern}"
         return [
             (re.compile(pattern, re.IGNORECASE), clash_ok)
             for pattern, clash_ok in (
-                (rf"(?P<n>{anyone})\s*(?:{words['people']})", True),
+                (rf"(?P<n>{anyone})\s*(?:{words['people']}|{bound_people})", True),
                 (
                     (
                         rf"(?:{words['groups']})\s+(?P<n>{anyone})(?!\s*(?:[:.]\d|{self.am.pattern}|{self.pm.pattern}"
@@ -341,7 +351,10 @@ class When:
             return _valid(int(m["year"]), int(m["month"]), int(m["day"]))
         if kind in ("day month", "month day"):
             month = int(self.months.get(m["month"].rstrip(".")) or 0)
-            return _valid(int(m["year"]), month, int(m["day"])) if m["year"] else _next(today, month, int(m["day"]))
+            said = m["day"] or self.numbers.value(m["said_day"])
+            if said is None:
+                return None
+            return _valid(int(m["year"]), month, int(said)) if m["year"] else _next(today, month, int(said))
         if kind == "of month":
             return self._day_of_month(m, today)
         if kind == "weekday":
@@ -388,7 +401,8 @@ class When:
             for m in pattern.finditer(text):
                 if not clash_ok and m["n"].casefold() in self.numbers.clashes:
                     continue
-                said = self.numbers.value(m["n"]) or self.counts.get(m["n"])
+                last = self._last_number.search(m["n"])  # "do teen log": no one number, the people are three
+                said = self.numbers.value(m["n"]) or self.counts.get(m["n"]) or (last and self.numbers.value(last[0]))
                 if said:
                     hits.append(Found(str(int(said)), m.start(), m.end()))
         hits += [Found("1", m.start(), m.end()) for m in self._alone.finditer(text)]
