@@ -685,3 +685,13 @@ def test_a_conversation_in_a_script_the_embedding_model_cannot_read_follows_the_
     compared = chat.say(compare)
     assert compared["intent"]["type"] == "comparison" and "comparator" in compared["agents"]
     assert {p["id"] for p in compared["products"]} <= {p["id"] for p in found["products"]}
+
+
+@pytest.mark.parametrize("text", ["আমি ভ্রমণের জন্য কার্ড চাই", "मैं सबसे सस्ती कार देखना चाहता हूँ"])
+def test_i_in_a_script_without_capitals_introduces_no_name(text):
+    """"আমি" and "मैं" (I) start most sentences; with no capitals, the word after them is no name."""
+    assert shipped().person(text) is None
+
+
+def test_a_name_after_i_am_in_latin_letters_is_still_read():
+    assert shipped().person("ami Rahim") == "Rahim"
