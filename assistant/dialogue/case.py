@@ -27,7 +27,7 @@ from assistant.pack.display import money
 from assistant.pack.flows import DOCUMENTS_STAGE, ELEMENT_STAGE, Flow, Option, Slot, Step
 from assistant.pack.model import Catalog
 from assistant.pack.quotes import DataField, Elements
-from assistant.pack.texts import one_of, say
+from assistant.pack.texts import every_way, one_of, say
 from assistant.tools.quotes import mentions
 from assistant.tools.validators import Check
 
@@ -315,8 +315,10 @@ def build(flow: Flow, codes: Sequence[str], elements: Elements, catalog: Catalog
             slot = Slot(slot=f"e{index}_photos", kind="attachment", ask=ask, label=label, needs=needs)
             steps.append(Step(collect=[slot], phase=name, stage=ELEMENT_STAGE))
         fields = elements.fields_of(code)
+        own = catalog.own_elements.fields_of(code) if catalog.own_elements else fields  # the options' values, untranslated
         if fields:
-            steps.append(Step(collect=[_field_slot(index, f, fields, catalog) for f in fields], phase=name, stage=ELEMENT_STAGE))
+            slots = [_field_slot(index, f, source, catalog) for f, source in zip(fields, own, strict=True)]
+            steps.append(Step(collect=slots, phase=name, stage=ELEMENT_STAGE))
     if elements.documents:
         needs = [d.label for d in elements.documents]
         what = say(catalog, "case_documents")
@@ -326,8 +328,10 @@ def build(flow: Flow, codes: Sequence[str], elements: Elements, catalog: Catalog
     return flow.model_copy(update={"steps": [*steps, *flow.steps]})
 
 
-def _field_slot(index: int, field: DataField, fields: list[DataField], catalog: Catalog) -> Slot:
-    """An element's data field as a slot of the case: checked as its validation says."""
+def _field_slot(index: int, field: DataField, source: DataField, catalog: Catalog) -> Slot:
+    """An element's data field as a slot of the case: checked as its validation says. A choice's
+    values are the source's (other fields' conditions name them), shown in the reply's language
+    and known by their words in every language the pack speaks."""
     raw: dict[str, Any] = {
         "slot": _slot_name(index, field.key),
         "label": field.label,
@@ -339,10 +343,12 @@ def _field_slot(index: int, field: DataField, fields: list[DataField], catalog: 
     if field.type == "number":
         raw |= {"kind": "number", "check": Check(**rules)}
     elif field.type == "choice":
-        raw |= {"kind": "choice", "options": {o: Option(choice=o, words=[o]) for o in field.options}}
+        pairs = zip(source.options, field.options, strict=True)
+        options = {value: Option(choice=said, words=list(dict.fromkeys([said, value]))) for value, said in pairs}
+        raw |= {"kind": "choice", "options": options}
     elif field.type == "bool":
-        yes, no = say(catalog, "case_yes"), say(catalog, "case_no")
-        raw |= {"kind": "choice", "options": {"yes": Option(choice=yes, words=[yes]), "no": Option(choice=no, words=[no])}}
+        answers = {v: Option(choice=say(catalog, f"case_{v}"), words=every_way(catalog, f"case_{v}")) for v in ("yes", "no")}
+        raw |= {"kind": "choice", "options": answers}
     elif field.type == "date":
         raw |= {"kind": "text", "check": Check(named="date")}
     else:

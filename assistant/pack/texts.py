@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from assistant.pack.display import fields, money, price, render, show_value
 from assistant.pack.flows import WEEKDAYS
 from assistant.pack.model import BOUNDS, Catalog, FactValue, FaqEntry, FilterValue, Product, TopicLine
+from assistant.pack.translations import speaking
 from assistant.tools.comparison import Comparison, ComparisonRow, Rank
 from assistant.tools.filters import Filters
 
@@ -31,6 +32,16 @@ def say(catalog: Catalog, key: str, **values: object) -> str:
     text = catalog.text
     common = {"business": catalog.name, "support": catalog.business.support_contact, "item": text["item"], "items": text["items"]}
     return text[key].format(**{**common, **values})
+
+
+def every_way(catalog: Catalog, key: str) -> list[str]:
+    """Text `key` as each language the pack replies in says it: the words a customer may answer
+    a question with, whichever language they answer in ("sí", "yes")."""
+    said = []
+    for code in (None, *catalog.versions):
+        with speaking(code):
+            said.append(say(catalog, key))
+    return list(dict.fromkeys(said))
 
 
 def weekday_words(day: dt.date, catalog: Catalog) -> str:
