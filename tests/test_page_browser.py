@@ -185,6 +185,11 @@ def fonts(page: Page) -> dict[str, list[str]]:
     )
 
 
+def drawn_in(page: Page, family: str) -> None:
+    """Waits until the page has fetched and drawn letters in `family`, one of the shipped fonts."""
+    page.wait_for_function("name => [...document.fonts].some(f => f.family.includes(name) && f.status === 'loaded')", arg=family)
+
+
 def test_a_reply_in_thai_turns_the_page_thai_at_phone_width(new_page, thai_store):
     """The customer writes Thai on the English page: the reply's `language` switches the page's own
     words, screen-reader names and <html lang> to Thai; what was shown stays; the Thai letters are
@@ -209,7 +214,7 @@ def test_a_reply_in_thai_turns_the_page_thai_at_phone_width(new_page, thai_store
     assert page.title().startswith("[th] ")
     expect(page.locator(".msg.bot").first).to_have_text(welcome)  # what was shown stays as it was
 
-    page.wait_for_function("() => [...document.fonts].some(f => f.family.includes('Noto Sans Thai') && f.status === 'loaded')")
+    drawn_in(page, "Noto Sans Thai")
     assert page.evaluate("document.fonts.check('16px \"Noto Sans Thai\"', 'ก')")
     shown = fonts(page)
     assert set(shown["Noto Sans Bengali"]) == set(shown["Noto Sans Devanagari"]) == {"unloaded"}
@@ -231,6 +236,35 @@ def test_a_thai_browser_opens_the_page_in_thai(new_page, thai_store):
     expect(page.locator(".msg.bot").first).to_contain_text("[th] ")
     assert page.evaluate("document.scrollingElement.scrollWidth - window.innerWidth") <= 0
     page.screenshot(path=str(ARTIFACTS / "phone-store-thai-browser.png"), full_page=True)
+
+
+def test_a_reply_in_bengali_rewords_the_code_box_already_on_screen(new_page, tmp_path):
+    """A booking waiting for its one-time code, then a message in Bengali: the code boxes on the
+    page (the one shown before too) are worded in Bengali, and the page fetches the Bengali font."""
+    from tests.conftest import app_for
+    from tests.test_page_languages import translated_pack
+
+    words = {"page.labels.code_placeholder": "৬ সংখ্যার কোড", "page.labels.one_time_code": "ওয়ান-টাইম কোড"}
+    words |= {"page.labels.confirm": "নিশ্চিত করুন"}
+    bank = translated_pack(tmp_path, "bank", "bn", words)
+    page = new_page(**PHONE)
+    with serving(app_for(tmp_path, data_dir=bank)) as url:
+        opened(page, url)
+        say(page, "book me a call next Sunday at 5 pm about the Visa Platinum Business Credit Card")
+        say(page, "my name is Rahim Uddin")
+        say(page, "01712345678")
+        expect(page.locator(".code-form input").last).to_have_attribute("placeholder", "6-digit code")
+        say(page, "কোডটা এখনো আসেনি")
+        expect(page.locator("html")).to_have_attribute("lang", "bn")
+        boxes = page.locator(".code-form")
+        assert boxes.count() >= 1
+        for box in boxes.all():
+            expect(box.locator("input")).to_have_attribute("placeholder", "৬ সংখ্যার কোড")
+            expect(box.locator("input")).to_have_attribute("aria-label", "ওয়ান-টাইম কোড")
+            expect(box.locator("button")).to_have_text("নিশ্চিত করুন")
+        drawn_in(page, "Noto Sans Bengali")
+        assert page.evaluate("document.scrollingElement.scrollWidth - window.innerWidth") <= 0
+        page.screenshot(path=str(ARTIFACTS / "phone-bank-bengali.png"), full_page=True)
 
 
 def test_every_shipped_font_loads_in_both_weights(page):
