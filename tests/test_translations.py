@@ -26,6 +26,9 @@ ROOT = Path(__file__).resolve().parent.parent
         ("โน้ตบุ๊กไม่เกินสามหมื่นบาท", "th", True),
         ("quiero homologar un enganche", "es", True),
         ("what is the annual fee of my card", "en", True),
+        ("hello", "en", True),  # a greeting tells, though no stop word is in it
+        ("hola", "es", True),
+        ("salam bhai, card lagbe", "bn", False),
     ],
 )
 def test_a_message_is_read_as_written_in_its_language(text, code, native):

@@ -3,8 +3,8 @@
 A script tells most: Bengali, Devanagari and Thai letters belong to one language each here (a
 language's script is its digits', so no table of scripts is kept). Latin letters may be English,
 Spanish, or Bangla and Hindi typed in Latin letters (Banglish, Hinglish), told apart by their
-everyday words (each language's stop words). A message with no telling word ("ok", "12:30")
-says nothing, and the conversation keeps the language it had.
+everyday words (each language's stop words and `telling` words: "hello", "hola"). A message with
+no telling word ("ok", "12:30") says nothing, and the conversation keeps the language it had.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ class Detector:
     def __init__(self, codes: tuple[str, ...], languages: tuple[Language, ...]):
         self.scripts = {code: script(lang.digits[0]) if lang.digits else LATIN for code, lang in zip(codes, languages, strict=True)}
         self.words = {
-            code: frozenset(key(w) for w in lang.stop_words if all(script(c) == LATIN for c in w if c.isalpha()))
+            code: frozenset(key(w) for w in [*lang.stop_words, *lang.telling] if all(script(c) == LATIN for c in w if c.isalpha()))
             for code, lang in zip(codes, languages, strict=True)
         }
         self.called = {key(word): code for code, lang in zip(codes, languages, strict=True) for word in lang.called}

@@ -137,6 +137,7 @@ class Language(_Strict):
     digits: str = Field("", pattern=r"^(?:.{10})?$")  # its own digits, zero first; their script is the language's
     called: Words = []  # what customers call the language: "Bangla te bolun" asks replies in it
     speak: Words = []  # the words around its name in such a request: "te", "bolun", "mein", "please"
+    telling: Words = []  # everyday words that tell a short message is in it, besides its stop words: "hello", "hola"
 
     numbers: dict[Annotated[int, Field(ge=0)], Words] = {}  # units, teens, tens: "fifty five" is 50 + 5
     clashes: Words = []  # number or fraction words that are everyday words too (Hindi "do" is English
