@@ -20,7 +20,7 @@ from assistant.infra.allowance import ASKER
 from assistant.pack.flows import WEEKDAYS, Weekday
 from assistant.pack.handover import HandoverRules
 from assistant.pack.model import Catalog
-from assistant.pack.texts import say
+from assistant.pack.texts import say, weekday_words
 from assistant.tools.embeddings import MiniLMEmbedder
 from assistant.tools.validators import EMAIL_IN_TEXT
 from assistant.web.logs import scrub
@@ -40,9 +40,6 @@ class PeopleDesk:
         self.embedder = embedder
         self.clock = clock
         self.rules: HandoverRules = catalog.pack.handover
-        languages = catalog.languages
-        said = dict(zip(languages.codes, languages.languages, strict=True))[catalog.pack.page.lang.split("-")[0].lower()]
-        self.day_names = {day: said.weekdays.get(day, [day])[0].title() for day in WEEKDAYS}  # in the replies' language
 
     def before_turn(self, session_id: str, text: str) -> tuple[Handover | None, str | None]:
         """The conversation's hand-over if people have it, and the reason to hand it over now if
@@ -86,7 +83,7 @@ class PeopleDesk:
             self.catalog,
             "handover_later",
             hours=self.hours(),
-            opens=f"{self.day_names[WEEKDAYS[opens.weekday()]]} {opens:%H:%M}" if opens else "",
+            opens=f"{weekday_words(opens.date(), self.catalog)} {opens:%H:%M}" if opens else "",
             phone=self.rules.phone or self.catalog.business.support_contact,
         )
 
@@ -104,8 +101,12 @@ class PeopleDesk:
         at = sorted(WEEKDAYS.index(day) for day in days)
         starts = [i for i in at if (i - 1) % 7 not in at] or [0]  # every day: from Monday
         if len(at) > 2 and len(starts) == 1:  # one run of days
-            return f"{self.day_names[WEEKDAYS[starts[0]]]}-{self.day_names[WEEKDAYS[(starts[0] + len(at) - 1) % 7]]}"
-        return "/".join(self.day_names[WEEKDAYS[i]] for i in at)
+            return f"{self._day(starts[0])}-{self._day(starts[0] + len(at) - 1)}"
+        return "/".join(self._day(i) for i in at)
+
+    def _day(self, index: int) -> str:
+        """The name of the week's day `index` (0 is Monday), in the reply's language."""
+        return say(self.catalog, f"weekday_{WEEKDAYS[index % 7]}")
 
     def summary(self, state: SessionState) -> str:
         """A line for the queue: the goal and how far it got, the items discussed, the last question."""
