@@ -551,6 +551,7 @@
       .then(function (data) {
         if (sessionId !== asked || log.firstChild) return;
         if (!data.history || !data.history.length) { greet(); return; }
+        if (data.language) speak(data.language);  // the conversation's language, not the browser's
         var last = data.history.length - 1;
         lastState = data.state;
         data.history.forEach(function (turn, i) {

@@ -131,3 +131,12 @@ def test_start_up_refuses_an_article_whose_translation_changes_a_figure(bank_cop
     with pytest.raises(DataError) as refused:
         load_catalog(bank_copy)
     assert f"{path}: articles.{entry.id}.answer changes its figures" in str(refused.value)
+
+
+def test_a_reloaded_conversation_says_its_language(chat, client):
+    """The page reloads in the conversation's language, not the browser's."""
+    assert client.get(f"/sessions/{chat.session_id}").status_code == 404  # nothing said yet
+    chat.say("ক্রেডিট কার্ড দেখান")
+    assert client.get(f"/sessions/{chat.session_id}").get_json()["language"] == "bn"
+    chat.say("in English please")
+    assert client.get(f"/sessions/{chat.session_id}").get_json()["language"] == "en"

@@ -183,7 +183,8 @@ def session_history(session_id: str) -> Response:
         for turn in state.history
     ]
     summary = state.summary(pipeline.catalog.pack.private_slots)
-    return jsonify(session_id=state.session_id, history=turns, state=summary, **_with_people(state.session_id))
+    language = state.replied_in or pipeline.catalog.language  # a reloaded page speaks the conversation's language
+    return jsonify(session_id=state.session_id, history=turns, state=summary, language=language, **_with_people(state.session_id))
 
 
 @bp.get("/sessions/<session_id>/messages")

@@ -411,6 +411,7 @@ def document(catalog: Catalog) -> dict[str, Any]:
                                     "session_id": {"type": "string"},
                                     "history": {"type": "array", "items": {"type": "object"}},
                                     "state": {"type": "object"},
+                                    "language": {"type": "string", "description": "the language its last reply was in"},
                                 },
                             },
                             "The session",
