@@ -28,6 +28,8 @@ ROOT = Path(__file__).resolve().parent.parent
         ("what is the annual fee of my card", "en", True),
         ("hello", "en", True),  # a greeting tells, though no stop word is in it
         ("hola", "es", True),
+        ("จอขึ้น No Signal", "th", True),  # a name or an error message stays in Latin letters
+        ("มี MacBook ไหม", "th", True),
         ("salam bhai, card lagbe", "bn", False),
     ],
 )

@@ -1,7 +1,8 @@
 """Which of a business's languages a message is written in, and whether it asks for replies in one.
 
 A script tells most: Bengali, Devanagari and Thai letters belong to one language each here (a
-language's script is its digits', so no table of scripts is kept). Latin letters may be English,
+language's script is its digits', so no table of scripts is kept), and a word in one makes the
+message that language's, as product names stay in Latin letters. Latin letters may be English,
 Spanish, or Bangla and Hindi typed in Latin letters (Banglish, Hinglish), told apart by their
 everyday words (each language's stop words and `telling` words: "hello", "hola"). A message with
 no telling word ("ok", "12:30") says nothing, and the conversation keeps the language it had.
@@ -17,6 +18,7 @@ from assistant.language.lexicon import LETTER, Language, key
 
 LATIN = "LATIN"
 _WORD = re.compile(rf"{LETTER}+")  # vowel signs stay in their word: ภาษา, বাংলায়
+NATIVE_LETTERS = 2  # a word of a language's own script makes the message that language's, whatever names it holds
 _REQUEST_WORDS = 6  # "please reply in Bangla from now on" is about the longest such request
 
 
@@ -46,9 +48,9 @@ class Detector:
     def written_in(self, text: str) -> Written | None:
         """The language of `text`, or None where nothing in it tells."""
         letters = [script(c) for c in text if c.isalpha()]
-        for code, own in self.scripts.items():
-            if own != LATIN and letters and letters.count(own) * 2 >= len(letters):
-                return Written(code, native=True)
+        native = {code: letters.count(own) for code, own in self.scripts.items() if own != LATIN}
+        if native and max(native.values()) >= NATIVE_LETTERS:  # "มี MacBook ไหม": names stay in Latin letters
+            return Written(max(native, key=lambda code: native[code]), native=True)
         words = [key(w) for w in _WORD.findall(text)]
         hits = {code: sum(w in known for w in words) for code, known in self.words.items()}
         best = max(hits.values(), default=0)

@@ -8,6 +8,7 @@ case, a booking no hour can take) and says when its people answer.
 from __future__ import annotations
 
 import datetime as dt
+from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -16,6 +17,7 @@ from assistant.pack.flows import WEEKDAYS, Weekday
 
 class HandoverRules(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+    shown: ClassVar[tuple[str, ...]] = ("phone",)
 
     wait_minutes: int = Field(default=10, ge=1, le=24 * 60)  # the wait customers are told, within hours
     hours: dict[Weekday, tuple[dt.time, dt.time]] = {}  # when people answer, in the business's time zone; none: always

@@ -98,7 +98,7 @@ class Filter(Strict):
 class Attribute(Strict):
     """One attribute of the catalog's items: its type, label, values and display."""
 
-    shown: ClassVar[tuple[str, ...]] = ("label", "values", "zero")
+    shown: ClassVar[tuple[str, ...]] = ("label", "values", "zero", "unit")
 
     type: Literal["enum", "list", "number", "boolean", "text"]
     label: str
@@ -166,7 +166,7 @@ class Filtering(Strict):
 class Row(Strict):
     """One row of the comparison table."""
 
-    shown: ClassVar[tuple[str, ...]] = ("label",)
+    shown: ClassVar[tuple[str, ...]] = ("label", "show")
 
     attribute: str
     label: str | None = None
@@ -175,7 +175,7 @@ class Row(Strict):
 
 
 class TopicLine(Strict):
-    shown: ClassVar[tuple[str, ...]] = ("label",)
+    shown: ClassVar[tuple[str, ...]] = ("label", "show")
 
     label: str
     show: Template
@@ -1180,6 +1180,7 @@ def load_catalog(folder: Path, translated: bool = True) -> Catalog:
         raise DataError(f"{folder}: {exc}") from exc
 
 
+UNIT_KEYWORDS = frozenset({"currency", "percent"})  # units the engine formats itself: never words to translate
 ENGINE_TEXTS = frozenset([*DEFAULT_TEXTS.values(), *(str(f.default) for f in Labels.model_fields.values())])
 
 
@@ -1196,7 +1197,7 @@ def _versions(folder: Path, pack: Pack, faq: list[FaqEntry], elements: Elements 
         if not (engine_path if code == own else path).is_file():
             continue  # not translated yet: replies in the pack's own words
         table, engine = read_table(path), read_table(engine_path)
-        translate = Translator(code, own, ENGINE_TEXTS, table, engine, path)
+        translate = Translator(code, own, ENGINE_TEXTS, table, engine, path, UNIT_KEYWORDS)
         versions[code] = translated_version(code, translate, pack, faq, elements)
         translate.check()
     return versions

@@ -161,8 +161,19 @@ class Translator:
     A text needs no translation where it is already in the language: the pack's own words in
     the pack's language, and the engine's own (English) sentences in English."""
 
-    def __init__(self, language: str, pack_language: str, engine_texts: frozenset[str], own: Table, engine: Table, where: Path):
+    def __init__(
+        self,
+        language: str,
+        pack_language: str,
+        engine_texts: frozenset[str],
+        own: Table,
+        engine: Table,
+        where: Path,
+        keywords: frozenset[str] = frozenset(),
+    ):
+        """`keywords`: values of shown fields that are the engine's, not words ("currency")."""
         self.language = language
+        self.keywords = keywords
         self.pack_language = pack_language
         self.engine_texts = engine_texts
         self.own = own
@@ -173,8 +184,8 @@ class Translator:
         self.missing_articles: list[Any] = []  # the help articles it lacks
 
     def __call__(self, path: str, text: str) -> str:
-        if not text.strip():
-            return text
+        if text in self.keywords or not any(c.isalpha() for c in re.sub(r"\{[^{}]*\}", "", text)):
+            return text  # nothing in it is a word: "{annual_fee}", "/5"
         engine_sentence = text in self.engine_texts
         if self.language == ("en" if engine_sentence else self.pack_language):
             return text

@@ -12,7 +12,7 @@ import argparse
 import json
 from pathlib import Path
 
-from assistant.pack.model import ENGINE_TEXTS, load_catalog, translated_version
+from assistant.pack.model import ENGINE_TEXTS, UNIT_KEYWORDS, load_catalog, translated_version
 from assistant.pack.translations import ENGINE_FOLDER, FOLDER, Translator, read_table
 
 
@@ -29,7 +29,7 @@ def main(argv: list[str]) -> int:
     catalog = load_catalog(folder, translated=False)
     path = args.file or folder / FOLDER / f"{args.lang}.yaml"
     engine = args.engine_file or ENGINE_FOLDER / f"{args.lang}.yaml"
-    translate = Translator(args.lang, catalog.language, ENGINE_TEXTS, read_table(path), read_table(engine), path)
+    translate = Translator(args.lang, catalog.language, ENGINE_TEXTS, read_table(path), read_table(engine), path, UNIT_KEYWORDS)
     translated_version(args.lang, translate, catalog.own_pack, catalog.own_faq, catalog.own_elements)
     engine_only = {text: where for text, where in translate.missing.items() if text in ENGINE_TEXTS}
     missing = engine_only if args.engine else {t: w for t, w in translate.missing.items() if t not in ENGINE_TEXTS}
