@@ -1,0 +1,26 @@
+"""Padma Bank in Bangla: a customer writing Bengali script reads the bank's own words in Bangla,
+the figures as the English source states them."""
+
+from __future__ import annotations
+
+import re
+
+LATIN_WORD = re.compile(r"\b[a-z]{3,}\b")
+
+
+def test_a_help_article_is_answered_in_bangla_with_the_sources_figures(chat):
+    reply = chat.say("কার্ড হারিয়ে গেছে, কী করব?")
+    assert reply["language"] == "bn"
+    assert "কার্ডটি ব্লক করুন" in reply["reply"]
+    assert "24/7" in reply["reply"] and "16639" in reply["reply"]
+
+
+def test_what_the_customer_told_about_themselves_is_named_in_bangla(chat):
+    chat.say("আমি কি প্লাটিনাম কার্ড পাওয়ার যোগ্য?")
+    told = chat.say("চাকরিজীবী")["reply"]
+    assert "পেশা চাকরিজীবী" in told
+    income = chat.say("মাসে 90 হাজার")["reply"]
+    assert "মাসিক আয় ৳90,000" in income
+    # the facts said back are the pack's words, not a field's name ("employment", "monthly income")
+    said_back = income.split("\n")[0] + told.split("\n")[0]
+    assert not LATIN_WORD.findall(said_back)
