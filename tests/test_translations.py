@@ -142,3 +142,11 @@ def test_a_reloaded_conversation_says_its_language(chat, client):
     assert client.get(f"/sessions/{chat.session_id}").get_json()["language"] == "bn"
     chat.say("in English please")
     assert client.get(f"/sessions/{chat.session_id}").get_json()["language"] == "en"
+
+
+@pytest.mark.parametrize(
+    ("text", "position"), [("প্রথমটার বার্ষিক ফি কত?", 1), ("prothomtar annual fee koto?", 1), ("prothom kotha holo", None)]
+)
+def test_a_position_with_its_classifier_written_on_points_alone(text, position):
+    """প্রথমটার (the first one's) can't be the everyday 'first'; প্রথম alone needs an item word near."""
+    assert load_languages(["en", "bn"]).pointing(text).positions == ([position] if position else [])

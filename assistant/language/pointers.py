@@ -43,7 +43,16 @@ class Pointers:
         languages = tuple(languages)
         self._numbers = numbers
         self._positions = Table.of(languages, "pointers.positions", lambda lang: lang.pointers.positions)
-        self._spaced = {word for lang in languages if lang.spaced for said in lang.pointers.positions.values() for word in said}
+        # words that need context to point; a position with its classifier written on (প্রথমটার,
+        # "prothomtar": the first one's) can't be an everyday word, and points alone
+        self._spaced = {
+            word
+            for lang in languages
+            if lang.spaced
+            for said in lang.pointers.positions.values()
+            for word in said
+            if not any(word.endswith(one) and word[: -len(one)] in said for one in lang.pointers.ones)
+        }
         self._determiners = Table.words(languages, "pointers.determiners", lambda lang: lang.pointers.determiners).pattern
         self._ones = Table.words(languages, "pointers.ones", lambda lang: lang.pointers.ones).pattern
         self._every = re.compile(Table.words(languages, "pointers.every", lambda lang: lang.pointers.every).pattern, re.I)
