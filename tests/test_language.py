@@ -689,7 +689,7 @@ def test_a_conversation_in_a_script_the_embedding_model_cannot_read_follows_the_
 
 @pytest.mark.parametrize("text", ["আমি ভ্রমণের জন্য কার্ড চাই", "मैं सबसे सस्ती कार देखना चाहता हूँ"])
 def test_i_in_a_script_without_capitals_introduces_no_name(text):
-    """"আমি" and "मैं" (I) start most sentences; with no capitals, the word after them is no name."""
+    """ "আমি" and "मैं" (I) start most sentences; with no capitals, the word after them is no name."""
     assert shipped().person(text) is None
 
 
