@@ -150,3 +150,12 @@ def test_a_reloaded_conversation_says_its_language(chat, client):
 def test_a_position_with_its_classifier_written_on_points_alone(text, position):
     """প্রথমটার (the first one's) can't be the everyday 'first'; প্রথম alone needs an item word near."""
     assert load_languages(["en", "bn"]).pointing(text).positions == ([position] if position else [])
+
+
+@pytest.mark.parametrize("pack", ["bank", "cars", "restaurants", "store", "homologation"])
+def test_every_shipped_pack_replies_in_each_of_its_languages(pack):
+    """A language a pack reads but has no translation for would be answered in the pack's own
+    words: every shipped pack has them all (start-up checked each for gaps and figures)."""
+    catalog = load_catalog(ROOT / "data" / pack)
+    wanted = {code for code in catalog.own_pack.languages if not code == catalog.language == "en"}
+    assert set(catalog.versions) == wanted
