@@ -4,6 +4,10 @@ the figures as the English source states them."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
+
+from assistant.pack.model import load_catalog
+from assistant.pack.translations import speaking
 
 LATIN_WORD = re.compile(r"\b[a-z]{3,}\b")
 
@@ -24,3 +28,12 @@ def test_what_the_customer_told_about_themselves_is_named_in_bangla(chat):
     # the facts said back are the pack's words, not a field's name ("employment", "monthly income")
     said_back = income.split("\n")[0] + told.split("\n")[0]
     assert not LATIN_WORD.findall(said_back)
+
+
+def test_each_example_on_the_bangla_page_is_read_as_its_english_source(conversation):
+    """A page example is a message a tap sends: in Bangla it must ask what the English one asks."""
+    catalog = load_catalog(Path("data/bank"))
+    with speaking("bn"):
+        bangla = catalog.pack.page.examples
+    for english, translated in zip(catalog.own_pack.page.examples, bangla, strict=True):
+        assert conversation().say(translated)["intent"] == conversation().say(english)["intent"], translated
