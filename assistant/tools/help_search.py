@@ -33,13 +33,19 @@ import numpy as np
 from assistant.language.lexicon import LETTER
 from assistant.pack.model import FaqEntry
 from assistant.tools.embeddings import MiniLMEmbedder
-from assistant.understanding.classifier import Classifier
+from assistant.understanding.classifier import Classifier, LeastSquares
 
 LEXICAL_WEIGHT = 0.02  # BM25 points worth one unit of cosine similarity, tuned on the bank's dev set
 CLASSIFIER_SHARE = 0.4  # the classifier's weight in the blended belief, the search's being the rest
 SEARCH_TEMPERATURE = 0.05  # how sharply the search's scores become a distribution: cosine units
 WORDS_TEMPERATURE = 3.0  # the same for the word search alone, in BM25 points (held out on the packs' own phrasings)
 READER_STRENGTH = 16.0  # its inverse regularisation: many labels, few phrasings each, so fitted tightly
+# For a message MiniLM can't read: the multilingual reader's weight beside the word search, its
+# classifier's ridge and softmax temperature. Tuned on half the bank's Bengali dev questions
+# (bench/intent_eval.py --lang bn --half tuned).
+NATIVE_SHARE = 0.7
+NATIVE_RIDGE = 1.0
+NATIVE_TEMPERATURE = 0.06
 NONE = ""  # the classifier's label for a question no article answers
 _THAI = re.compile(r"[\u0e00-\u0e7f]+")
 _WORD = re.compile(rf"{LETTER}+|\d+")  # vowel signs stay in their word: কার্ড, फास्टैग, ร้อน
@@ -118,15 +124,23 @@ class HelpCentre:
         self.embedder = embedder
         # The model learns only phrasings it can read: one in a script it can't (Thai, Bangla)
         # is noise to it, and the word search below has it.
-        readable = [[text for text in _phrasings(e) if not embedder.blind(text)] for e in entries]
-        phrasings = [(n, text) for n, said in enumerate(readable) for text in said]
+        readable = [[text for text in phrasings(e) if not embedder.blind(text)] for e in entries]
+        rows = [(n, text) for n, said in enumerate(readable) for text in said]
         # Each article's phrasings are consecutive rows: where each article's rows start.
         self._starts = np.cumsum([0, *(len(said) for said in readable)])[:-1]
-        texts = (*(text for _, text in phrasings), *(text for text in unrelated if not embedder.blind(text)))
-        self._vectors = embedder.embed_corpus(texts)[: len(phrasings)]  # the classifier's own, embedded once
-        labels = [entries[n].id for n, _ in phrasings] + [NONE] * (len(texts) - len(phrasings))
+        texts = (*(text for _, text in rows), *(text for text in unrelated if not embedder.blind(text)))
+        self._vectors = embedder.embed_corpus(texts)[: len(rows)]  # the classifier's own, embedded once
+        labels = [entries[n].id for n, _ in rows] + [NONE] * (len(texts) - len(rows))
         self._reader = Classifier(texts, labels, embedder, READER_STRENGTH, balanced=False) if len(set(labels)) > 1 else None
-        self._lexical = BM25([terms(" ".join([*_phrasings(e), e.answer, *e.steps, e.category]), stop_words) for e in entries])
+        # What MiniLM can't read (Bangla, Devanagari, Thai) is read by a multilingual model that
+        # learns from every phrasing, in any script: a Bengali question meets the English ones.
+        native = embedder.native
+        everything = (*(text for e in entries for text in phrasings(e)), *unrelated)
+        answers = [e.id for e in entries for _ in phrasings(e)] + [NONE] * len(unrelated)
+        self._native = None
+        if native is not None and len(set(answers)) > 1:
+            self._native = LeastSquares(everything, answers, native, NATIVE_RIDGE, NATIVE_TEMPERATURE)
+        self._lexical = BM25([terms(" ".join([*phrasings(e), e.answer, *e.steps, e.category]), stop_words) for e in entries])
         # A turn asks about one message several times (the router's second opinion, the search,
         # whether its first article answers): the belief is worked out once.
         self._belief = lru_cache(maxsize=256)(self._similarity_and_belief)
@@ -166,8 +180,13 @@ class HelpCentre:
         similarity = np.maximum.reduceat(self._vectors @ self.embedder.embed_one(query), self._starts)
         similarity.setflags(write=False)
         lexical = self._lexical.scores(terms(query, self.stop_words))
-        if self.embedder.blind(query):  # a script the model can't read: only the words say anything
+        if self.embedder.blind(query):  # a script MiniLM can't read: the words, and the model that reads it
             belief = _words_belief(lexical)
+            if self._native is not None:
+                probability = dict(self._native.rank(query))
+                read = np.array([probability.get(e.id, 0.0) for e in self.entries])
+                # the larger: what the words alone answered stays answered
+                belief = np.maximum(belief, NATIVE_SHARE * read + (1 - NATIVE_SHARE) * belief)
             belief.setflags(write=False)
             return similarity, belief
         fused = similarity + LEXICAL_WEIGHT * lexical
@@ -203,5 +222,5 @@ def _words_belief(scores: np.ndarray) -> np.ndarray:
     return belief
 
 
-def _phrasings(entry: FaqEntry) -> list[str]:
+def phrasings(entry: FaqEntry) -> list[str]:
     return [entry.question, *entry.paraphrases, *entry.keywords]
