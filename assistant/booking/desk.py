@@ -26,7 +26,7 @@ from typing import Any, Protocol
 from assistant.booking.codes import CODE_LIKE, Booking, BookingStore, new_booking_id
 from assistant.booking.notifications import MessagesCapped, Notifier, NotifyError
 from assistant.booking.reminders import ReminderStore
-from assistant.dialogue.flows import FlowEngine, FlowStep, Said
+from assistant.dialogue.flows import FlowEngine, FlowStep, Said, shown_values
 from assistant.dialogue.goals import masked
 from assistant.infra.allowance import CODES, Allowances, OverAllowance
 from assistant.pack.flows import WEEKDAYS, Flow, Option, SlotKind
@@ -225,7 +225,7 @@ class BookingDesk:
         """What a change is about, as the summary says it: when, and every other detail changed."""
         when = {flow.schedule.date, flow.schedule.time} if flow.schedule else set()
         shown = [s for s in flow.slots() if (s.slot in when or s.slot in changed) and self.engine.applies(s, slots)]
-        return ", ".join(part for s in shown if (part := self.engine.says(s, slots)))
+        return ", ".join(part for s in shown if (part := self.engine.says(s, slots, flow)))
 
     def _number_changed(self, flow: Flow, goal_id: str, old: str, new: str | None) -> None:
         """The code sent to the old number stops working, and the old number hears of the change
@@ -368,7 +368,7 @@ class BookingDesk:
         if full:
             return full
         option = self.engine.option(flow, slots, flow.schedule.hours_of)
-        where = option.confirm.format(**{k: v for k, v in slots.items() if v}) if option and option.confirm else ""
+        where = option.confirm.format(**shown_values(flow, slots)) if option and option.confirm else ""
         when = say(
             self.catalog, "booked_when", day=day_words(booking.starts_at.date(), self.catalog), time=f"{booking.starts_at:%H:%M}"
         )

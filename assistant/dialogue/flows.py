@@ -224,7 +224,7 @@ class FlowEngine:
     def summary(self, name: str | Flow, slots: dict[str, Any]) -> str:
         """What is known so far, so the customer sees every detail we understood."""
         flow = self.flow(name)
-        parts = [part for slot in flow.slots() if self.applies(slot, slots) and (part := self.says(slot, slots))]
+        parts = [part for slot in flow.slots() if self.applies(slot, slots) and (part := self.says(slot, slots, flow))]
         if not parts:
             return flow.start
         return say(self.catalog, "flow_so_far", subject=flow.subject.capitalize(), details=", ".join(parts))
@@ -355,14 +355,14 @@ class FlowEngine:
             ]
         return []
 
-    def says(self, slot: Slot, slots: dict[str, Any]) -> str | None:
+    def says(self, slot: Slot, slots: dict[str, Any], flow: Flow) -> str | None:
         value = slots.get(slot.slot)
         if slot.kind == "choice":
             option = slot.options.get(value or "")
             if option is None or option.says is None:
                 return None
             try:
-                return option.says.format(**{k: v for k, v in slots.items() if v})
+                return option.says.format(**shown_values(flow, slots))
             except KeyError:
                 return option.says_unplaced or option.choice
         if not value:
@@ -379,6 +379,17 @@ class FlowEngine:
         if slot.kind == "person":
             return say(self.catalog, "flow_for", name=value)
         return None
+
+
+def shown_values(flow: Flow, slots: dict[str, Any]) -> dict[str, Any]:
+    """The slots' values as a sentence shows them: a choice as its option says it in the reply's
+    language ("গুলশান"), not the value it is kept as ("Gulshan")."""
+    shown = {}
+    for name, value in slots.items():
+        if value:
+            options = next((s.options for s in flow.slots() if s.slot == name), {})
+            shown[name] = options[value].choice if isinstance(value, str) and value in options else value
+    return shown
 
 
 def filled(slot: Slot, slots: dict[str, Any]) -> bool:

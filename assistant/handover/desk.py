@@ -39,7 +39,11 @@ class PeopleDesk:
         self.store = store
         self.embedder = embedder
         self.clock = clock
-        self.rules: HandoverRules = catalog.pack.handover
+
+    @property
+    def rules(self) -> HandoverRules:
+        """The pack's rules, in the reply's language (the phone to call outside hours)."""
+        return self.catalog.pack.handover
 
     def before_turn(self, session_id: str, text: str) -> tuple[Handover | None, str | None]:
         """The conversation's hand-over if people have it, and the reason to hand it over now if
