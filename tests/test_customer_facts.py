@@ -50,9 +50,20 @@ def _credit_score(pack: dict, items: list[dict], vocabulary: dict) -> None:
         item["min_credit_score"] = MIN_SCORE
 
 
+def _translated(folder: Path, code: str, texts: dict[str, str]) -> None:
+    """The pack's translation into `code` with `texts` added: a new text a pack says needs its
+    translation in every language the pack replies in, or start-up refuses the pack."""
+    path = folder / "translations" / f"{code}.yaml"
+    table = yaml.safe_load(path.read_text(encoding="utf-8"))
+    table["texts"].update(texts)
+    path.write_text(yaml.safe_dump(table, allow_unicode=True, sort_keys=False), encoding="utf-8")
+
+
 @pytest.fixture
 def scored(tmp_path):
-    app = app_for(tmp_path, data_dir=_pack(tmp_path, "bank", _credit_score))
+    folder = _pack(tmp_path, "bank", _credit_score)
+    _translated(folder, "bn", {"Minimum credit score": "ন্যূনতম ক্রেডিট স্কোর", "What is your credit score?": "আপনার ক্রেডিট স্কোর কত?"})
+    app = app_for(tmp_path, data_dir=folder)
     return app, app.extensions["pipeline"].catalog
 
 

@@ -108,12 +108,26 @@ def test_a_broken_flow_fails_at_start_up_naming_it(tmp_path):
         load_catalog(folder)
 
 
+TABLE_FLOW_HINDI = {
+    "Which restaurant?": "कौन-सा रेस्टोरेंट?",
+    "Which day?": "किस दिन?",
+    "What time?": "कितने बजे?",
+    "Which day, what time, and for how many people?": "किस दिन, कितने बजे, और कितने लोगों के लिए?",
+    "Whose name is the table under?": "टेबल किसके नाम पर हो?",
+    "Which mobile number should get the code?": "कोड किस मोबाइल नंबर पर भेजें?",
+}
+
+
 def _with_table_flow(tmp_path: Path) -> tuple[Flask, CrewPipeline]:
     """The restaurants pack with a table-booking flow added to its pack.yaml, on a Monday morning."""
     folder = tmp_path / "restaurants"
     shutil.copytree(DATA / "restaurants", folder)
     pack = yaml.safe_load((folder / "pack.yaml").read_text())
     (folder / "pack.yaml").write_text(yaml.safe_dump({**pack, "flows": {"booking": TABLE_FLOW}}, allow_unicode=True))
+    hindi = folder / "translations" / "hi.yaml"  # its questions in every language the pack replies in
+    table = yaml.safe_load(hindi.read_text(encoding="utf-8"))
+    table["texts"].update(TABLE_FLOW_HINDI)
+    hindi.write_text(yaml.safe_dump(table, allow_unicode=True), encoding="utf-8")
     app = app_for(tmp_path, data_dir=folder)
     pipeline = app.extensions["pipeline"]
     zone = ZoneInfo(pipeline.catalog.business.timezone)
