@@ -136,7 +136,11 @@ class CrewPipeline:
                     )
                     if attack:  # refused before any agent or model sees it, and nothing is saved
                         return self._refusal(state, attack, emit).model_copy(update={"language": language})
-                    response = self._with_people(state, request, emit) or self._turn(state, request, emit)
+                    response = (
+                        self._language_chosen(state, request, emit)
+                        or self._with_people(state, request, emit)
+                        or self._turn(state, request, emit)
+                    )
                 state.replied_in = response.language = language
                 saved = state.model_copy(update={"version": state.version + 1})  # the state as the save below writes it
                 response.state = saved.summary(self.catalog.pack.private_slots)
@@ -151,6 +155,16 @@ class CrewPipeline:
     def _refusal(self, state: SessionState, attack: str, emit: EventSink) -> ChatResponse:
         reply = formatting.say(self.catalog, "refusal")
         return self._said(state, reply, {"type": "refused", "filters": {}, "reason": attack}, emit)
+
+    def _language_chosen(self, state: SessionState, request: ChatRequest, emit: EventSink) -> ChatResponse | None:
+        """A message that only asks for a language ("Bangla te bolun"): said so, in it; nothing
+        else changes."""
+        if not self.catalog.languages.asked_for(request.query):
+            return None
+        reply = formatting.say(self.catalog, "language_chosen")
+        state.remember(Turn(role="user", text=request.query, intent="language"), self.settings.history_limit)
+        state.remember(Turn(role="assistant", text=reply, intent="language", agents=["formatter"]), self.settings.history_limit)
+        return self._said(state, reply, {"type": "language", "filters": {}}, emit)
 
     def _with_people(self, state: SessionState, request: ChatRequest, emit: EventSink) -> ChatResponse | None:
         """A conversation people have, or one this message hands to them (the panic switch is on,

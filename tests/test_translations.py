@@ -159,3 +159,17 @@ def test_every_shipped_pack_replies_in_each_of_its_languages(pack):
     catalog = load_catalog(ROOT / "data" / pack)
     wanted = {code for code in catalog.own_pack.languages if not code == catalog.language == "en"}
     assert set(catalog.versions) == wanted
+
+
+def test_a_request_for_a_language_alone_is_answered_in_it(chat):
+    said = chat.say("Bangla te bolun")
+    assert said["language"] == "bn" and said["intent"]["type"] == "language"
+    assert "বাংলায়" in said["reply"] and not said["products"]
+    said = chat.say("in English please")
+    assert said["language"] == "en" and "in English" in said["reply"]
+
+
+def test_a_phone_number_in_bengali_digits_is_a_phone_number(catalog):
+    from assistant.booking.notifications import e164
+
+    assert e164("০১৭১২৩৪৫৬৭৮", catalog.business) == e164("01712345678", catalog.business) == "+8801712345678"

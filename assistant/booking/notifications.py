@@ -64,8 +64,9 @@ def phones_masked(text: str, business: Business) -> str:
 
 def e164(raw: str, business: Business) -> str | None:
     """A phone number in E.164, or None if it is not one. A local number (the national number,
-    with or without a leading 0) gets the business's country code; another country's number needs its + (or 00)."""
-    digits = re.sub(r"[\s-]", "", raw)
+    with or without a leading 0) gets the business's country code; another country's number needs its + (or 00).
+    Digits may be any script's (০-৯, ०-९, ๐-๙)."""
+    digits = "".join(str(int(c)) if c.isdigit() else c for c in re.sub(r"[\s-]", "", raw))  # ০১৭… is 017…
     country = business.country_code
     if digits.startswith("00"):
         digits = "+" + digits[2:]
