@@ -22,6 +22,8 @@ class Strict(BaseModel):
 
 
 class Category(Strict):
+    shown: ClassVar[tuple[str, ...]] = ("name",)
+
     name: str
     words: list[str] = Field(min_length=1)  # how customers name it, in every language the pack reads
 
