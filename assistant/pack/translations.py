@@ -39,16 +39,9 @@ M = TypeVar("M")
 Visit = Callable[[str, str], str]  # (path, text) -> the text to show
 
 
-class Table(BaseModel):
-    """One translation file: sentences by their source, and help articles by id."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    texts: dict[str, str] = {}
-    articles: dict[str, Article] = {}
-
-
 class Article(BaseModel):
+    """A help article in another language; its figures are its source's (checked at start-up)."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     question: str
@@ -57,7 +50,13 @@ class Article(BaseModel):
     category: str | None = None
 
 
-Table.model_rebuild()
+class Table(BaseModel):
+    """One translation file: sentences by their source, and help articles by id."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    texts: dict[str, str] = {}
+    articles: dict[str, Article] = {}
 
 
 @contextmanager
@@ -141,18 +140,6 @@ def _copy(model: BaseModel, changes: dict[str, Any]) -> BaseModel:
             if isinstance(attribute, cached_property):
                 copy.__dict__.pop(name, None)
     return copy
-
-
-def texts_of(value: object) -> Iterator[tuple[str, str]]:
-    """Every text a customer reads in `value`, with its path."""
-    found: list[tuple[str, str]] = []
-
-    def note(path: str, text: str) -> str:
-        found.append((path, text))
-        return text
-
-    walk(value, note)
-    yield from found
 
 
 class Translator:
