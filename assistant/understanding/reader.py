@@ -701,11 +701,7 @@ class Understanding:
             device = self.catalog.pack.device_filter
             if self._article_for(self._without_filters(spelled, keep=device)):  # "จอมอนิเตอร์กระพริบ": a fix, not a sale
                 return "faq", PLAUSIBLE
-            if searching and ("want" in cues or naming):
-                return "product_info", PLAUSIBLE
-            # words beyond the catalog's and no wish to buy ("আমার কার্ড ব্লক হয়ে গেছে"): a question
-            # about what they have, which no article is sure of, goes to people rather than to a list
-            return ("faq", 0.0) if searching else ("unknown", 0.0)
+            return ("product_info", PLAUSIBLE) if searching else ("unknown", 0.0)
         routed = self.router.route(spelled)
         if expression and ("calculate" in cues or routed.intent == "calculate"):
             return "calculate", 1.0
