@@ -105,7 +105,7 @@ def test_missing_details_are_asked_one_at_a_time_and_the_plan_continues(ask):
 
 def test_hindi_instruction(ask):
     asked = ask("मुझे कल शाम 8 बजे का टेबल बुक करना है", "u-hindi")
-    assert asked == {"ask_user": "Which city should I book in?"}
+    assert asked == {"ask_user": "किस शहर में बुक करूँ?"}  # a Hindi instruction is asked back in Hindi
     for answer in ("Mumbai", "Colaba", "coastal", "do log", "naam Arjun Rao, 9819012345"):
         result = ask(answer, "u-hindi")
     assert result["reservation"]["date"] == "2026-11-24" and result["reservation"]["time"] == "20:00"
@@ -341,10 +341,11 @@ def test_the_channel_is_read_with_the_packs_words(ask, outbox, said, kind):
 
 def test_a_detail_is_taken_whatever_was_asked(ask, catalog):
     """Asked for the day, the customer names another city: it is taken, and the area of the old
-    city is asked again; an answer in Hinglish gives the day, the time and the party at once."""
+    city is asked again; an answer in Hindi gives the day, the time and the party at once, and
+    the next question comes in Hindi."""
     assert ask("I want to book a table in Bandra, north indian") == {"ask_user": "Which day should I book the table for?"}
     assert ask("Hyderabad") == {"ask_user": "Which area of Hyderabad would you like?"}
-    assert ask("कल रात 9 बजे 4 लोगों के लिए") == {"ask_user": "Which area of Hyderabad would you like?"}
+    assert ask("कल रात 9 बजे 4 लोगों के लिए") == {"ask_user": "हैदराबाद में कौन-सा इलाक़ा चाहेंगे?"}  # asked in Hindi
     done = ask("Jubilee Hills")
     restaurant = catalog.product(done["restaurant"]["id"])
     assert (restaurant.value("city"), restaurant.value("locality")) == ("hyderabad", "Jubilee Hills")

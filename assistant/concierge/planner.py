@@ -41,7 +41,8 @@ from assistant.dialogue.sessions import SessionLocks
 from assistant.infra.allowance import CODES, HOLDS, Allowances
 from assistant.infra.sqlite import SharedSQLite
 from assistant.language import blank, phrases
-from assistant.pack.model import Catalog, DataError, Product
+from assistant.pack.flows import Flow
+from assistant.pack.model import Catalog, ConciergeSetup, DataError, Product
 from assistant.pack.texts import day_words, say
 from assistant.understanding.nlu import DONTCARE, SchemaUnderstanding
 from assistant.understanding.reader import normalise
@@ -123,7 +124,6 @@ class Concierge:
         self.clock = clock or (lambda: dt.datetime.now(self.zone))
         self.languages = catalog.languages
         assert catalog.pack.concierge is not None, "a concierge is made only for a pack that declares one"
-        self.setup = catalog.pack.concierge
         self._plans = SharedSQLite(
             plans_db, "CREATE TABLE IF NOT EXISTS concierge_plans (user_id TEXT PRIMARY KEY, body TEXT NOT NULL)"
         )
@@ -131,9 +131,18 @@ class Concierge:
         self.reader = reader
         self.allowances = allowances
         self.engine = FlowEngine(catalog)
-        self.flow = self.setup.flow
         self._channels = {name: phrases(said) for name, said in self.setup.channels.items()}
         self._booking = phrases(catalog.vocabulary.intents.get("booking", []))
+
+    @property
+    def setup(self) -> ConciergeSetup:
+        """The pack's concierge in the reply's language (its questions)."""
+        assert self.catalog.pack.concierge is not None, "a concierge is made only for a pack that declares one"
+        return self.catalog.pack.concierge
+
+    @property
+    def flow(self) -> Flow:
+        return self.setup.flow
 
     def handle(self, user_id: str, instruction: str, *, member: bool = False) -> dict[str, Any]:
         """One instruction of `user_id`'s plan. `member`: the id comes from a verified token, so the
