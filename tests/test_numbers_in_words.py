@@ -211,4 +211,4 @@ def test_an_income_in_bangla_words_is_read(tmp_path, said, income):
     chat = Conversation(app_for(tmp_path, "bank").test_client(), employment="salaried")
     chat.say("platinum credit cards")
     data = chat.say(f"am I eligible? {said}")
-    assert data["eligibility"] and f"monthly income {income}" in data["reply"]
+    assert data["eligibility"] and income in data["reply"]  # the reply is in Bangla; the figure is the same in every language

@@ -23,6 +23,8 @@ from scripted_llm import ScriptedLLM, restate_draft
 
 from app import create_app
 from assistant.pack.model import load_catalog
+from assistant.pack.texts import say
+from assistant.pack.translations import speaking
 from assistant.understanding import guard
 from assistant.web.logs import JsonFormatter, session_tag
 from bench.guard_eval import SET, held_out, score, split
@@ -185,7 +187,9 @@ def test_an_attack_is_refused_logged_and_changes_nothing(client, security_logs, 
     ).get_json()["state"]
     data = client.post("/chat", json={"query": attack, "session_id": session}).get_json()
     assert data["intent"]["type"] == "refused" and data["agents"] == ["formatter"]
-    assert "I'm sorry, I can't do that" in data["reply"] and data["products"] == []
+    catalog = client.application.extensions["pipeline"].catalog
+    with speaking(data["language"]):  # refused in the attack's own language
+        assert data["reply"] == say(catalog, "refusal") and data["products"] == []
     assert data["state"] == before
     stored = client.get(f"/sessions/{session}").get_json()
     assert stored["state"] == before and all(t["text"] != attack for t in stored["history"])
