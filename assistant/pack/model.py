@@ -589,7 +589,7 @@ class Pack(Strict):
                 raise ValueError(f"handover.flows names '{name}', which is not in flows")
         if self.romanised_reply not in self.languages:
             raise ValueError(f"romanised_reply '{self.romanised_reply}' is not among languages {self.languages}")
-        if self.page.lang.split("-")[0].lower() not in self.languages:
+        if self.language not in self.languages:
             raise ValueError(f"page.lang '{self.page.lang}' is not among languages {self.languages}")
         lacking = [a for a in CONCIERGE_ATTRIBUTES if self.concierge and a not in self.attributes]
         if lacking:
@@ -693,6 +693,11 @@ class Pack(Strict):
         if scaled and not self.business.money_scales:
             raise ValueError(f"attributes {scaled} have style: scaled, and business.money_scales is empty")
         return self
+
+    @property
+    def language(self) -> str:
+        """The language the pack itself is written in: its page's ("es" of "es-ES")."""
+        return self.page.lang.split("-")[0].lower()
 
     def filter_attributes(self) -> dict[str, tuple[str, Attribute]]:
         """filter name -> (attribute name, attribute), of the filters pack.yaml declares."""
@@ -894,7 +899,7 @@ class Catalog(BaseModel):
     @property
     def language(self) -> str:
         """The language the pack itself is written in: its page's."""
-        return self.own_pack.page.lang.split("-")[0].lower()
+        return self.own_pack.language
 
     def article(self, entry: FaqEntry) -> FaqEntry:
         """A help article as the reply's language has it (the help centre finds the pack's own)."""
@@ -1188,7 +1193,7 @@ def _versions(folder: Path, pack: Pack, faq: list[FaqEntry], elements: Elements 
     """The pack in each language it replies in besides its own (once the pack has a translation
     file for it), and in its own where the engine's sentences (English) need translating into it
     (once the engine has one). Until then that language is replied to in the pack's own words."""
-    own = pack.page.lang.split("-")[0].lower()
+    own = pack.language
     versions = {}
     for code in pack.languages:
         if code == own == "en":
@@ -1206,7 +1211,7 @@ def _versions(folder: Path, pack: Pack, faq: list[FaqEntry], elements: Elements 
 def translated_version(code: str, translate: Translator, pack: Pack, faq: list[FaqEntry], elements: Elements | None) -> Version:
     """The pack's words in language `code`; what the translation lacks is on `translate.problems`."""
     whole = pack.model_copy(update={"texts": {**DEFAULT_TEXTS, **pack.texts}})  # every sentence, said in the pack's words
-    own = pack.page.lang.split("-")[0].lower()
+    own = pack.language
     return Version(
         pack=walk(whole, translate),
         faq=[_article(entry, code, own, translate) for entry in faq],
