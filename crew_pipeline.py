@@ -88,7 +88,7 @@ class CrewPipeline:
         self.settings = settings
         self.desk = desk
         self.preferences = preferences
-        understanding = Understanding(catalog, Router.for_pack(catalog, index.embedder), index.help, details)
+        understanding = Understanding(catalog, Router.for_pack(catalog, index.embedder, index.help.reading), index.help, details)
         self.tools = ToolGateway(catalog, index)
         self.rules = index.rules
         self.crew_mode = crew_mode  # None: no LLM configured, every turn is offline

@@ -41,10 +41,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("CREWAI_DISABLE_TELEMETRY", "true")
 os.environ.setdefault("CREWAI_TRACING_ENABLED", "false")
 
-from assistant.language import load_languages  # noqa: E402
 from assistant.pack.model import load_catalog  # noqa: E402
 from assistant.tools.embeddings import default_embedder  # noqa: E402
-from assistant.tools.help_search import HelpCentre  # noqa: E402
+from assistant.tools.help_search import HelpCentre, reading_for  # noqa: E402
 from assistant.understanding.reader import Understanding  # noqa: E402
 from assistant.understanding.router import Router  # noqa: E402
 
@@ -68,10 +67,8 @@ def dev() -> None:
     asked: Counter = Counter()
     for pack in sorted({row["pack"] for row in rows}):
         catalog = load_catalog(DATA / pack)
-        stop_words = load_languages(catalog.pack.languages).stop_words
-        unrelated = catalog.examples.intents.get("out_of_scope", [])
-        help_centre = HelpCentre(catalog.faq, embedder, unrelated, catalog.pack.answers_from, stop_words)
-        understanding = Understanding(catalog, Router.for_pack(catalog, embedder), help_centre)
+        help_centre = HelpCentre.for_catalog(catalog, embedder)
+        understanding = Understanding(catalog, Router.for_pack(catalog, embedder, help_centre.reading), help_centre)
         articles = {entry.id for entry in catalog.faq}
         for row in (r for r in rows if r["pack"] == pack):
             kind = understanding.detect(row["text"], has_products=False).type
@@ -100,9 +97,7 @@ def main() -> None:
     totals: Counter = Counter()
     for pack in PACKS:
         catalog = load_catalog(DATA / pack)
-        router = Router.for_pack(catalog, embedder)
-        unrelated = catalog.examples.intents.get("out_of_scope", [])
-        stop_words = load_languages(catalog.pack.languages).stop_words
+        router = Router.for_pack(catalog, embedder, reading_for(catalog, catalog.faq))
         held = [(entry.id, said) for entry in catalog.faq for said in entry.paraphrases if embedder.blind(said)]
         random.Random(0).shuffle(held)
         counts: Counter = Counter()
@@ -111,7 +106,7 @@ def main() -> None:
             entries = [
                 e.model_copy(update={"paraphrases": [p for p in e.paraphrases if (e.id, p) not in out]}) for e in catalog.faq
             ]
-            help_centre = HelpCentre(entries, embedder, unrelated, catalog.pack.answers_from, stop_words)
+            help_centre = HelpCentre.for_catalog(catalog, embedder, entries)
             understanding = Understanding(catalog, router, help_centre)
             for article, said in out:
                 kind = understanding.detect(said, has_products=False).type

@@ -29,6 +29,7 @@ from assistant.language.lexicon import Language, Table, key
 from assistant.language.names import Names
 from assistant.language.numbers import Numbers
 from assistant.language.pointers import Pointers, Pointing
+from assistant.language.reading import Reading
 from assistant.language.reminders import Reminders
 from assistant.language.when import DateOrder, Found, When, WhenParts, blank
 
@@ -142,6 +143,11 @@ class Languages(BaseModel):
     def asked_for(self, text: str) -> str | None:
         """The language the message asks replies in ("Bangla te bolun", "in English please")."""
         return self._detector.asked_for(text)
+
+    def reading(self, english: Iterable[str]) -> Reading:
+        """Messages in these languages read in English, a business's loanwords matched to its
+        own English texts (`english`: its help articles)."""
+        return Reading(self.codes, self.languages, english)
 
     def digits(self, text: str) -> str:
         """Native digits (০-৯, ०-९, ๐-๙) as ASCII ones; the text keeps its length."""

@@ -128,6 +128,19 @@ class SchemaWords(_Strict):
     wondering: Words = []  # starting a question about something known: "how", "what", "kitna"
 
 
+class Letters(_Strict):
+    """How a script is written in Latin letters by the customers who write its language so
+    (Banglish, Hinglish): each consonant carries `inherent`, unless a vowel sign or `virama`
+    follows it. A message in the script is read in these letters (assistant/language/reading.py)."""
+
+    inherent: str = ""
+    virama: str = ""
+    consonants: dict[str, str] = {}
+    vowels: dict[str, str] = {}  # standing alone, at a word's start
+    signs: dict[str, str] = {}  # written after a consonant
+    marks: dict[str, str] = {}  # nasal and other marks
+
+
 class Language(_Strict):
     """One language file. Words are matched whole (unless the language runs them together) and
     regardless of case; a phrase's spaces match any run of spaces."""
@@ -219,6 +232,12 @@ class Language(_Strict):
     others: Words = []
     guard: GuardWords = GuardWords()
     schema_words: SchemaWords = SchemaWords()
+
+    # Reading a message in English, for the models that read English only (assistant/language/reading.py)
+    letters: Letters = Letters()
+    gloss: dict[str, Words] = {}  # English words and phrases, and the forms customers write them in: "how": [kivabe, কীভাবে]
+    suffixes: Words = []  # endings written onto a word, left off to find it: "karder", "অ্যাকাউন্টে"
+    not_endings: Words = []  # endings saying "not", read as the word and "not": "korini", "পারিনি"
 
     @model_validator(mode="after")
     def _alone_are_scales(self) -> Language:

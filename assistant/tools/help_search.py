@@ -31,7 +31,8 @@ from functools import lru_cache
 import numpy as np
 
 from assistant.language.lexicon import LETTER
-from assistant.pack.model import FaqEntry
+from assistant.language.reading import Reading
+from assistant.pack.model import Catalog, FaqEntry
 from assistant.tools.embeddings import MiniLMEmbedder
 from assistant.understanding.classifier import Classifier, LeastSquares
 
@@ -46,6 +47,14 @@ READER_STRENGTH = 16.0  # its inverse regularisation: many labels, few phrasings
 NATIVE_SHARE = 0.7
 NATIVE_RIDGE = 1.0
 NATIVE_TEMPERATURE = 0.06
+# For a message read in English (assistant/language/reading.py): the English reading's weight
+# beside the multilingual model's reading of the message itself; how much less the blend is
+# believed where that model believes its first article less than its own first (at most); and
+# the belief from which the first article answers. Tuned on half the bank's Bengali and Banglish
+# dev questions (bench/intent_eval.py --half tuned).
+READING_SHARE = 0.7
+DOUBTING = 0.3
+READ_ANSWERS_FROM = 0.4
 NONE = ""  # the classifier's label for a question no article answers
 _THAI = re.compile(r"[\u0e00-\u0e7f]+")
 _WORD = re.compile(rf"{LETTER}+|\d+")  # vowel signs stay in their word: কার্ড, फास्टैग, ร้อน
@@ -113,6 +122,7 @@ class HelpCentre:
         unrelated: Sequence[str] = (),
         answers_from: float = 0.55,
         stop_words: frozenset[str] = frozenset(),
+        reading: Reading | None = None,
     ):
         """`unrelated`: questions the business does not answer (the pack's out-of-scope examples);
         `answers_from`: the belief in an article from which it answers the question (the pack's
@@ -121,6 +131,7 @@ class HelpCentre:
         self.entries = entries
         self.answers_from = answers_from
         self.stop_words = stop_words
+        self.reading = reading
         self.embedder = embedder
         # The model learns only phrasings it can read: one in a script it can't (Thai, Bangla)
         # is noise to it, and the word search below has it.
@@ -145,6 +156,20 @@ class HelpCentre:
         # whether its first article answers): the belief is worked out once.
         self._belief = lru_cache(maxsize=256)(self._similarity_and_belief)
 
+    @classmethod
+    def for_catalog(cls, catalog: Catalog, embedder: MiniLMEmbedder, entries: list[FaqEntry] | None = None) -> HelpCentre:
+        """The pack's help centre (or one of `entries`, some of its articles): its out-of-scope
+        examples as "none of them", its threshold and languages."""
+        entries = catalog.faq if entries is None else entries
+        return cls(
+            entries,
+            embedder,
+            catalog.examples.intents.get("out_of_scope", []),
+            catalog.pack.answers_from,
+            catalog.languages.stop_words,
+            reading_for(catalog, entries),
+        )
+
     def __len__(self) -> int:
         return len(self.entries)
 
@@ -167,7 +192,8 @@ class HelpCentre:
             return None
         _, belief = self._belief(query)
         n = int(np.argmax(belief))
-        return self.entries[n] if belief[n] >= self.answers_from else None
+        believed_from = READ_ANSWERS_FROM if self._english(query) is not None else self.answers_from
+        return self.entries[n] if belief[n] >= believed_from else None
 
     def answers(self, query: str, entry: FaqEntry) -> bool:
         """Whether this article is the one that answers the question."""
@@ -177,16 +203,30 @@ class HelpCentre:
     def _similarity_and_belief(self, query: str) -> tuple[np.ndarray, np.ndarray]:
         """Each article's nearest phrasing's cosine similarity, and the blended belief that it
         answers the question (summing to at most one over the articles)."""
+        english = self._english(query)
+        if english is not None:  # "notun card kivabe chalu korbo": read in English, and as it is written
+            similarity, read = self._read(english)
+            native = self._native_belief(query)
+            belief = READING_SHARE * read + (1 - READING_SHARE) * native
+            # believed less where the multilingual model would rather answer with another article
+            belief *= 1 - DOUBTING + DOUBTING * native[np.argmax(belief)] / max(float(native.max()), 1e-12)
+            belief.setflags(write=False)
+            return similarity, belief
+        return self._read(query)
+
+    def _english(self, query: str) -> str | None:
+        """The message read in English, where it is in another language the pack can read so."""
+        return self.reading.english(query) if self.reading and self._native else None
+
+    def _read(self, query: str) -> tuple[np.ndarray, np.ndarray]:
+        """The similarity and belief as the message itself reads."""
         similarity = np.maximum.reduceat(self._vectors @ self.embedder.embed_one(query), self._starts)
         similarity.setflags(write=False)
         lexical = self._lexical.scores(terms(query, self.stop_words))
         if self.embedder.blind(query):  # a script MiniLM can't read: the words, and the model that reads it
             belief = _words_belief(lexical)
-            if self._native is not None:
-                probability = dict(self._native.rank(query))
-                read = np.array([probability.get(e.id, 0.0) for e in self.entries])
-                # the larger: what the words alone answered stays answered
-                belief = np.maximum(belief, NATIVE_SHARE * read + (1 - NATIVE_SHARE) * belief)
+            if self._native is not None:  # the larger: what the words alone answered stays answered
+                belief = np.maximum(belief, NATIVE_SHARE * self._native_belief(query) + (1 - NATIVE_SHARE) * belief)
             belief.setflags(write=False)
             return similarity, belief
         fused = similarity + LEXICAL_WEIGHT * lexical
@@ -201,6 +241,12 @@ class HelpCentre:
         belief = CLASSIFIER_SHARE * read + (1 - CLASSIFIER_SHARE) * some * searched
         belief.setflags(write=False)  # shared by every caller of the cache
         return similarity, belief
+
+    def _native_belief(self, query: str) -> np.ndarray:
+        """Each article's probability as the multilingual model reads the message."""
+        assert self._native is not None
+        probability = dict(self._native.rank(query))
+        return np.array([probability.get(e.id, 0.0) for e in self.entries])
 
 
 def _words_belief(scores: np.ndarray) -> np.ndarray:
@@ -220,6 +266,11 @@ def _words_belief(scores: np.ndarray) -> np.ndarray:
     # numpy types a ufunc's result as Any
     belief: np.ndarray = np.maximum(spread / spread.sum(), scores / best * (1 - runner_up / best))
     return belief
+
+
+def reading_for(catalog: Catalog, entries: list[FaqEntry]) -> Reading:
+    """Messages in the pack's languages read in English, loanwords matched to its articles' words."""
+    return catalog.languages.reading([text for entry in entries for text in (*phrasings(entry), entry.answer)])
 
 
 def phrasings(entry: FaqEntry) -> list[str]:

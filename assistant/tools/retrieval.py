@@ -42,13 +42,7 @@ class CatalogIndex:
             [p.search_text() for p in catalog.products],
             [self.rules.metadata(p) for p in catalog.products],
         )
-        self.help = HelpCentre(
-            catalog.faq,
-            embedder,
-            catalog.examples.intents.get("out_of_scope", []),
-            catalog.pack.answers_from,
-            catalog.languages.stop_words,
-        )
+        self.help = HelpCentre.for_catalog(catalog, embedder)
 
     def _collection(self, client: ClientAPI, kind: str, ids: list[str], texts: list[str], metadatas: list[Metadata]) -> Collection:
         """A collection named by its content, so apps in one process share identical indexes."""

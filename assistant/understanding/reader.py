@@ -680,7 +680,7 @@ class Understanding:
         if pending in self.catalog.pack.profile and profile:
             return "eligibility_check", 1.0
         if answers and not self._only_catalog_words(spelled, amount_words):  # "some keys on my keyboard stopped working"
-            if self.router.embedder.blind(spelled):
+            if self.router.blind(spelled):
                 device = self.catalog.pack.device_filter
                 answers = "support" not in cues and not self._article_for(self._without_filters(spelled, keep=device))
             else:
@@ -690,7 +690,7 @@ class Understanding:
             return "product_info", 1.0
         if searching and self._only_catalog_words(spelled, amount_words):  # "amex gold", "mouse between 1000 and 2000 baht"
             return "product_info", 1.0
-        if self.router.embedder.blind(spelled):  # a script the model can't read: the pack's words decide
+        if self.router.blind(spelled):  # a script the model can't read: the pack's words decide
             if expression:
                 return "calculate", 1.0
             cue = next((cue for cue in _CUE_INTENTS if cue in cues), None)

@@ -12,6 +12,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from assistant.language.reading import Reading
 from assistant.pack.model import Catalog, Examples
 from assistant.tools.embeddings import MiniLMEmbedder
 from assistant.understanding.classifier import Classifier, Ranked
@@ -42,10 +43,12 @@ class Routed:
 class Router:
     """Maps a message to the pack's intents with a calibrated-enough confidence."""
 
-    def __init__(self, examples: Examples, embedder: MiniLMEmbedder, searches: Sequence[str] = ()):
+    def __init__(self, examples: Examples, embedder: MiniLMEmbedder, searches: Sequence[str] = (), reading: Reading | None = None):
         """`searches`: messages made of the catalog's own filter words, which are searches
-        however few other words they have ("amex gold", "diesel automatic suv")."""
+        however few other words they have ("amex gold", "diesel automatic suv"); `reading`: how a
+        message in another of the pack's languages reads in English, the examples' language."""
         self.embedder = embedder
+        self.reading = reading
         intents = {**examples.intents}
         if "product_info" in intents:
             intents["product_info"] = [*intents["product_info"], *searches]
@@ -54,12 +57,26 @@ class Router:
         self._classifier = Classifier(texts, labels, embedder, STRENGTH, balanced=True)
 
     @classmethod
-    def for_pack(cls, catalog: Catalog, embedder: MiniLMEmbedder) -> Router:
+    def for_pack(cls, catalog: Catalog, embedder: MiniLMEmbedder, reading: Reading | None = None) -> Router:
         items = [catalog.text["item"], catalog.text["items"]]
-        return cls(catalog.examples, embedder, filter_phrases(catalog.vocabulary.filters, items))
+        return cls(catalog.examples, embedder, filter_phrases(catalog.vocabulary.filters, items), reading)
 
     def route(self, text: str) -> Routed:
-        return Routed(self._classifier.rank(text))
+        """A message in another of the pack's languages is read in English; in Latin letters
+        (Banglish, Hinglish) the model reads some of it as written too, and the surer reading
+        decides ("prothom duto compare koren" is plainly a comparison as written)."""
+        read = Routed(self._classifier.rank(self._read(text)))
+        if self.embedder.blind(text) or self._read(text) == text:
+            return read
+        return max(read, Routed(self._classifier.rank(text)), key=lambda routed: routed.confidence)
+
+    def blind(self, text: str) -> bool:
+        """Whether the model can't read the message, even in English (Thai)."""
+        return self.embedder.blind(self._read(text))
+
+    def _read(self, text: str) -> str:
+        english = self.reading.english(text) if self.reading else None
+        return english or text
 
 
 def filter_phrases(sections: dict[str, dict[str, list[str]]], item_words: list[str], count: int = 60) -> list[str]:

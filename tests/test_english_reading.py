@@ -1,0 +1,83 @@
+"""Bangla and Banglish messages are read in English for the models that read only English
+(assistant/language/reading.py): glossed word by word, Bengali letters written as Banglish, and
+loanwords matched to the business's own English by their sound."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import Conversation, app_for
+
+from assistant.language import load_languages
+from assistant.language.reading import Reading, Romaniser, sound
+
+BANK_ENGLISH = [
+    "How do I activate my new card?",
+    "My transfer is still pending: when does it reach the account?",
+    "Which exchange rate applies to contactless payments abroad?",
+]
+
+
+@pytest.fixture(scope="module")
+def reading() -> Reading:
+    return load_languages(["bn"]).reading(BANK_ENGLISH)
+
+
+def test_bengali_letters_are_written_as_banglish_writes_them():
+    bangla = load_languages(["bn"]).languages[1]
+    romanise = Romaniser(bangla)
+    # a consonant's own vowel at a word's start and between bare consonants, not before a vowel sign
+    assert romanise("নতুন") == "notun"
+    assert romanise("লাগবে") == "lagbe"
+    assert romanise("ট্রান্সফার") == "transfar"  # the virama joins consonants with no vowel between
+    assert romanise("অ্যাকাউন্ট") == "akaunt"  # ya-phala with aa is the "a" of "account"
+
+
+def test_loanwords_sound_like_the_english_they_come_from():
+    assert sound("transfar") == sound("transfer")
+    assert sound("akaunt") == sound("account")
+    assert sound("kontaktles") == sound("contactless")
+    assert sound("card") != sound("cord") or sound("card") == "krd"  # vowels don't count, consonants do
+    assert sound("pending") != sound("funding")
+
+
+def test_a_bangla_question_reads_in_english(reading):
+    assert reading.english("নতুন কার্ড কীভাবে চালু করব?") == "new card how activate do?"
+    # a loanword in Bengali letters becomes the business's own word, an ending written onto it left off
+    assert reading.english("অ্যাকাউন্টে একটা ট্রান্সফার পেন্ডিং আছে") == "account a transfer pending is"
+
+
+def test_banglish_reads_in_english_with_its_endings_and_its_negations(reading):
+    assert reading.english("amar card kivabe activate korbo") == "my card how activate do"
+    assert reading.english("ami korsi") == "i do it"  # a colloquial ending left off the verb's stem
+    assert reading.english("টাকা তুলিনি") == "money withdrawn not"  # -ini says the verb did not happen
+
+
+def test_hinglish_reads_in_english_and_devanagari_is_read_as_written():
+    hindi = load_languages(["hi"]).reading(["Which is the safest car?"])
+    assert hindi.english("sabse safe gaadi kaunsi hai") == "most safe car which is"
+    # an English word in a Hinglish message stays English ("in" is no Hindi word here)
+    assert hindi.english("diesel gaadi in budget chahiye") == "diesel car in budget want"
+    # Hindi declares no letters: Devanagari is read by its words and the multilingual model
+    assert hindi.english("सबसे सुरक्षित गाड़ी कौन सी है?") is None
+
+
+def test_english_and_languages_without_a_gloss_are_left_alone(reading):
+    assert reading.english("How do I activate my new card?") is None
+    assert reading.english("card") is None
+    thai = load_languages(["th"]).reading(BANK_ENGLISH)
+    assert thai.english("บัตรหายทำยังไงดี") is None  # Thai has no gloss yet: its own reader reads it
+
+
+# The team's own questions, in none of the bank's phrasings or dev sets.
+BANGLA_HELP = [
+    ("কার্ডটা হারিয়ে ফেলেছি, এখন কী করব?", "lost-or-stolen-card"),
+    ("নতুন কার্ড চালু করব কীভাবে?", "activate-card"),
+    ("card ta hariye felechi, ekhon ki korbo?", "lost-or-stolen-card"),
+    ("notun card ta chalu korbo kivabe?", "activate-card"),
+]
+
+
+@pytest.mark.parametrize("question, article", BANGLA_HELP)
+def test_a_bangla_or_banglish_help_question_gets_its_article(tmp_path, question, article):
+    data = Conversation(app_for(tmp_path, "bank").test_client()).say(question)
+    assert data["help"]["article"] == article and not data["products"]
