@@ -11,9 +11,9 @@ korbo". A model trained on English reads neither, though half the words are Engl
   sounds the same, consonant by consonant ("transfar": "transfer", "akaunt": "account").
 
 What comes out ("new card how activate do?") is rough English, but a classifier over sentence
-embeddings finds its meaning: on the bank's Bangla dev questions it finds the right article as
-often as a multilingual model does, and the two together more often than either
-(bench/intent_eval.py --lang bn, docs/understanding.md).
+embeddings finds its meaning: blended with the multilingual model's reading, the bank's Bangla
+dev questions get the right article for 0.585 of those an article answers, from 0.304 with that
+model alone (bench/intent_eval.py --lang bn, docs/understanding.md).
 """
 
 from __future__ import annotations
