@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from conftest import Conversation, app_for
 
-from assistant.language import load_languages
+from assistant.language import Language, load_languages
 from assistant.language.reading import Reading, Romaniser, sound
 
 BANK_ENGLISH = [
@@ -81,3 +81,8 @@ BANGLA_HELP = [
 def test_a_bangla_or_banglish_help_question_gets_its_article(tmp_path, question, article):
     data = Conversation(app_for(tmp_path, "bank").test_client()).say(question)
     assert data["help"]["article"] == article and not data["products"]
+
+
+def test_a_form_glossed_as_two_english_words_is_refused():
+    with pytest.raises(ValueError, match="'ni' is both 'not' and 'take'"):
+        Language.model_validate({"name": "Test", "gloss": {"not": ["na", "ni"], "take": ["ni"]}})

@@ -247,6 +247,16 @@ class Language(_Strict):
             raise ValueError(f"scales_alone: {', '.join(stray)} not among the scales")
         return self
 
+    @model_validator(mode="after")
+    def _glossed_once(self) -> Language:
+        meanings: dict[str, str] = {}
+        for english, forms in self.gloss.items():
+            for form in forms:
+                said = unicodedata.normalize("NFC", key(form))
+                if meanings.setdefault(said, english) != english:
+                    raise ValueError(f"gloss: {form!r} is both {meanings[said]!r} and {english!r}")
+        return self
+
     @field_validator("digits")
     @classmethod
     def _digits_differ(cls, digits: str) -> str:
