@@ -147,7 +147,7 @@ class Languages(BaseModel):
     def reading(self, english: Iterable[str]) -> Reading:
         """Messages in these languages read in English, a business's loanwords matched to its
         own English texts (`english`: its help articles)."""
-        return Reading(self.codes, self.languages, english)
+        return Reading(self._detector, self.codes, self.languages, english)
 
     def digits(self, text: str) -> str:
         """Native digits (০-৯, ०-९, ๐-๙) as ASCII ones; the text keeps its length."""

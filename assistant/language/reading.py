@@ -92,8 +92,9 @@ class Reading:
     English (its help articles; those in the other languages are left out), which loanwords are
     matched to."""
 
-    def __init__(self, codes: tuple[str, ...], languages: tuple[Language, ...], words: Iterable[str]):
-        self._detector = Detector(codes, languages)
+    def __init__(self, detector: Detector, codes: tuple[str, ...], languages: tuple[Language, ...], words: Iterable[str]):
+        """`detector`: the languages' own, which tells a message's language."""
+        self._detector = detector
         glossed = [(code, lang) for code, lang in zip(codes, languages, strict=True) if lang.gloss]
         self.codes = frozenset(code for code, _ in glossed)
         self._gloss = {_nfc(key(form)): english for _, lang in glossed for english, forms in lang.gloss.items() for form in forms}
