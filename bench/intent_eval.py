@@ -4,7 +4,9 @@ Reads Banking77's questions (../shared/data/banking77-dev/train.csv, beside the 
 and `expected.json`, which says per category which help articles answer it and whether a list
 of cards is fair. Each question is a new conversation with the bank pack, through the app.
 `--lang bn` and `--lang banglish` ask the team's translations of 308 of them (four a category)
-instead, in Bengali script and in romanised code-mixed Bangla (bench/data/banking77-*.csv);
+instead, in Bengali script and in romanised code-mixed Bangla (bench/data/banking77-*.csv), and
+`--lang en-translated` the English questions they were translated from (their rows of train.csv,
+bench/data/banking77-translated-rows.txt), which says how much of the gap to English is reading;
 `--half tuned` asks the first two of each category's four, `--half held` the other two, which
 nobody looks at while changing the reader.
 
@@ -15,7 +17,7 @@ A reply is
 - wrong: a card search or a "which kind of card" question, a "didn't get that", an unrelated
   article, or anything else (a booking started, a greeting).
 
-Usage: python3 bench/intent_eval.py [--lang en|bn|banglish] [--half all|tuned|held] [--limit N] [--details out.jsonl]
+Usage: python3 bench/intent_eval.py [--lang en|bn|banglish|en-translated] [--half all|tuned|held] [--limit N] [--details out.jsonl]
 Targets: wrong_rate <= 0.10, answerable_helped_rate >= 0.75, and a turn's p99 (ms_p99, through the
 Flask test client with a SQLite session) under 15 ms on an idle machine.
 """
@@ -44,6 +46,7 @@ from app import create_app  # noqa: E402
 DATA = ROOT.parent / "shared" / "data" / "banking77-dev"
 QUESTIONS = {"en": DATA / "train.csv", "bn": ROOT / "bench" / "data" / "banking77-bn.csv"}
 QUESTIONS["banglish"] = ROOT / "bench" / "data" / "banking77-banglish.csv"
+QUESTIONS["en-translated"] = ROOT / "bench" / "data" / "banking77-translated-rows.txt"
 PRODUCT_INTENTS = ("product_info", "comparison", "eligibility_check", "feature_query")
 
 
@@ -78,6 +81,18 @@ def half(rows: list[dict], which: str) -> list[dict]:
     return [row for row, position in picked if (position < size[row["category"]]) == (which == "tuned")]
 
 
+def questions(lang: str) -> list[dict]:
+    """The questions asked in `lang`, each with its category."""
+    with QUESTIONS["en"].open(newline="") as f:
+        english = list(csv.DictReader(f))
+    if lang == "en-translated":
+        return [english[int(line)] for line in QUESTIONS[lang].read_text().split()]
+    if lang == "en":
+        return english
+    with QUESTIONS[lang].open(newline="") as f:
+        return list(csv.DictReader(f))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--limit", type=int, default=0, help="every Nth question so that about N are asked")
@@ -86,8 +101,7 @@ def main() -> None:
     parser.add_argument("--half", choices=("all", "tuned", "held"), default="all", help="of each category's questions")
     args = parser.parse_args()
     expected = json.loads((DATA / "expected.json").read_text())
-    with QUESTIONS[args.lang].open(newline="") as f:
-        rows = half(list(csv.DictReader(f)), args.half)
+    rows = half(questions(args.lang), args.half)
     if args.limit:
         rows = rows[:: max(1, len(rows) // args.limit)]
 

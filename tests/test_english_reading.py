@@ -86,3 +86,28 @@ def test_a_bangla_or_banglish_help_question_gets_its_article(tmp_path, question,
 def test_a_form_glossed_as_two_english_words_is_refused():
     with pytest.raises(ValueError, match="'ni' is both 'not' and 'take'"):
         Language.model_validate({"name": "Test", "gloss": {"not": ["na", "ni"], "take": ["ni"]}})
+
+
+def test_everyday_words_and_loanwords_of_the_gloss_are_read(reading):
+    assert reading.english("কার্ডটা ভেঙে গেছে") == "card broken gone"
+    assert reading.english("এমন লেনদেন আমি চিনি না") == "such transaction i recognise not"
+    assert reading.english("রেট তাহলে কত?") == "rate then how much?"
+
+
+@pytest.fixture(scope="module")
+def bank_reader(tmp_path_factory):
+    from crew_pipeline import PIPELINE
+
+    return PIPELINE.get(app_for(tmp_path_factory.mktemp("bank"))).reader.understanding
+
+
+def test_a_word_the_gloss_knows_is_no_typo_of_the_packs_words(bank_reader):
+    # "jabe" (will go, "jana jabe": can be known) is one letter from the examples' "pabe" (will get)
+    read = bank_reader.detect("kon kon dokane card ta ney jana jabe?", False).read_as
+    assert "jana jabe" in read and "pabe" not in read
+    assert "credit card" in bank_reader.detect("credit crad", False).read_as  # an English typo is still corrected
+
+
+def test_the_models_read_a_question_as_one(bank_reader):
+    asked = bank_reader.detect("আপনাদের কী কী কার্ড আছে?", False)
+    assert asked.read_as.endswith("?") and asked.type == "product_info"  # "what cards do you have?"

@@ -124,6 +124,10 @@ class Reading:
             return None  # English: no word of it is one the gloss knows and the business's English doesn't
         return _WORD.sub(lambda m: self._word(m.group()), _nfc(text.lower()))
 
+    def glosses(self, word: str) -> bool:
+        """Whether the gloss knows the word, or its stem with an ending written onto it."""
+        return self._glossed(word) is not None
+
     def _word(self, word: str) -> str:
         if word in self._gloss or word in self._known:
             return self._gloss.get(word, word)

@@ -121,13 +121,23 @@ class Intent(BaseModel):
 
 _KEPT_MARKS = frozenset(".,'/%-")
 _BOUND_MARKS = _KEPT_MARKS | {"+", "–"}  # "4+ stars", "10–15 lakh": bounds' own marks
+# What the models read keeps the question mark: it tells them a question ("card pabo?" is asking,
+# not wanting), which found more right articles in English, Bangla and Banglish alike
+# (bench/intent_eval.py, docs/understanding.md).
+_ASKED_MARKS = _KEPT_MARKS | {"?"}
 
 
-def normalise(text: str) -> str:
-    """Lower case, with punctuation and symbols other than currency signs and number marks as spaces.
-    Letters' combining marks stay: Thai, Bengali and Devanagari words are written with them, in
-    Unicode's composed form (NFC), so a letter typed as one code point or two reads the same."""
-    return " ".join(_spaced(text).split())
+def normalise(text: str, kept: frozenset[str] = _KEPT_MARKS) -> str:
+    """Lower case, with punctuation and symbols other than currency signs and number marks
+    (`kept`) as spaces. Letters' combining marks stay: Thai, Bengali and Devanagari words are
+    written with them, in Unicode's composed form (NFC), so a letter typed as one code point or
+    two reads the same."""
+    return " ".join(_spaced(text, kept).split())
+
+
+def _unnamed(text: str, name: str | None) -> str:
+    """The normalised text without the customer's own name."""
+    return re.sub(rf"(?<!\w){re.escape(name.lower())}(?!\w)", " ", text) if name else text
 
 
 def _spaced(text: str, kept: frozenset[str] = _KEPT_MARKS) -> str:
@@ -538,10 +548,9 @@ class Understanding:
         `shown`: the items on screen, which a name that fits several means first ("the asus tuf")."""
         said = self.languages.digits(text)
         text = self.languages.amounts(said)
-        clean = normalise(text)
         name = self.languages.person(text, self._known_word)  # "my name is Rafiqul Islam": no Islamic card asked for
         name = name if name and name in text else None  # as written, capitalised: "i'm interested" gives none
-        clean = re.sub(rf"(?<!\w){re.escape(name.lower())}(?!\w)", " ", clean) if name else clean
+        clean = _unnamed(normalise(text), name)
         words = [w for w in re.findall(r"[a-z]+", clean) if w not in self._known_words]
         amounts = self._amounts(said, name, awaiting, clean, pending)
         filters = {**amounts.filters, **self._filters(self._without_facts(clean), words)}  # "my own shop" is no shopping
@@ -565,7 +574,7 @@ class Understanding:
 
         expression = find_expression(text) if self.calculates else None
         answers = pending == "clarify_product" and bool(filters)  # "platinum", "1500" after "Which tier?"
-        spelled = self._spelled(clean)
+        spelled = self._spelled(_unnamed(normalise(text, _ASKED_MARKS), name))
         kind, confidence = self._kind(
             spelled,
             clean,
@@ -750,9 +759,13 @@ class Understanding:
 
     @cached_property
     def _speller(self) -> Speller:
+        """Corrects the pack's words, never the model's nor a language's it reads in English:
+        Banglish "jabe" (will go) is no typo of the examples' "pabe" (will get)."""
         texts = [t for ts in self.catalog.examples.intents.values() for t in ts]
+        reading = self.router.reading
         return Speller(
-            [w for t in [*texts, *self._known_words] for w in re.findall(r"[a-z]+", t.lower())], self.router.embedder.knows
+            [w for t in [*texts, *self._known_words] for w in re.findall(r"[a-z]+", t.lower())],
+            lambda word: self.router.embedder.knows(word) or (reading is not None and reading.glosses(word)),
         )
 
     def _without_filters(self, text: str, keep: str | None = None) -> str:
