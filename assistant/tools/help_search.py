@@ -151,6 +151,7 @@ class HelpCentre:
         self._native = None
         if native is not None and len(set(answers)) > 1:
             self._native = LeastSquares(everything, answers, native, NATIVE_RIDGE, NATIVE_TEMPERATURE)
+        self._questions = {_said(e.question): e for e in entries}
         self._lexical = BM25([terms(" ".join([*phrasings(e), e.answer, *e.steps, e.category]), stop_words) for e in entries])
         # A turn asks about one message several times (the router's second opinion, the search,
         # whether its first article answers): the belief is worked out once.
@@ -194,6 +195,11 @@ class HelpCentre:
         n = int(np.argmax(belief))
         believed_from = READ_ANSWERS_FROM if self._english(query) is not None else self.answers_from
         return self.entries[n] if belief[n] >= believed_from else None
+
+    def repeated(self, query: str) -> FaqEntry | None:
+        """The article whose own question the message is, word for word: a quick reply offered
+        with a hand-over and sent back, answered by its article whatever its words would say."""
+        return self._questions.get(_said(query))
 
     def answers(self, query: str, entry: FaqEntry) -> bool:
         """Whether this article is the one that answers the question."""
@@ -247,6 +253,11 @@ class HelpCentre:
         assert self._native is not None
         probability = dict(self._native.rank(query))
         return np.array([probability.get(e.id, 0.0) for e in self.entries])
+
+
+def _said(text: str) -> tuple[str, ...]:
+    """A text's words, whatever its case and punctuation."""
+    return tuple(_WORD.findall(text.lower()))
 
 
 def _words_belief(scores: np.ndarray) -> np.ndarray:
