@@ -64,11 +64,13 @@ def test_a_question_outside_the_business_is_handed_to_people_with_quick_replies(
         assert choice in data["reply"]
 
 
-def test_a_quick_reply_answers_with_its_article(chat):
-    offered = chat.say("how do I get a loan to buy a flat")
+@pytest.mark.parametrize("question", ["how do I get a loan to buy a flat", "বাড়ি কেনার জন্য লোন কীভাবে পাব?"])
+def test_a_quick_reply_answers_with_its_article(chat, question):
+    offered = chat.say(question)
     assert offered["choices"], offered["reply"]
-    answer = chat.say(offered["choices"][0])
+    answer = chat.say(offered["choices"][0])  # in Bengali, the article's translated question
     assert answer["help"]["article"] == offered["help"]["suggested"][0]
+    assert answer["reply"].startswith(f"**{offered['choices'][0]}**")  # answered in the language it was asked in
 
 
 def test_a_question_about_the_cards_at_hand_is_answered_from_their_own_figures(chat, catalog):

@@ -123,11 +123,13 @@ class HelpCentre:
         answers_from: float = 0.55,
         stop_words: frozenset[str] = frozenset(),
         reading: Reading | None = None,
+        translated: Sequence[FaqEntry] = (),
     ):
         """`unrelated`: questions the business does not answer (the pack's out-of-scope examples);
         `answers_from`: the belief in an article from which it answers the question (the pack's
         `answers_from`, tuned on real questions: docs/understanding.md); `stop_words`: the pack's
-        languages' words that the word search leaves out."""
+        languages' words that the word search leaves out; `translated`: the articles as the
+        pack's other languages have them, whose questions are quick replies too."""
         self.entries = entries
         self.answers_from = answers_from
         self.stop_words = stop_words
@@ -151,7 +153,8 @@ class HelpCentre:
         self._native = None
         if native is not None and len(set(answers)) > 1:
             self._native = LeastSquares(everything, answers, native, NATIVE_RIDGE, NATIVE_TEMPERATURE)
-        self._questions = {_said(e.question): e for e in entries}
+        by_id = {e.id: e for e in entries}
+        self._questions = {_said(e.question): by_id[e.id] for e in [*entries, *translated] if e.id in by_id}
         self._lexical = BM25([terms(" ".join([*phrasings(e), e.answer, *e.steps, e.category]), stop_words) for e in entries])
         # A turn asks about one message several times (the router's second opinion, the search,
         # whether its first article answers): the belief is worked out once.
@@ -169,28 +172,34 @@ class HelpCentre:
             catalog.pack.answers_from,
             catalog.languages.stop_words,
             reading_for(catalog, entries),
+            [entry for version in catalog.versions.values() for entry in version.faq],
         )
 
     def __len__(self) -> int:
         return len(self.entries)
 
     def search(self, query: str, limit: int = 3, device: str | None = None) -> list[Hit]:
-        """The articles most believed to answer the question, best first; with a device, only
-        the articles for it (or for any device)."""
+        """The articles most believed to answer the question, best first (the one whose own
+        question it repeats before all); with a device, only the articles for it (or for any device)."""
         if not self.entries:
             return []
         similarity, belief = self._belief(query)
+        repeated = self.repeated(query)
         allowed = [
             n
-            for n in np.argsort(-belief, kind="stable")
+            for n in sorted(np.argsort(-belief, kind="stable"), key=lambda n: repeated is None or self.entries[n] is not repeated)
             if device is None or not self.entries[n].applies_to or device in self.entries[n].applies_to
         ]
         return [Hit(self.entries[n], float(similarity[n])) for n in allowed[:limit]]
 
     def answer(self, query: str) -> FaqEntry | None:
-        """The article that answers the question: the one most believed to, if believed enough."""
+        """The article that answers the question: the one whose own question it repeats, else
+        the one most believed to, if believed enough."""
         if not self.entries:
             return None
+        repeated = self.repeated(query)
+        if repeated is not None:
+            return repeated
         _, belief = self._belief(query)
         n = int(np.argmax(belief))
         believed_from = READ_ANSWERS_FROM if self._english(query) is not None else self.answers_from
