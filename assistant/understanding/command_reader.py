@@ -90,6 +90,7 @@ class CommandReader:
         )
         if reading.type == "cancel" and self._waits(state) and not self._said_cancel(text):
             reading = reading.model_copy(update={"type": "unknown"})  # "fijo" to "fixed or removable?" is no cancel
+        reading = self._tapped(reading, text, state)
         quoting = self._quoting(reading, state, text)
         if crew and not reading.sure and not quoting and not self.collecting(active):  # slot answers go to Booking or Support
             reading = crew.understand(text, reading)
@@ -211,6 +212,16 @@ class CommandReader:
             return False
         unsure = reading.confidence < SURE and kind not in self.understanding.intents.exact(normalise(text))
         return unsure or bool(self.understanding.help_centre and self.understanding.help_centre.answer(text))
+
+    def _tapped(self, reading: Intent, text: str, state: SessionState) -> Intent:
+        """A quick reply the last answer offered beside a hand-over, sent back, is the help
+        question it is, whatever its words would say ("What documents do I need to apply for a
+        credit card?" names a card and says "need")."""
+        offered = next((turn.choices for turn in reversed(state.history) if turn.role == "assistant"), [])
+        help_centre = self.understanding.help_centre
+        if text.strip() not in offered or help_centre is None or help_centre.repeated(text) is None:
+            return reading
+        return reading.model_copy(update={"type": "faq", "confidence": 1.0, "sure": True})
 
     def _shaping(self, reading: Intent) -> list[Command]:
         """What shapes the act: the items named or pointed at, a comparison or eligibility check

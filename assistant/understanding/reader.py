@@ -688,8 +688,6 @@ class Understanding:
             return "greeting", 1.0
         if pending in self.catalog.pack.profile and profile:
             return "eligibility_check", 1.0
-        if self.help_centre is not None and self.help_centre.repeated(spelled):  # a quick reply tapped
-            return "faq", 1.0
         if answers and not self._only_catalog_words(spelled, amount_words):  # "some keys on my keyboard stopped working"
             if self.router.blind(spelled):
                 device = self.catalog.pack.device_filter
