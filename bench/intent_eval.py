@@ -83,14 +83,11 @@ def half(rows: list[dict], which: str) -> list[dict]:
 
 def questions(lang: str) -> list[dict]:
     """The questions asked in `lang`, each with its category."""
-    with QUESTIONS["en"].open(newline="") as f:
-        english = list(csv.DictReader(f))
-    if lang == "en-translated":
-        return [english[int(line)] for line in QUESTIONS[lang].read_text().split()]
-    if lang == "en":
-        return english
-    with QUESTIONS[lang].open(newline="") as f:
-        return list(csv.DictReader(f))
+    with QUESTIONS["en" if lang == "en-translated" else lang].open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    if lang == "en-translated":  # the English rows the translations were made from
+        return [rows[int(line)] for line in QUESTIONS[lang].read_text().split()]
+    return rows
 
 
 def main() -> None:
