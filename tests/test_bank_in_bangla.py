@@ -37,3 +37,11 @@ def test_each_example_on_the_bangla_page_is_read_as_its_english_source(conversat
         bangla = catalog.pack.page.examples
     for english, translated in zip(catalog.own_pack.page.examples, bangla, strict=True):
         assert conversation().say(translated)["intent"] == conversation().say(english)["intent"], translated
+
+
+def test_a_card_spelt_in_bengali_script_is_the_card_of_that_name(conversation):
+    """Loanwords sounded out read as the catalog spells the name: the Gold card that is not Islamic."""
+    for bangla, card in (("ভিসা গোল্ড ক্রেডিট কার্ড", "visa-gold-credit"), ("মাস্টারকার্ড টাইটানিয়াম ক্রেডিট কার্ড", "mastercard-titanium-credit")):
+        reply = conversation().say(f"{bangla}ের জন্য আবেদন করতে চাই")
+        assert reply["intent"]["type"] == "booking"
+        assert [p["id"] for p in reply["products"]] == [card], bangla

@@ -289,8 +289,10 @@ def _words_belief(scores: np.ndarray) -> np.ndarray:
 
 
 def reading_for(catalog: Catalog, entries: list[FaqEntry]) -> Reading:
-    """Messages in the pack's languages read in English, loanwords matched to its articles' words."""
-    return catalog.languages.reading([text for entry in entries for text in (*phrasings(entry), entry.answer)])
+    """Messages in the pack's languages read in English, loanwords matched to its articles' words
+    and its items' names ("টাইটানিয়াম" is the Titanium of "Mastercard Titanium Credit Card")."""
+    names = dict.fromkeys(item.name for item in catalog.products)
+    return catalog.languages.reading([*(text for entry in entries for text in (*phrasings(entry), entry.answer)), *names])
 
 
 def phrasings(entry: FaqEntry) -> list[str]:

@@ -565,7 +565,7 @@ class Understanding:
         rank = self._rank(clean, cues)
         lines = self.catalog.pack.display.lines_named(self._own_words(clean))
         topics = list(dict.fromkeys([*self._own_features(clean), *lines]))
-        named = self._named(clean, filters, shown)
+        named = self._named(clean, filters, shown) or self._named(self._in_english(clean), filters, shown)
         pointing = self.languages.pointing(clean, self._item_words)
         dropped = self._dropped(clean, filters)
         absent = [] if named else self.unfamiliar.find(text)
@@ -905,6 +905,13 @@ class Understanding:
             if best not in named:
                 named.append(best)
         return named
+
+    def _in_english(self, clean: str) -> str:
+        """A message in another script read in English, whose sounded-out loanwords spell the
+        catalog's names as the catalog has them: "ভিসা গোল্ড ক্রেডিট কার্ড" names the Visa Gold
+        Credit Card. Latin messages are matched as written: a gloss's "city" is no Honda City."""
+        english = None if clean.isascii() or self.router.reading is None else self.router.reading.english(clean)
+        return normalise(english) if english else ""
 
     def _profile(self, clean: str, words: list[str], pending: Pending | None, amounts: dict[str, int]) -> dict[str, FactValue]:
         """The facts the message tells, as the pack declares them: a category by its words, an
