@@ -365,6 +365,8 @@ def test_what_is_no_head_count(text):
         ("আমার নাম নুসরাত জাহান", "নুসরাত জাহান"),
         ("naam Arjun Rao, 9819012345", "Arjun Rao"),
         ("मेरा नाम राहुल शर्मा है", "राहुल शर्मा"),
+        ("mera naam Raj hai", "Raj"),  # "hai" is an everyday word: the name ends before it
+        ("My name is Jay Sharma", "Jay Sharma"),  # Banglish "jay" (goes), capitalised as a name
     ],
 )
 def test_a_name_in_every_language(text, expected):
@@ -380,6 +382,8 @@ def test_a_name_in_every_language(text, expected):
         "I am looking for a card",
         "i am not sure",
         "call me tomorrow at 5",
+        "সবে বিয়ে করেছি, নাম বদলাতে চাই।",  # a name to change, none given: বদলাতে is "to change"
+        "ami ekta call back chai",  # "ekta" is "a"
     ],
 )
 def test_what_is_no_name(text):

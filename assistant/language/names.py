@@ -3,7 +3,8 @@
 "my name is", "amar nam" and "मेरा नाम" introduce a name whatever follows; "I am" and "this is"
 only may ("I am salaried", "this is for four"), so what follows them is a name only when it
 looks like one: not a word that is never a name, not one of the business's own words, and
-capitalised by a writer who capitalises. A name is at most four words of letters and ends at
+capitalised by a writer who capitalises. An everyday word of a language read in English (its
+gloss) is no name either: "নাম বদলাতে চাই" wants a name changed, it gives none. A name is at most four words of letters and ends at
 punctuation, a digit, or such a word ("my name is Meera Joshi and my number is ...").
 """
 
@@ -25,6 +26,7 @@ class Names:
         sure = Table.words(languages, "names", lambda lang: lang.names).pattern
         maybe = Table.words(languages, "self_names", lambda lang: lang.self_names).pattern
         self._never = Table.words(languages, "not_names", lambda lang: [*lang.not_names, *_when_words(lang)])
+        self._everyday = Table.words(languages, "gloss", _everyday_words)
         self._patterns = (
             (re.compile(rf"{sure}(?:\s*[:=]\s*|\s+){_RUN}", re.IGNORECASE), True),  # "naam: Anil" too
             (re.compile(rf"{maybe}\s+{_RUN}", re.IGNORECASE), False),
@@ -54,6 +56,8 @@ class Names:
         for word in said:
             if word in self._never or known(word.lower()):
                 break
+            if word in self._everyday and not (cases and word[0].isupper()):  # "ami ekta call back chai"
+                break
             if words and cases and words[0][0].isupper() and not word[0].isupper():
                 break
             words.append(word)
@@ -62,6 +66,12 @@ class Names:
 
 def _titled(words: list[str]) -> str:
     return " ".join(w[:1].upper() + w[1:].lower() if w.isascii() else w for w in words)
+
+
+def _everyday_words(language: Language) -> list[str]:
+    """The words its gloss reads in English ("ekta" is "a", "বদলাতে" "to change"): no one's name,
+    unless a writer who capitalises capitalises it ("I'm Jay")."""
+    return [form for forms in language.gloss.values() for form in forms if " " not in form]
 
 
 def _when_words(language: Language) -> list[str]:
