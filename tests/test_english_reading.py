@@ -38,6 +38,8 @@ def test_loanwords_sound_like_the_english_they_come_from():
     assert sound("kontaktles") == sound("contactless")
     assert sound("card") != sound("cord") or sound("card") == "krd"  # vowels don't count, consonants do
     assert sound("pending") != sound("funding")
+    assert sound("exchenj") == sound("exchange")  # "x" is "ks", "ch" its own sound
+    assert sound("parchhe") != sound("purchase")  # পারছে (can) is no "purchase"
 
 
 def test_a_bangla_question_reads_in_english(reading):
@@ -64,6 +66,10 @@ def test_hinglish_reads_in_english_and_devanagari_is_read_as_written():
 def test_english_and_languages_without_a_gloss_are_left_alone(reading):
     assert reading.english("How do I activate my new card?") is None
     assert reading.english("card") is None
+    # an English word that is a Banglish one ("as": come) or a stem of one ("name": nam) is English
+    assert reading.english("The payment on my card shows as pending") is None
+    assert reading.english("how to change name on account") is None
+    assert reading.english("card er nam bodlate chai") == "card of name change want"
     thai = load_languages(["th"]).reading(BANK_ENGLISH)
     assert thai.english("บัตรหายทำยังไงดี") is None  # Thai has no gloss yet: its own reader reads it
 

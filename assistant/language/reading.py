@@ -35,15 +35,15 @@ SOUNDS = 3  # consonants a word must have to be matched by its sound: fewer matc
 # Spellings of one sound, as loanwords are written in Latin letters ("v" for "bh", "f" for "ph").
 _SAME_SOUND = (
     ("ng", "n"), ("ph", "f"), ("bh", "b"), ("v", "b"), ("sh", "s"), ("th", "t"), ("dh", "d"), ("kh", "k"),
-    ("gh", "g"), ("ck", "k"), ("x", "ks"), ("q", "k"), ("z", "j"), ("w", ""),
+    ("gh", "g"), ("ck", "k"), ("q", "k"), ("z", "j"), ("w", ""),
 )  # fmt: skip
 
 
 def sound(word: str) -> str:
     """A Latin word's consonants as they sound: "transfar" and "transfer" are both "trnsfr",
     "kard" and "card" "krd", "exchenj" and "exchange" "ksxnj"."""
-    word = re.sub(r"g(?=[eiy])", "j", word.lower())
-    word = word.replace("ch", "\0").replace("c", "k").replace("\0", "x")
+    word = re.sub(r"g(?=[eiy])", "j", word.lower()).replace("x", "ks")  # before "ch" is written x:
+    word = word.replace("ch", "\0").replace("c", "k").replace("\0", "x")  # "parchhe" (can) is no "purchase"
     for spelt, said in _SAME_SOUND:
         word = word.replace(spelt, said)
     return re.sub(r"(.)\1+", r"\1", re.sub(r"[aeiouyh]", "", word))
@@ -120,8 +120,8 @@ class Reading:
         if written is not None and written.native and self._detector.scripts[written.code] != LATIN:
             if self._detector.scripts[written.code] not in self._romanisers:  # Thai, Devanagari: read as written
                 return None
-        elif not any(self._glossed(word) for word in _LATIN.findall(_nfc(text.lower())) if word not in self._known):
-            return None  # English: no word of it is one the gloss knows and the business's English doesn't
+        elif not any(key(word) in self._gloss for word in _LATIN.findall(_nfc(text.lower())) if word not in self._known):
+            return None  # English: no word of it is one the gloss has as written and the business's English doesn't
         return _WORD.sub(lambda m: self._word(m.group()), _nfc(text.lower()))
 
     def glosses(self, word: str) -> bool:
