@@ -4,8 +4,9 @@
 only may ("I am salaried", "this is for four"), so what follows them is a name only when it
 looks like one: not a word that is never a name, not one of the business's own words, and
 capitalised by a writer who capitalises. An everyday word of a language read in English (its
-gloss) is no name either: "নাম বদলাতে চাই" wants a name changed, it gives none. A name is at most four words of letters and ends at
-punctuation, a digit, or such a word ("my name is Meera Joshi and my number is ...").
+gloss) is no name either: "নাম বদলাতে চাই" wants a name changed, it gives none. A name is at
+most four words of letters and ends at punctuation, a digit, or such a word ("my name is Meera
+Joshi and my number is ...").
 """
 
 from __future__ import annotations
