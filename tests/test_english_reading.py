@@ -80,6 +80,7 @@ BANGLA_HELP = [
     ("নতুন কার্ড চালু করব কীভাবে?", "activate-card"),
     ("card ta hariye felechi, ekhon ki korbo?", "lost-or-stolen-card"),
     ("notun card ta chalu korbo kivabe?", "activate-card"),
+    ("card harale ki korbo?", "lost-or-stolen-card"),  # harale: if lost
 ]
 
 
