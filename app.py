@@ -13,15 +13,12 @@ from flask import Flask, Response
 import crew_pipeline
 from assistant.attachments import store as attachments
 from assistant.booking import notifications, reminders
-from assistant.cases import store as cases_store
 from assistant.dialogue import sessions
 from assistant.handover import store as handovers
 from assistant.infra import config  # sets the crewai telemetry switches first
 from assistant.tools import retrieval
 from assistant.web import (
     api,
-    cases,
-    concierge,
     console,
     edge,
     errors,
@@ -33,6 +30,9 @@ from assistant.web import (
     ratelimit,
     telemetry,
 )
+from extensions.homologation import case_store
+from extensions.homologation import routes as case_routes
+from extensions.restaurants import routes as concierge
 
 
 def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
@@ -53,12 +53,12 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     reminders.init_app(app)
     concierge.init_app(app)  # before the pipeline: its reader of the service schema reads chat messages too
     attachments.init_app(app)
-    cases_store.init_app(app)
+    case_store.init_app(app)
     handovers.init_app(app)
     crew_pipeline.init_app(app)
     api.init_app(app)
     files.init_app(app)
-    cases.init_app(app)
+    case_routes.init_app(app)
     console.init_app(app)
     pack_files.init_app(app)
 

@@ -22,8 +22,6 @@ from assistant.booking.codes import BookingStore, redact_codes
 from assistant.booking.desk import BookingDesk
 from assistant.booking.notifications import NOTIFIER, phones_masked
 from assistant.booking.reminders import REMINDERS
-from assistant.cases.store import CASES
-from assistant.dialogue.case import CaseDesk, Submitter
 from assistant.dialogue.commands import Cancel, Command, ShowMore, first
 from assistant.dialogue.policy import DialoguePolicy
 from assistant.dialogue.preferences import PreferenceStore, learn, starting_state, welcome_back
@@ -50,9 +48,11 @@ from assistant.understanding.command_reader import CommandReader
 from assistant.understanding.reader import NEEDS_PRODUCTS, Details, Intent, Understanding
 from assistant.understanding.router import Router
 from assistant.web import telemetry
-from assistant.web.concierge import SERVICE_READER, TABLES
 from assistant.web.pack_files import example_url
 from assistant.web.schemas import ChatRequest, ChatResponse, Handler, HelpResult, ImageLink
+from extensions.homologation.case import CaseDesk, Submitter
+from extensions.homologation.case_store import CASES
+from extensions.restaurants.routes import SERVICE_READER, TABLES
 
 if TYPE_CHECKING:  # crewai is imported only when an LLM is configured
     from assistant.llm.crew_mode import CrewMode

@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from agents import booking, comparator, eligibility, formatter, quote, retriever, support
+from agents import booking, comparator, eligibility, formatter, retriever, support
 from agents.work import TurnWork
+from extensions.homologation import agent as quote
 
 if TYPE_CHECKING:
     from crewai import Crew

@@ -8,11 +8,9 @@ from typing import Any
 
 from assistant.attachments.store import Attachment
 from assistant.booking.desk import BookingDesk
-from assistant.dialogue.case import CaseDesk
 from assistant.dialogue.commands import Command
 from assistant.dialogue.flows import FlowStep, Said
 from assistant.dialogue.goals import Goal
-from assistant.dialogue.quote import QuoteStep
 from assistant.dialogue.state import Pending, SessionState
 from assistant.pack.model import Catalog, FaqEntry, Product
 from assistant.tools.comparison import Comparison
@@ -20,6 +18,8 @@ from assistant.tools.eligibility import Verdict
 from assistant.tools.gateway import ToolGateway
 from assistant.tools.retrieval import CatalogIndex
 from assistant.understanding.reader import Intent
+from extensions.homologation.case import CaseDesk
+from extensions.homologation.quote import QuoteStep
 
 HELP_INTENTS = ("faq", "out_of_scope", "unknown")  # answered by the help centre or handed to people
 

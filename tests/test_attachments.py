@@ -406,7 +406,7 @@ def test_files_no_case_took_are_swept_once_left(tmp_path):
     import os
     import time
 
-    from assistant.cases.store import CASES
+    from extensions.homologation.case_store import CASES
 
     app = app_for(tmp_path, DOMAIN, attachments_unused_s=3600)
     client = app.test_client()

@@ -15,14 +15,14 @@ import pytest
 from PIL import Image
 
 from assistant.attachments.store import ATTACHMENTS
-from assistant.cases.store import CASES
-from assistant.dialogue.case import CaseDesk
 from assistant.dialogue.flows import FlowEngine, FlowStep, Said, Sent
-from assistant.dialogue.quote import Quote
 from assistant.dialogue.state import SessionState
 from assistant.pack.model import load_catalog
 from assistant.tools import validators
 from assistant.tools.validators import Check
+from extensions.homologation.case import CaseDesk
+from extensions.homologation.case_store import CASES
+from extensions.homologation.quote import Quote
 from tests.conftest import OPERATOR_KEY
 
 DOMAIN = "homologation"

@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from pdfminer.high_level import extract_text
 
-from assistant.cases.store import CASES
+from extensions.homologation.case_store import CASES
 from tests.conftest import OPERATOR_KEY, signed_in
 from tests.test_attachments import asking, jpeg_with_gps, upload
 
@@ -184,8 +184,8 @@ def test_characters_nobody_sees_leave_case_values_and_the_office_pdf(app, client
     case_id = CASES.get(app).submit(record(session, personal={"nombre": hidden, "notas\u200d": ["a\u202ab"]}))
     kept = CASES.get(app).get(case_id)
     assert kept["personal"] == {"nombre": "AnaRuiz Gil", "notas": ["ab"]}
-    from assistant.cases.summary import summary_pdf
     from assistant.tools.retrieval import CATALOG
+    from extensions.homologation.case_summary import summary_pdf
 
     with app.app_context():
         page = summary_pdf({**kept, "personal": {"nombre": hidden}}, [], CATALOG.get())  # as an older record holds it

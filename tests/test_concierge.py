@@ -17,8 +17,8 @@ import pytest
 from conftest import Clock, Conversation, app_for, signed_in
 
 from assistant.booking.notifications import NotifyError
-from assistant.concierge.planner import Plan, ServiceReader
 from assistant.pack.model import DataError, load_catalog
+from extensions.restaurants.planner import Plan, ServiceReader
 
 DOMAIN = "restaurants"
 DATA = Path(__file__).resolve().parent.parent / "data" / "restaurants"

@@ -1,5 +1,5 @@
 """Issue 33, hole 15: the concierge's external services fail as seed 001 says they may, and each
-failure is handled the same way whichever service it is (assistant/concierge/calls.py): a 500 is
+failure is handled the same way whichever service it is (extensions/restaurants/calls.py): a 500 is
 tried once more, then a person takes over and the plan is kept; a 429 backs off and tells the
 customer when to try again; a 401 is logged at error level and counted for the operators, and the
 customer hears only that a person will help. Search and reservation run in-process, so they are
@@ -18,8 +18,8 @@ from prometheus_client import REGISTRY
 from test_concierge import DOMAIN, SEED_INSTRUCTION
 
 from assistant.booking.notifications import WebhookNotifier
-from assistant.concierge import calls
-from assistant.concierge.calls import ServiceFault
+from extensions.restaurants import calls
+from extensions.restaurants.calls import ServiceFault
 
 assert DOMAIN == "restaurants"
 ask, clock = test_concierge.ask, test_concierge.clock  # the concierge's fixtures: a signed-in user, a Monday

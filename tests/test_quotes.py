@@ -10,12 +10,12 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
-from assistant.dialogue.quote import Quote, step, wants
 from assistant.language import load_languages
 from assistant.pack.constraints import Constraint, broken
-from assistant.pack.quotes import Elements, QuoteSetup
 from assistant.pack.texts import say
-from assistant.tools import quotes
+from extensions.homologation import tariff as quotes
+from extensions.homologation.elements import Elements, QuoteSetup
+from extensions.homologation.quote import Quote, step, wants
 
 FIXTURE = Path(__file__).parent / "fixtures" / "quotes" / "elements.yaml"
 LANGUAGES = load_languages(["es"])

@@ -111,7 +111,7 @@ class WebhookNotifier:
             with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
                 if not 200 <= response.status < 300:
                     raise NotifyError(f"webhook answered {response.status}")
-        except urllib.error.HTTPError as error:  # 4xx, 5xx: its status says what to do (assistant/concierge/calls.py)
+        except urllib.error.HTTPError as error:  # 4xx, 5xx: its status says what to do (extensions/restaurants/calls.py)
             retry_after = error.headers.get("Retry-After", "")
             wait = float(retry_after) if retry_after.isdecimal() else None
             raise NotifyError(f"webhook answered {error.code}", error.code, wait) from error

@@ -32,8 +32,8 @@ from assistant.booking.codes import CODE_LIKE
 from assistant.conversations.schema import CODE, Bound, Conversation, Person, Texts, Turn, Wanted, load
 from assistant.language import shipped
 from assistant.language.detect import LATIN, script
-from assistant.web.concierge import CONCIERGE
 from crew_pipeline import PIPELINE
+from extensions.restaurants.routes import CONCIERGE
 
 ROOT = Path(__file__).resolve().parents[2]
 FOLDER = ROOT / "tests" / "conversations"  # one folder per pack: tests/conversations/<pack>/*.yml

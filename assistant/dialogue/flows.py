@@ -23,9 +23,9 @@ from assistant.dialogue.forms import FormReader
 from assistant.language import phrases
 from assistant.pack.flows import BATCH_FROM, WEEKDAYS, Flow, Option, Slot, Step
 from assistant.pack.model import Catalog, FaqEntry, Product
-from assistant.pack.quotes import Example
 from assistant.pack.texts import day_words, say, weekday_words
 from assistant.tools.filters import FilterRules
+from extensions.homologation.elements import Example
 
 Mode = Literal["sequential", "batch", "hybrid"]
 _CLAUSE = re.compile(r"\s*(?:[,;.!?]|\band\b|\bbut\b)\s*")

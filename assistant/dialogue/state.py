@@ -9,8 +9,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, field_validator
 
 from assistant.dialogue.goals import GoalBoard
-from assistant.dialogue.quote import Quote
 from assistant.pack.model import FactValue, FilterValue
+from extensions.homologation.quote import Quote
 
 Pending = str  # "clarify_product", or the name of the customer fact the pack's question asked for
 HANDED_OVER = "handover"  # a message's intent while people have the conversation

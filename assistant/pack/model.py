@@ -30,7 +30,6 @@ from assistant.language import DateOrder, Languages, load_languages
 from assistant.pack.constraints import Constraint
 from assistant.pack.flows import BUILT_STAGES, Flow
 from assistant.pack.handover import HandoverRules
-from assistant.pack.quotes import Elements, Example, QuoteSetup
 from assistant.pack.translations import (
     ENGINE_FOLDER,
     FOLDER,
@@ -41,6 +40,7 @@ from assistant.pack.translations import (
     read_table,
     walk,
 )
+from extensions.homologation.elements import Elements, Example, QuoteSetup
 
 T = TypeVar("T")
 FilterValue = str | int | float | list[str]  # one value, an amount, or any of several values

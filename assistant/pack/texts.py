@@ -21,9 +21,9 @@ REASONS_SHOWN = 2  # of the reasons a customer is refused every item asked for, 
 
 if TYPE_CHECKING:  # the eligibility tool words its reasons with say(); goals live in dialogue
     from assistant.dialogue.goals import Goal
-    from assistant.dialogue.quote import Quote, QuoteStep
     from assistant.tools.eligibility import Verdict
-    from assistant.tools.quotes import Line, Tariff
+    from extensions.homologation.quote import Quote, QuoteStep
+    from extensions.homologation.tariff import Line, Tariff
 
 
 def say(catalog: Catalog, key: str, **values: object) -> str:

@@ -11,12 +11,12 @@ from collections.abc import Callable
 from typing import Any
 
 from assistant.pack.model import Catalog, ToolName
-from assistant.pack.quotes import Elements
 from assistant.tools.calculator import calculate
 from assistant.tools.comparison import compare, ranked
 from assistant.tools.eligibility import check
-from assistant.tools.quotes import identify, select_variant, tariff
 from assistant.tools.retrieval import CatalogIndex
+from extensions.homologation.elements import Elements
+from extensions.homologation.tariff import identify, select_variant, tariff
 
 
 class ToolNotAllowed(PermissionError):

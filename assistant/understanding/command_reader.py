@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from assistant.booking.desk import CODE, CONFIRMING, BookingDesk
-from assistant.dialogue.case import CaseDesk
 from assistant.dialogue.commands import (
     AnswerFromHelp,
     AskAttribute,
@@ -41,12 +40,13 @@ from assistant.dialogue.commands import (
     first,
 )
 from assistant.dialogue.goals import Goal
-from assistant.dialogue.quote import wants as wants_quote
 from assistant.dialogue.state import SessionState
 from assistant.language import phrases
 from assistant.pack.model import Catalog, IntentType, Product
 from assistant.understanding.reader import CONFIDENT, NEEDS_PRODUCTS, SURE, Intent, PhraseMatcher, Understanding, normalise
 from assistant.understanding.references import refer
+from extensions.homologation.case import CaseDesk
+from extensions.homologation.quote import wants as wants_quote
 
 if TYPE_CHECKING:  # crewai is imported only when an LLM is configured
     from assistant.llm.crew_mode import CrewTurn

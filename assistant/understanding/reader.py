@@ -56,7 +56,7 @@ _FUZZY_CUTOFF = 0.84
 
 
 class Details(Protocol):
-    """A pack's service reader (the restaurants' schema, assistant.concierge.planner.ServiceReader)."""
+    """A pack's service reader (the restaurants' schema, extensions.restaurants.planner.ServiceReader)."""
 
     def read(self, text: str, today: dt.date) -> dict[str, Any]: ...
 

@@ -7,11 +7,11 @@ from typing import Any
 from pydantic import BaseModel
 
 from assistant.attachments.store import ATTACHMENT_ID
-from assistant.cases.store import STATUSES
 from assistant.handover.store import REASONS
 from assistant.pack.model import Catalog, Labels
-from assistant.web.concierge import AssistantRequest
 from assistant.web.schemas import ATTACHMENTS_ONLY, CUSTOMER_ID, SESSION_ID_PATTERN, ChatRequest, ChatResponse
+from extensions.homologation.case_store import STATUSES
+from extensions.restaurants.routes import AssistantRequest
 
 _REF = "#/components/schemas/{model}"
 _ERROR = {"$ref": "#/components/schemas/Error"}

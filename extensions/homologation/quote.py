@@ -23,8 +23,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from assistant.language import Languages
-from assistant.pack.quotes import Elements, Example, QuoteSetup
-from assistant.tools.quotes import (
+from extensions.homologation.elements import Elements, Example, QuoteSetup
+from extensions.homologation.tariff import (
     Identified,
     Tariff,
     VariantQuestion,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agents.work import TurnWork
-from assistant.dialogue.quote import step
+from extensions.homologation.quote import step
 
 
 def quote(work: TurnWork) -> None:

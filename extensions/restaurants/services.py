@@ -23,10 +23,10 @@ from typing import Any, TypeVar
 
 from assistant.booking.notifications import MessagesCapped, Notifier, NotifyError
 from assistant.booking.reminders import ReminderStore
-from assistant.concierge.calls import ServiceFault, Unreachable, call_service
 from assistant.infra.sqlite import SharedSQLite
 from assistant.pack.flows import WEEKDAYS
 from assistant.pack.model import Catalog, Product
+from extensions.restaurants.calls import ServiceFault, Unreachable, call_service
 
 MAX_RESULTS = 5
 SLOT = dt.timedelta(minutes=30)
@@ -70,7 +70,7 @@ class ConciergeServices:
         )
 
     def call(self, service: str, call: Callable[[], T]) -> T | Unreachable:
-        """A call to one of the services, its failures handled as seed 001 says (assistant/concierge/calls.py)."""
+        """A call to one of the services, its failures handled as seed 001 says (extensions/restaurants/calls.py)."""
         return call_service(service, call, self.backoff_max_s)
 
     def search_restaurant(self, city: str, locality: str, cuisine: str, date: str, time: str, today: dt.date) -> dict[str, Any]:

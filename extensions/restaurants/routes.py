@@ -19,9 +19,6 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
 from assistant.booking.notifications import NOTIFIER
 from assistant.booking.reminders import REMINDERS
-from assistant.concierge.planner import Concierge, ServiceReader, load_members
-from assistant.concierge.services import ConciergeServices
-from assistant.concierge.tables import Tables
 from assistant.dialogue.reply_language import written_language
 from assistant.dialogue.sessions import LOCKS, STORE
 from assistant.infra import replay
@@ -34,6 +31,9 @@ from assistant.tools.retrieval import CATALOG
 from assistant.web.errors import ApiError, json_object
 from assistant.web.identity import caller
 from assistant.web.ratelimit import LIMITER
+from extensions.restaurants.planner import Concierge, ServiceReader, load_members
+from extensions.restaurants.services import ConciergeServices
+from extensions.restaurants.tables import Tables
 
 bp = Blueprint("concierge", __name__)
 log = logging.getLogger("assistant.concierge")

@@ -16,7 +16,7 @@ from itertools import combinations as subsets
 
 from pydantic import BaseModel
 
-from assistant.pack.quotes import Elements
+from extensions.homologation.elements import Elements
 
 
 class VariantQuestion(BaseModel):

@@ -32,9 +32,6 @@ from pydantic import BaseModel, Field
 from assistant.booking.codes import CODE_LIKE, CODE_TTL, BookingStore, redact_codes
 from assistant.booking.desk import Refused
 from assistant.booking.notifications import PHONE_LIKE, e164
-from assistant.concierge.calls import Unreachable
-from assistant.concierge.services import INDIAN, TOO_MANY, in_locality, is_open, serves
-from assistant.concierge.tables import Notification, NotSent, Reminder, Reservation, Table, Tables, day_of
 from assistant.dialogue.flows import FlowEngine, Said
 from assistant.dialogue.goals import masked
 from assistant.dialogue.sessions import SessionLocks
@@ -46,6 +43,9 @@ from assistant.pack.model import Catalog, ConciergeSetup, DataError, Product
 from assistant.pack.texts import day_words, say
 from assistant.understanding.nlu import DONTCARE, SchemaUnderstanding
 from assistant.understanding.reader import normalise
+from extensions.restaurants.calls import Unreachable
+from extensions.restaurants.services import INDIAN, TOO_MANY, in_locality, is_open, serves
+from extensions.restaurants.tables import Notification, NotSent, Reminder, Reservation, Table, Tables, day_of
 
 log = logging.getLogger("assistant.concierge")
 WHO = ("person", "phone")  # slot kinds asked for once a table is found

@@ -10,11 +10,11 @@ from typing import Any
 from flask import Blueprint, Flask, Response, jsonify, request, send_file
 
 from assistant.attachments.store import ATTACHMENTS
-from assistant.cases.store import CASES, STATUSES
-from assistant.cases.summary import summary_pdf
 from assistant.tools.retrieval import CATALOG
 from assistant.web.errors import ApiError, json_object
 from assistant.web.identity import require_operator
+from extensions.homologation.case_store import CASES, STATUSES
+from extensions.homologation.case_summary import summary_pdf
 
 bp = Blueprint("cases", __name__)
 # A customer's file and a page made of their words are the office's to save, never a page of ours

@@ -20,16 +20,16 @@ from typing import Any, Literal, Protocol
 
 from assistant.booking.codes import redact_codes
 from assistant.dialogue.flows import FlowEngine, FlowStep, Said, filled
-from assistant.dialogue.quote import images
 from assistant.dialogue.state import SessionState
 from assistant.language import phrases
 from assistant.pack.display import money
 from assistant.pack.flows import DOCUMENTS_STAGE, ELEMENT_STAGE, Flow, Option, Slot, Step
 from assistant.pack.model import Catalog
-from assistant.pack.quotes import DataField, Elements
 from assistant.pack.texts import every_way, one_of, say
-from assistant.tools.quotes import mentions
 from assistant.tools.validators import Check
+from extensions.homologation.elements import DataField, Elements
+from extensions.homologation.quote import images
+from extensions.homologation.tariff import mentions
 
 ELEMENTS = "case_elements"  # the slots that hold the codes quoted when the case opened, and its price
 PRICE = "case_price"
@@ -42,7 +42,7 @@ Aside = Literal["progress", "price", "images"]  # what a message asks about the 
 
 
 class Submitter(Protocol):
-    """The office's side (assistant/cases/store.py): keeps a record, returns its id."""
+    """The office's side (extensions/homologation/case_store.py): keeps a record, returns its id."""
 
     def submit(self, case: dict[str, Any], reply: Callable[[str], str] | None = None) -> str: ...
 

@@ -20,11 +20,11 @@ from fpdf import FPDF
 from fpdf.enums import Align, MethodReturnValue, XPos, YPos
 
 from assistant.attachments.store import Attachment
-from assistant.cases.store import MANAGED
 from assistant.language.invisible import visible
 from assistant.pack.display import money
 from assistant.pack.model import Catalog
 from assistant.pack.texts import say
+from extensions.homologation.case_store import MANAGED
 
 FONT = "Helvetica"  # a core font: nothing to ship, Windows-1252 text only (hence _printable)
 ENCODING = "windows-1252"  # Latin-1 with €, curly quotes, dashes and the ellipsis
