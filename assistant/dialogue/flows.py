@@ -21,11 +21,11 @@ from zoneinfo import ZoneInfo
 from assistant.booking.notifications import PHONE_LIKE, e164
 from assistant.dialogue.forms import FormReader
 from assistant.language import phrases
+from assistant.pack.examples import Example
 from assistant.pack.flows import BATCH_FROM, WEEKDAYS, Flow, Option, Slot, Step
 from assistant.pack.model import Catalog, FaqEntry, Product
 from assistant.pack.texts import day_words, say, weekday_words
 from assistant.tools.filters import FilterRules
-from extensions.homologation.elements import Example
 
 Mode = Literal["sequential", "batch", "hybrid"]
 _CLAUSE = re.compile(r"\s*(?:[,;.!?]|\band\b|\bbut\b)\s*")

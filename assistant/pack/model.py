@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 
 from assistant.language import DateOrder, Languages, load_languages
 from assistant.pack.constraints import Constraint
+from assistant.pack.examples import Example
 from assistant.pack.flows import BUILT_STAGES, Flow
 from assistant.pack.handover import HandoverRules
 from assistant.pack.translations import (
@@ -40,7 +41,7 @@ from assistant.pack.translations import (
     read_table,
     walk,
 )
-from extensions.homologation.elements import Elements, Example, QuoteSetup
+from extensions.homologation.elements import Elements, QuoteSetup
 
 T = TypeVar("T")
 FilterValue = str | int | float | list[str]  # one value, an amount, or any of several values

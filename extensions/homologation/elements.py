@@ -12,6 +12,8 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from assistant.pack.examples import Example
+
 CODE_PATTERN = r"^[A-Z][A-Z0-9_]*$"
 Code = Annotated[str, Field(pattern=CODE_PATTERN)]
 FieldType = Literal["text", "number", "choice", "date", "bool"]
@@ -26,22 +28,6 @@ class Category(Strict):
 
     name: str
     words: list[str] = Field(min_length=1)  # how customers name it, in every language the pack reads
-
-
-class Example(Strict):
-    """A photo or document the office needs, with a drawing of what a good one looks like."""
-
-    shown: ClassVar[tuple[str, ...]] = ("label",)
-
-    key: str
-    label: str
-    example: str | None = None  # a file under the pack's images/ folder
-
-    @model_validator(mode="after")
-    def _in_images(self) -> Example:
-        if self.example is not None and not re.fullmatch(r"images/[\w.-]+\.svg", self.example):
-            raise ValueError(f"{self.key}: example '{self.example}' must be an .svg under images/")
-        return self
 
 
 class Validation(Strict):

@@ -23,7 +23,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from assistant.language import Languages
-from extensions.homologation.elements import Elements, Example, QuoteSetup
+from assistant.pack.examples import Example
+from extensions.homologation.elements import Elements, QuoteSetup
 from extensions.homologation.tariff import (
     Identified,
     Tariff,
