@@ -30,9 +30,7 @@ from assistant.web import (
     ratelimit,
     telemetry,
 )
-from extensions.homologation import case_store
-from extensions.homologation import routes as case_routes
-from extensions.restaurants import routes as concierge
+from extensions import base as extensions
 
 
 def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
@@ -51,14 +49,12 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     retrieval.init_app(app)
     notifications.init_app(app)
     reminders.init_app(app)
-    concierge.init_app(app)  # before the pipeline: its reader of the service schema reads chat messages too
     attachments.init_app(app)
-    case_store.init_app(app)
     handovers.init_app(app)
+    extensions.init_app(app)  # before the pipeline, which asks them about every message
     crew_pipeline.init_app(app)
     api.init_app(app)
     files.init_app(app)
-    case_routes.init_app(app)
     console.init_app(app)
     pack_files.init_app(app)
 

@@ -22,7 +22,8 @@ from assistant.booking.codes import BookingStore, redact_codes
 from assistant.booking.desk import BookingDesk
 from assistant.booking.notifications import NOTIFIER, phones_masked
 from assistant.booking.reminders import REMINDERS
-from assistant.dialogue.commands import Cancel, Command, ShowMore, first
+from assistant.dialogue.commands import Command, Extended, ShowMore, first
+from assistant.dialogue.extension import FlowAction
 from assistant.dialogue.policy import DialoguePolicy
 from assistant.dialogue.preferences import PreferenceStore, learn, starting_state, welcome_back
 from assistant.dialogue.reply_language import reply_language
@@ -45,14 +46,12 @@ from assistant.tools.gateway import ToolGateway
 from assistant.tools.retrieval import CATALOG, INDEX, CatalogIndex
 from assistant.understanding import guard
 from assistant.understanding.command_reader import CommandReader
-from assistant.understanding.reader import NEEDS_PRODUCTS, Details, Intent, Understanding
+from assistant.understanding.reader import NEEDS_PRODUCTS, Intent, Understanding
 from assistant.understanding.router import Router
 from assistant.web import telemetry
 from assistant.web.pack_files import example_url
 from assistant.web.schemas import ChatRequest, ChatResponse, Handler, HelpResult, ImageLink
-from extensions.homologation.case import CaseDesk, Submitter
-from extensions.homologation.case_store import CASES
-from extensions.restaurants.routes import SERVICE_READER, TABLES
+from extensions.base import EXTENSIONS, Extension
 
 if TYPE_CHECKING:  # crewai is imported only when an LLM is configured
     from assistant.llm.crew_mode import CrewMode
@@ -71,16 +70,15 @@ class CrewPipeline:
         desk: BookingDesk,
         preferences: PreferenceStore,
         crew_mode: CrewMode | None = None,
-        details: Details | None = None,
         attachments: AttachmentStore | None = None,
-        cases: Submitter | None = None,
+        extensions: list[Extension] | None = None,
         *,
         people: PeopleDesk,
+        actions: dict[str, FlowAction] | None = None,
     ):
-        """`details`: the pack's service reader, where it has one (the restaurants' schema);
-        `attachments`: where the files a message references are kept; `cases`: where a case
-        flow hands its cases to the office; `people`: the desk of the business's people, who
-        take conversations over."""
+        """`attachments`: where the files a message references are kept; `extensions`: the
+        pack's (a quotation, a concierge), asked about every message; `actions`: the flow
+        actions they add; `people`: the desk of the business's people, who take conversations over."""
         self.catalog = catalog
         self.index = index
         self.store = store
@@ -88,8 +86,10 @@ class CrewPipeline:
         self.settings = settings
         self.desk = desk
         self.preferences = preferences
+        self.extensions = {e.name: e for e in extensions or []}
+        details = next((d for e in self.extensions.values() if (d := e.details())), None)
         understanding = Understanding(catalog, Router.for_pack(catalog, index.embedder, index.help.reading), index.help, details)
-        self.tools = ToolGateway(catalog, index)
+        self.tools = ToolGateway(catalog, index, {name: tool for e in self.extensions.values() for name, tool in e.tools().items()})
         self.rules = index.rules
         self.crew_mode = crew_mode  # None: no LLM configured, every turn is offline
         self.attachments = attachments
@@ -101,9 +101,9 @@ class CrewPipeline:
             min(settings.max_products, catalog.pack.search.max_results),
             settings.faq_min_similarity,
             desk,
-            CaseDesk(catalog, desk.engine, cases, desk.clock) if cases and catalog.elements else None,
+            actions or {},
         )
-        self.reader = CommandReader(catalog, understanding, desk, self.services.cases)
+        self.reader = CommandReader(catalog, understanding, desk, list(self.extensions.values()), self.services.actions)
         self.policy = DialoguePolicy(catalog, index, self.services.max_products)
 
     def run(self, request: ChatRequest, on_event: EventSink | None = None, replay_key: str | None = None) -> ChatResponse:
@@ -292,11 +292,19 @@ class CrewPipeline:
             state=state.summary(self.catalog.pack.private_slots),
         )
 
-    @staticmethod
-    def _run(name: str, work: TurnWork, emit: EventSink) -> None:
+    def _run(self, name: str, work: TurnWork, emit: EventSink) -> None:
         emit("agent", {"name": name, "status": "started"})
-        AGENTS[name](work)
+        extension = next((e for e in self.extensions.values() if e.agent == name), None)
+        if extension:
+            work.out.part = extension.run(work)
+        else:
+            AGENTS[name](work)
         emit("agent", {"name": name, "status": "finished"})
+
+    def _agent_of(self, extension: str) -> str:
+        agent = self.extensions[extension].agent
+        assert agent is not None, "an extension that takes messages has an agent"
+        return agent
 
     def _hand_over_after(self, answered: str, work: TurnWork, state: SessionState, asked_back: bool) -> bool:
         """Whether this turn hands the conversation to people (a pack rule, or the assistant not
@@ -403,8 +411,9 @@ class CrewPipeline:
         return formatting.say(self.catalog, rules[0].template) if rules else reply
 
     def _select_agents(self, intent: Intent, state: SessionState, selection: list[Product], commands: list[Command]) -> list[str]:
-        if intent.type == "quote":
-            return ["quote"]
+        extended: Extended | None = first(commands, Extended)
+        if extended:  # the extension's own agent alone
+            return [self._agent_of(extended.extension)]
         agents: list[str] = []
         at_hand = self._ranks_at_hand(intent, state)
         fresh = not state.has_products() or (intent.rank is not None and not at_hand) or (bool(intent.named) and not selection)
@@ -429,7 +438,7 @@ class CrewPipeline:
         return agents
 
     def _update_state(self, state: SessionState, work: TurnWork, answered: str, agents: list[str], query: str) -> None:
-        """The session after the turn: the items found and shown, the quote, and the two messages."""
+        """The session after the turn: the items found and shown, what the extensions keep, and the two messages."""
         if work.out.retrieved or (work.request.intent.named and work.out.selection):  # found, or named by the customer
             state.product_ids = [p.id for p in work.out.selection]
         if work.out.retrieved:  # this search's items shown so far: a page more, or the first
@@ -440,12 +449,10 @@ class CrewPipeline:
         state.across_catalog = work.out.across_catalog
         state.comparison_done |= "comparator" in agents
         state.eligibility_done |= "eligibility" in agents
-        if work.out.quote:
-            state.quote = work.out.quote.quote
-        elif work.out.flow_step and work.out.flow_step.submitted:
-            state.quote = None  # handed in with its case: "let's do it" again opens no second case
-        elif first(work.request.commands, Cancel) and state.quote and state.quote.asking:
-            state.quote = None  # "never mind" while we asked about a variant: no quote waits for it
+        part = work.out.part
+        for name, extension in self.extensions.items():
+            kept = part.kept if part and part.extension == name else extension.settle(state.extensions.get(name), work)
+            state.extensions = {k: v for k, v in state.extensions.items() if k != name} | ({name: kept} if kept else {})
         shown = [p.id for p in work.out.products]
         state.focus = _focus(work, state.focus)
         if (work.out.retrieved and shown) or work.out.ranking or not set(shown) <= set(state.shown):
@@ -496,8 +503,8 @@ def _focus(work: TurnWork, held: str | None) -> str | None:
 
 
 def _images(work: TurnWork) -> list[ImageLink]:
-    """The example images the reply sends (a quote's documentation, or a case's asked for again), as links the page draws."""
-    sent = [*(work.out.quote.images if work.out.quote else []), *(work.out.flow_step.images if work.out.flow_step else [])]
+    """The example images the reply sends (an extension's, or a flow's asked for again), as links the page draws."""
+    sent = [*(work.out.part.images if work.out.part else []), *(work.out.flow_step.images if work.out.flow_step else [])]
     return [ImageLink(url=example_url(i.example), label=i.label) for i in sent if i.example]
 
 
@@ -507,13 +514,13 @@ PIPELINE: Slot[CrewPipeline] = Slot("pipeline")
 def init_app(app: Flask) -> None:
     """The chat pipeline over the app's catalog, index, sessions and booking desk, in LLM mode when
     LLM_MODEL names a model (only then is crewai imported: it costs seconds)."""
-    settings, catalog = SETTINGS.get(app), CATALOG.get(app)
+    settings, catalog, extensions = SETTINGS.get(app), CATALOG.get(app), EXTENSIONS.get(app)
     desk = BookingDesk(
         catalog,
         BookingStore(bookings_file(app)),
         REMINDERS.get(app),
         NOTIFIER.get(app),
-        tables=TABLES.find(app),
+        tables=next((r for e in extensions if (r := e.reserver())), None),
         allowances=allowances(app),
     )
     preferences = PreferenceStore(sessions_file(app))  # its own table, outliving any session
@@ -536,9 +543,9 @@ def init_app(app: Flask) -> None:
             desk,
             preferences,
             crew_mode,
-            SERVICE_READER.find(app),
             ATTACHMENTS.get(app),
-            CASES.find(app),
+            extensions,
             people=PeopleDesk(catalog, settings.pack_dir.name, HANDOVERS.get(app), desk.clock, INDEX.get(app).embedder),
+            actions={name: action for e in extensions for name, action in e.actions(desk, app).items()},
         ),
     )

@@ -1,6 +1,9 @@
-"""The Booking agent: a booking flow's next step, through the booking desk, or a case's, through the case desk."""
+"""The Booking agent: a booking flow's next step, through the booking desk, or through the flow
+action a pack's extension adds (a case for an office)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from agents.work import TurnWork, goal_of, said
 from assistant.dialogue.commands import ConfirmChange, first
@@ -11,13 +14,11 @@ from assistant.pack.model import Product
 def booking(work: TurnWork) -> None:
     assert work.services.desk is not None, "the booking agent runs only where the pack books"
     goal, request = goal_of(work), work.request
-    if work.services.catalog.pack.flows[goal.type].action == "submit":
-        assert work.services.cases is not None, "start-up gives a pack with a submit flow its case desk"
+    action = work.services.actions.get(work.services.catalog.pack.flows[goal.type].action)
+    if action:
         files = [Sent(id=f.id, kind=f.kind) for f in request.attachments]
-        case = Said(text=request.query, attachments=files)
-        work.out.flow_step = work.services.cases.step(
-            goal.type, goal.slots, case, request.state, lambda codes: _tariff(work, codes)
-        )
+        step = Said(text=request.query, attachments=files)
+        work.out.flow_step = action.step(goal.type, goal.slots, step, request.state, lambda *args: _call(work, *args))
         return
     confirm: ConfirmChange | None = first(request.commands, ConfirmChange)  # the answer to a change shown old -> new
     work.out.flow_step = work.services.desk.step(
@@ -36,7 +37,7 @@ def _newly_booked(work: TurnWork) -> list[Product]:
     return catalog.products_by_id([after[s] for s in slots if after.get(s) and after.get(s) != before.get(s)])
 
 
-def _tariff(work: TurnWork, codes: list[str]) -> float:
-    """The case's price, from the tariff tool in this turn (the pack's constraint on prices holds)."""
-    price: float = work.call("booking", "tariff", codes).price
-    return price
+def _call(work: TurnWork, tool: str, *args: Any) -> Any:
+    """A tool an extension's flow runs in this turn, as the booking agent (the pack's allow-list
+    and its constraints hold: a price only from the tool that gives it)."""
+    return work.call("booking", tool, *args)

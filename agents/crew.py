@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 
 from agents import booking, comparator, eligibility, formatter, retriever, support
 from agents.work import TurnWork
-from extensions.homologation import agent as quote
 
 if TYPE_CHECKING:
     from crewai import Crew
@@ -28,7 +27,6 @@ OFFLINE: dict[str, Callable[[TurnWork], None]] = {
     "eligibility": eligibility.eligibility,
     "booking": booking.booking,
     "support": support.support,
-    "quote": quote.quote,
     "formatter": formatter.formatter,
 }
 

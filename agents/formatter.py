@@ -16,8 +16,8 @@ def formatter(work: TurnWork) -> None:
     out.products = list(out.selection)
     if out.pending == "clarify_product":
         out.products, sections = [], [out.ask_user]
-    elif out.quote:
-        out.products, (sections, _) = [], formatting.quotation(out.quote, catalog)
+    elif out.part:  # an extension's agent worded its own part (a quote)
+        out.products, sections = [], list(out.part.sections)
     elif out.flow_step:
         step, flow = out.flow_step, catalog.pack.flows[goal_of(work).type]
         items = [step.slots.get(s.slot) for s in flow.slots() if s.kind == "item"] if flow.books else []

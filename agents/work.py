@@ -3,12 +3,14 @@ and adds what it produced; the pipeline alone turns it into the session's new st
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from assistant.attachments.store import Attachment
 from assistant.booking.desk import BookingDesk
 from assistant.dialogue.commands import Command
+from assistant.dialogue.extension import FlowAction, Part
 from assistant.dialogue.flows import FlowStep, Said
 from assistant.dialogue.goals import Goal
 from assistant.dialogue.state import Pending, SessionState
@@ -18,8 +20,6 @@ from assistant.tools.eligibility import Verdict
 from assistant.tools.gateway import ToolGateway
 from assistant.tools.retrieval import CatalogIndex
 from assistant.understanding.reader import Intent
-from extensions.homologation.case import CaseDesk
-from extensions.homologation.quote import QuoteStep
 
 HELP_INTENTS = ("faq", "out_of_scope", "unknown")  # answered by the help centre or handed to people
 
@@ -34,7 +34,7 @@ class Services:
     max_products: int
     faq_min_similarity: float
     desk: BookingDesk | None = None
-    cases: CaseDesk | None = None  # a pack with a `submit` flow (a case for the office)
+    actions: Mapping[str, FlowAction] = field(default_factory=dict)  # the flow actions the pack's extensions add
 
 
 @dataclass(frozen=True)
@@ -72,7 +72,7 @@ class TurnOutput:
     pending: Pending | None = None
     flow_step: FlowStep | None = None  # what a booking or troubleshooting flow did
     calculation: str | None = None
-    quote: QuoteStep | None = None  # what the quote desk did
+    part: Part | None = None  # what an extension's agent did
     tools_run: set[str] = field(default_factory=set)  # what the pack's constraints check a reply against
 
 

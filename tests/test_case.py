@@ -8,6 +8,7 @@ import datetime as dt
 import io
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,13 +17,13 @@ from PIL import Image
 
 from assistant.attachments.store import ATTACHMENTS
 from assistant.dialogue.flows import FlowEngine, FlowStep, Said, Sent
-from assistant.dialogue.state import SessionState
+from assistant.dialogue.state import Kept, SessionState
 from assistant.pack.model import load_catalog
 from assistant.tools import validators
 from assistant.tools.validators import Check
 from extensions.homologation.case import CaseDesk
 from extensions.homologation.case_store import CASES
-from extensions.homologation.quote import Quote
+from extensions.homologation.quote import NAME, Quote
 from tests.conftest import OPERATOR_KEY
 
 DOMAIN = "homologation"
@@ -89,6 +90,16 @@ class Office:
         return case_id
 
 
+@dataclass
+class Priced:
+    price: float
+
+
+def kept(quote: Quote) -> dict[str, Kept]:
+    """A session's state holding `quote`, as the homologation extension keeps it."""
+    return {NAME: Kept(data=quote.model_dump())}
+
+
 class Case:
     """One case, message by message, on the homologation pack's case desk."""
 
@@ -96,7 +107,7 @@ class Case:
         catalog = load_catalog(Path("data/homologation"))
         self.office = Office()
         self.desk = CaseDesk(catalog, FlowEngine(catalog), self.office, lambda: dt.datetime.now(dt.UTC))
-        self.state = SessionState(session_id="s", quote=Quote(elements=elements, price=price))
+        self.state = SessionState(session_id="s", extensions=kept(Quote(elements=elements, price=price)))
         self.price = price
         self.priced: list[list[str]] = []  # the codes each call of the tariff priced
         self.slots: dict[str, Any] = {}
@@ -105,13 +116,15 @@ class Case:
     def say(self, text: str, files: int = 0, kind: str = "image") -> FlowStep:
         sent = [Sent(id=f"file{self.files + i}", kind=kind) for i in range(files)]
         self.files += files
-        step = self.desk.step("case", self.slots, Said(text=text, attachments=sent), self.state, self.tariff)
+        step = self.desk.step("case", self.slots, Said(text=text, attachments=sent), self.state, self.call)
         self.slots = step.slots
         return step
 
-    def tariff(self, codes: list[str]) -> float:
+    def call(self, tool: str, codes: list[str]) -> Priced:
+        """The gateway's tariff tool, priced at this case's price."""
+        assert tool == "tariff", "a case calls only the tariff"
         self.priced.append(codes)
-        return self.price
+        return Priced(price=self.price)
 
 
 @pytest.fixture(scope="module")
@@ -125,7 +138,7 @@ def escape() -> Case:
 
 def test_the_case_opens_only_on_a_quote_with_nothing_pending():
     case = Case(["ESCAPE_MOTO"])
-    case.state.quote = Quote(elements=[], pending=["SUSPENSION_MOTO"])
+    case.state.extensions = kept(Quote(elements=[], pending=["SUSPENSION_MOTO"]))
     step = case.say("dale, adelante")
     assert step.done and "necesito saber qué quieres homologar" in step.text
 

@@ -190,13 +190,15 @@ class ConfirmChange(_Command):
         return self.intent
 
 
-class Quote(_Command):
-    """A message for the quotation: elements to price (or add), a variant, the example images."""
+class Extended(_Command):
+    """A message for one of the pack's extensions (a quotation): its agent takes it."""
 
-    kind: Literal["quote"] = "quote"
+    kind: Literal["extended"] = "extended"
+    extension: str
+    intent: IntentType  # the act its agent performs, as clients see it
 
     def act(self) -> IntentType:
-        return "quote"
+        return self.intent
 
 
 class OutOfScope(_Command):
@@ -231,7 +233,7 @@ Command = Annotated[
     | Cancel
     | ChangeCommitted
     | ConfirmChange
-    | Quote
+    | Extended
     | OutOfScope
     | NotUnderstood,
     Field(discriminator="kind"),

@@ -10,10 +10,18 @@ from pydantic import BaseModel, Field, field_validator
 
 from assistant.dialogue.goals import GoalBoard
 from assistant.pack.model import FactValue, FilterValue
-from extensions.homologation.quote import Quote
 
 Pending = str  # "clarify_product", or the name of the customer fact the pack's question asked for
 HANDED_OVER = "handover"  # a message's intent while people have the conversation
+
+
+class Kept(BaseModel):
+    """What a pack extension keeps in one conversation: its own state, the part of it clients see
+    in every response, and the lines LLM mode's prompt states it in."""
+
+    data: dict[str, Any] = {}
+    public: dict[str, Any] = {}
+    summary: list[str] = []
 
 
 class NotYourSession(PermissionError):
@@ -65,7 +73,7 @@ class SessionState(BaseModel):
     pending: Pending | None = None
     wishes: Wishes = Wishes()  # what the message we answered with a clarifying question asked for
     goals: GoalBoard = Field(default_factory=GoalBoard)
-    quote: Quote | None = None  # the quotation in progress or given, where the pack quotes
+    extensions: dict[str, Kept] = {}  # by extension name: what each of the pack's extensions keeps
     misunderstood: int = 0  # the customer's last messages in a row that the assistant did not understand
     language: str | None = None  # the language the customer asked replies in ("Bangla te bolun"); None: none asked
     replied_in: str | None = None  # the language of the last reply: a message that tells none keeps it
@@ -130,5 +138,5 @@ class SessionState(BaseModel):
             "filters": dict(self.filters),
             "version": self.version,
             **self.goals.public(private),
-            **({"quote": self.quote.model_dump(include={"elements", "pending", "price", "images_sent"})} if self.quote else {}),
+            **{key: value for kept in self.extensions.values() for key, value in kept.public.items()},
         }

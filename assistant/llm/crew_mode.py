@@ -339,7 +339,7 @@ def _facts(work: TurnWork, draft: str, instructions: str) -> grounding.Facts:
             *(p.model_dump_json() for p in products.values()),
             work.out.comparison.model_dump_json() if work.out.comparison else "",
             work.out.faq.model_dump_json() if work.out.faq else "",
-            _quoted(work),
+            work.out.part.facts if work.out.part else "",
         ]
     )
     verdicts = [v.eligible for v in work.out.verdicts] if work.out.verdicts is not None else None
@@ -353,12 +353,3 @@ def _facts(work: TurnWork, draft: str, instructions: str) -> grounding.Facts:
         question=work.out.ask_user,
         instructions=instructions,
     )
-
-
-def _quoted(work: TurnWork) -> str:
-    """The quote desk's result: the tariff (price, lines, warnings) or the question it asks."""
-    step = work.out.quote
-    if step is None:
-        return "none"
-    said = {"tariff": step.tariff.model_dump() if step.tariff else None, "question": step.question, "choices": step.choices}
-    return json.dumps(said, ensure_ascii=False)

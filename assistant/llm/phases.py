@@ -1,11 +1,11 @@
 """Seed 004's dynamic prompts, for LLM mode: a turn's phase and its prompt.
 
 A pack with `prompting:` (pack.yaml) declares a prompt module per phase of the conversation.
-A turn's phase is the one its reply speaks in: `quote` while a quote is given, the stage of the
+A turn's phase is the one its reply speaks in: an extension's (`quote` while a quote is given), the stage of the
 step whose question the case asks next (a flow step's `stage`, or `element` and `documents` for
 the steps a case builds), `completed` once it is handed in. The prompt is the core
-(agents/agents.yaml, tasks.yaml), then only that phase's module, then a state summary: the
-quote's elements and price, the case's phase, what it has and what it still needs, with the
+(agents/agents.yaml, tasks.yaml), then only that phase's module, then a state summary: what
+the pack's extensions keep (a quote's elements and price), the case's phase, what it has and what it still needs, with the
 values that say who the customer is masked.
 """
 
@@ -15,8 +15,7 @@ from typing import Any
 
 from agents.work import TurnWork
 from assistant.dialogue.goals import masked
-from assistant.pack.display import money
-from assistant.pack.flows import DONE_STAGE, QUOTE_STAGE, Flow
+from assistant.pack.flows import DONE_STAGE, Flow
 from assistant.pack.model import Catalog
 
 LONGEST_VALUE = 40  # characters of a collected value the summary shows
@@ -26,8 +25,8 @@ def stage_of(work: TurnWork) -> str | None:
     """The phase the turn's reply is in; None outside a quote or a flow (no module)."""
     if work.services.catalog.pack.prompting is None:
         return None
-    if work.out.quote is not None:
-        return QUOTE_STAGE
+    if work.out.part is not None:
+        return work.out.part.stage
     step, flow = work.out.flow_step, _flow(work)
     if step is None or flow is None:
         return None
@@ -45,16 +44,11 @@ def module(catalog: Catalog, stage: str | None, static: bool = False) -> str:
 
 
 def summary(work: TurnWork, stage: str | None) -> str:
-    """The state in a few lines: the quote, the case's phase, what it holds and what it needs."""
-    catalog, lines = work.services.catalog, []
-    quote = work.out.quote.quote if work.out.quote else work.request.state.quote
-    elements = catalog.elements
-    if quote and quote.elements and elements:
-        names = ", ".join(elements.name_of(code) for code in quote.elements)
-        price = f" = {money(quote.price, catalog.business)} {elements.tax_note}" if quote.price is not None else ""
-        lines.append(f"Quote: {names}{price}")
-    if quote and quote.pending:
-        lines.append(f"Variant asked for: {', '.join(quote.pending)}")
+    """The state in a few lines: what the pack's extensions keep (a quote), the flow's phase,
+    what it holds and what it needs."""
+    catalog, done = work.services.catalog, work.out.part
+    kept = {**work.request.state.extensions, **({done.extension: done.kept} if done and done.kept else {})}
+    lines = [line for held in kept.values() for line in held.summary]
     flow, step = _flow(work), work.out.flow_step
     if flow is not None and step is not None:
         slots, private = step.slots, catalog.pack.private_slots
@@ -84,9 +78,9 @@ def _flow(work: TurnWork) -> Flow | None:
     goal, pack, step = work.request.goal, work.services.catalog.pack, work.out.flow_step
     if goal is None or goal.type not in pack.flows:
         return None
-    cases = work.services.cases
-    if pack.flows[goal.type].action == "submit" and cases is not None:
-        return cases.flow(goal.type, step.slots if step else goal.slots)
+    action = work.services.actions.get(pack.flows[goal.type].action)
+    if action is not None:
+        return action.flow(goal.type, step.slots if step else goal.slots)
     return pack.flows[goal.type]
 
 

@@ -538,6 +538,7 @@ class Pack(Strict):
     eligibility: list[Rule] = []
     flows: dict[str, Flow] = {}  # what goals collect step by step (assistant/pack/flows.py)
     concierge: ConciergeSetup | None = None
+    extensions: list[Annotated[str, Field(pattern=NAME_PATTERN)]] = []  # what it loads of extensions/ (extensions/base.py)
     goals: dict[str, GoalKind] = {}
     tools: dict[AgentName, list[ToolName]] = Field(default_factory=lambda: dict(DEFAULT_TOOLS))  # which tools each agent may call
     texts: dict[str, str] = {}  # the pack's own words; the engine's defaults say the rest (Catalog.text)

@@ -7,7 +7,7 @@ here, whatever the agent asked for.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from assistant.pack.model import Catalog, ToolName
@@ -15,8 +15,6 @@ from assistant.tools.calculator import calculate
 from assistant.tools.comparison import compare, ranked
 from assistant.tools.eligibility import check
 from assistant.tools.retrieval import CatalogIndex
-from extensions.homologation.elements import Elements
-from extensions.homologation.tariff import identify, select_variant, tariff
 
 
 class ToolNotAllowed(PermissionError):
@@ -24,7 +22,8 @@ class ToolNotAllowed(PermissionError):
 
 
 class ToolGateway:
-    def __init__(self, catalog: Catalog, index: CatalogIndex):
+    def __init__(self, catalog: Catalog, index: CatalogIndex, more: Mapping[str, Callable[..., Any]] | None = None):
+        """`more`: the tools the pack's extensions add."""
         # keyed by str: callers name agents with plain strings, not the pack's AgentName literals
         self.permissions: dict[str, list[ToolName]] = dict(catalog.pack.tools.items())
         self._tools: dict[str, Callable[..., Any]] = {
@@ -35,15 +34,7 @@ class ToolGateway:
             "rank_products": lambda products, rank: ranked(products, rank, catalog),
             "check_eligibility": lambda product, profile: check(product, profile, catalog),
             "calculate": calculate,
-            **(
-                {
-                    "identify": lambda description, category=None: identify(_elements(catalog), description, category),
-                    "select_variant": lambda code, answer: select_variant(_elements(catalog), code, answer),
-                    "tariff": lambda codes: tariff(_elements(catalog), codes),
-                }
-                if catalog.elements
-                else {}
-            ),
+            **(more or {}),
         }
 
     @staticmethod
@@ -67,9 +58,3 @@ class ToolGateway:
         if preferred and self.allowed(preferred, tool):
             return preferred
         return next(agent for agent in self.permissions if self.allowed(agent, tool))
-
-
-def _elements(catalog: Catalog) -> Elements:
-    """The quote's elements in the reply's language (their warnings), read at each call."""
-    assert catalog.elements is not None, "quote tools exist only in a pack that quotes"
-    return catalog.elements

@@ -3,14 +3,14 @@
 The reader (understanding/reader.py) says what one message says on its own: its intent, filters,
 items and facts. Here that reading meets the conversation: whether the message answers the flow
 waiting on the customer or sets it aside, whether it asks to change something committed (and
-names it), whether it is for the quotation, which items on screen it points at. The result is
+names it), whether it is for one of the pack's extensions, which items on screen it points at. The result is
 the list of commands the dialogue policy applies (assistant/dialogue/commands.py); nothing
 after this rewrites what the message was understood to ask.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
@@ -27,10 +27,10 @@ from assistant.dialogue.commands import (
     Compare,
     ConfirmChange,
     ContinueFlow,
+    Extended,
     Greet,
     NotUnderstood,
     OutOfScope,
-    Quote,
     Refer,
     Search,
     SetSlot,
@@ -39,14 +39,13 @@ from assistant.dialogue.commands import (
     TellFacts,
     first,
 )
+from assistant.dialogue.extension import FlowAction, Reader
 from assistant.dialogue.goals import Goal
 from assistant.dialogue.state import SessionState
 from assistant.language import phrases
 from assistant.pack.model import Catalog, IntentType, Product
 from assistant.understanding.reader import CONFIDENT, NEEDS_PRODUCTS, SURE, Intent, PhraseMatcher, Understanding, normalise
 from assistant.understanding.references import refer
-from extensions.homologation.case import CaseDesk
-from extensions.homologation.quote import wants as wants_quote
 
 if TYPE_CHECKING:  # crewai is imported only when an LLM is configured
     from assistant.llm.crew_mode import CrewTurn
@@ -66,11 +65,21 @@ class Understood:
 class CommandReader:
     """Reads each message of a conversation into commands."""
 
-    def __init__(self, catalog: Catalog, understanding: Understanding, desk: BookingDesk, cases: CaseDesk | None):
+    def __init__(
+        self,
+        catalog: Catalog,
+        understanding: Understanding,
+        desk: BookingDesk,
+        readers: Sequence[Reader] = (),
+        actions: Mapping[str, FlowAction] | None = None,
+    ):
+        """`readers`: the pack's extensions, asked whether a message is for one of them;
+        `actions`: the flow actions they add, which read a flow's answers their own way."""
         self.catalog = catalog
         self.understanding = understanding
         self.desk = desk
-        self.cases = cases
+        self.readers = readers
+        self.actions = actions or {}
         self.rules = understanding.rules
         self.languages = catalog.languages
         self._greetings = PhraseMatcher({"greeting": catalog.vocabulary.intents.get("greeting", [])})
@@ -91,15 +100,15 @@ class CommandReader:
         if reading.type == "cancel" and self._waits(state) and not self._said_cancel(text):
             reading = reading.model_copy(update={"type": "unknown"})  # "fijo" to "fixed or removable?" is no cancel
         reading = self._tapped(reading, text, state)
-        quoting = self._quoting(reading, state, text)
-        if crew and not reading.sure and not quoting and not self.collecting(active):  # slot answers go to Booking or Support
+        extended = self._extended(reading, state, text)
+        if crew and not reading.sure and not extended and not self.collecting(active):  # slot answers go to Booking or Support
             reading = crew.understand(text, reading)
         if state.pending == "clarify_product":  # "which one?" answered: what was asked before comes back
             reading = reading.resumed(state.wishes)
         reading = self._at_hand(reading, text, state)
         reading, unsure = self._refer(reading, state)
         reading = self._set_aside_unavailable(reading)
-        commands = self._in_context(reading, state, text, files, quoting)
+        commands = self._in_context(reading, state, text, files, extended)
         if greeted and not any(isinstance(c, Greet) for c in commands):  # "hi, I want a gaming laptop": hello first
             commands.insert(0, greeted)
         started: StartFlow | None = first(commands, StartFlow)
@@ -131,7 +140,7 @@ class CommandReader:
             return None
         return cast(IntentType, self.catalog.pack.flows[goal.type].intent)  # start-up checked it is an intent
 
-    def _in_context(self, reading: Intent, state: SessionState, text: str, files: bool, quoting: bool) -> list[Command]:
+    def _in_context(self, reading: Intent, state: SessionState, text: str, files: bool, extended: Extended | None) -> list[Command]:
         """The commands of a message that continues, changes or sets aside what the conversation
         holds; otherwise those of the message on its own."""
         board, active = state.goals, state.goals.active
@@ -145,8 +154,8 @@ class CommandReader:
                 changed = ChangeCommitted(goal=active.id, intent=collecting)  # "no, Thursday", "7 pm then": shown again
                 return [changed, *self._slots(active, text)]
             collecting = None  # anything else leaves what was made as it is
-        if quoting:
-            return [Quote()]
+        if extended:
+            return [extended]
         if self._more(reading, text, state):  # "show me more": the next ones of the same search
             return [ShowMore()]
         if reading.type == "cancel" and active and collecting and self._corrects(active, text):
@@ -161,7 +170,7 @@ class CommandReader:
                 return [AnswerFromHelp()]  # nothing of ours to cancel: "cancel my transfer" is a question for the help centre
             return [Cancel()]
         opens = self._opens(state, text)
-        if opens:  # "dale, adelante" after a quote: the words of a flow start it
+        if opens:  # "dale, adelante": the words of a flow start it
             return [StartFlow(flow=opens, intent=cast(IntentType, self.catalog.pack.flows[opens].intent))]
         if active and collecting and self._answers(collecting, active, reading, text, files):
             return [ContinueFlow(goal=active.id, intent=collecting), *self._slots(active, text)]
@@ -189,7 +198,7 @@ class CommandReader:
             "out_of_scope": OutOfScope(),
             "unknown": NotUnderstood(),
             "cancel": Cancel(),
-            "quote": Quote(),
+            **{r.intent: Extended(extension=r.name, intent=r.intent) for r in self.readers if r.intent},
         }
         flow = self.catalog.pack.flow_for(kind)
         if kind == "greeting":
@@ -274,8 +283,8 @@ class CommandReader:
         return "cancel" in self.understanding.intents.exact(normalise(text))
 
     def _waits(self, state: SessionState) -> bool:
-        """Whether a question of ours waits for its answer: a flow's, or the quote's."""
-        return bool(self.collecting(state.goals.active) or (state.quote and state.quote.asking))
+        """Whether a question of ours waits for its answer: a flow's, or an extension's."""
+        return bool(self.collecting(state.goals.active) or any(r.waits(state.extensions.get(r.name)) for r in self.readers))
 
     def _more(self, reading: Intent, text: str, state: SessionState) -> bool:
         """Whether a message asks for the next ones of the list shown and nothing else."""
@@ -303,13 +312,16 @@ class CommandReader:
                 items += [last] if last else []
         return list(dict.fromkeys(items)) if len(set(items)) > 1 else []
 
-    def _quoting(self, reading: Intent, state: SessionState, text: str) -> bool:
-        """Whether the quote desk takes the message (a pack with quote:): not a cancel, nor an
-        answer to a flow under way (the case), and one `wants_quote` says is for the quote."""
-        setup, elements, active = self.catalog.pack.quote, self.catalog.elements, state.goals.active
-        if setup is None or elements is None or reading.type == "cancel" or (active and active.type in self.catalog.pack.flows):
-            return False
-        return wants_quote(state.quote, text, setup, elements)
+    def _extended(self, reading: Intent, state: SessionState, text: str) -> Extended | None:
+        """The command for the pack's extension that takes the message: not a cancel, nor an
+        answer to a flow under way; one the extension says is for it."""
+        active = state.goals.active
+        if reading.type == "cancel" or (active and active.type in self.catalog.pack.flows):
+            return None
+        for reader in self.readers:
+            if reader.intent and reader.takes(text, state.extensions.get(reader.name)):
+                return Extended(extension=reader.name, intent=reader.intent)
+        return None
 
     def _answers(self, collecting: IntentType, goal: Goal, reading: Intent, text: str, files: bool = False) -> bool:
         """Whether a message is the answer a waiting goal asked for rather than a new request:
@@ -328,11 +340,12 @@ class CommandReader:
         confidently_other = other and reading.confidence >= CONFIDENT and "?" in text  # "today's exchange rate?"
         if (details & asked and not confidently_other) or (details and not self._asks_own(reading, text, flow.interrupted_by)):
             return True
-        if flow.action == "submit" and self.cases:  # a case takes its files, its status, any value but a help question
-            if files or self.cases.asks_progress(goal.type, text):
+        action = self.actions.get(flow.action)
+        if action:  # an extension's flow (a case) takes its files, its status, any value but a help question
+            if files or action.asks_progress(goal.type, text):
                 return True
             asks = interrupts and "?" in text
-            return not asks and (reading.type != "faq" or self.cases.answers(goal.type, goal.slots, text))
+            return not asks and (reading.type != "faq" or action.answers(goal.type, goal.slots, text))
         if flow.agent == "support" and reading.thanks:  # "thanks" is no model or symptom
             return False
         waits = goal.missing[0] if goal.missing else None  # a flow's slot, or "item": which of those on screen
@@ -362,7 +375,8 @@ class CommandReader:
         asked, one the message names, or one another value implies (a branch: a visit); one
         that replaces a value held is a correction. The flow engine reads them again as it runs."""
         flow = self.catalog.pack.flows[goal.type]
-        flow = self.cases.flow(goal.type, goal.slots) if self.cases and flow.action == "submit" else flow
+        action = self.actions.get(flow.action)
+        flow = action.flow(goal.type, goal.slots) if action else flow  # a flow built for this conversation
         asked = self.desk.engine.asked(flow, goal.missing)
         said = self.desk.said(flow, goal.slots, text, asked)
         implied = {other for s in flow.slots() if s.slot in said for other in s.if_}
@@ -382,9 +396,10 @@ class CommandReader:
         return self._chooses(goal, text) or bool(self.desk.details(goal.type, goal.slots, text))
 
     def _chooses(self, goal: Goal, text: str) -> bool:
-        """Whether a message picks an option of the choice a case waiting for an answer asked ("no")."""
-        flow, cases = self.catalog.pack.flows.get(goal.type), self.cases
-        return bool(flow and flow.action == "submit" and cases and cases.chooses(goal.type, goal.slots, text))
+        """Whether a message picks an option of the choice an extension's flow waiting for an answer asked ("no")."""
+        flow = self.catalog.pack.flows.get(goal.type)
+        action = self.actions.get(flow.action) if flow else None
+        return bool(action and action.chooses(goal.type, goal.slots, text))
 
     def _opens(self, state: SessionState, text: str) -> str | None:
         """The flow whose own words the message says ("ok let's do it"), unless a flow is under way."""

@@ -108,14 +108,15 @@ def _owned(conversation: str, customer_id: str | None) -> None:
 
 
 def _asks_for_files(conversation: str) -> None:
-    """Refuses files unless the conversation's active flow asks for one now (a case's flow, with
-    the steps built for what it quoted)."""
+    """Refuses files unless the conversation's active flow asks for one now (as it stands for this
+    conversation, where an extension's action builds it: a case's steps for what it quoted)."""
     pipeline = PIPELINE.get()
     state = pipeline.store.load(conversation)
     goal = state.goals.active if state else None
-    flows, cases = pipeline.catalog.pack.flows, pipeline.services.cases
+    flows, actions = pipeline.catalog.pack.flows, pipeline.services.actions
     if goal is not None and goal.type in flows:
-        flow = cases.flow(goal.type, goal.slots) if cases and flows[goal.type].action == "submit" else flows[goal.type]
+        action = actions.get(flows[goal.type].action)
+        flow = action.flow(goal.type, goal.slots) if action else flows[goal.type]
         if any(flow.slot(name).kind == "attachment" for name in pipeline.desk.engine.asked(flow, goal.missing)):
             return
     raise ApiError(409, "files_not_asked", "This conversation is not asking for files now: send them when the assistant asks.")

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Literal, Protocol
 
 from assistant.booking.codes import redact_codes
+from assistant.dialogue.extension import ToolCall
 from assistant.dialogue.flows import FlowEngine, FlowStep, Said, filled
 from assistant.dialogue.state import SessionState
 from assistant.language import phrases
@@ -28,7 +29,7 @@ from assistant.pack.model import Catalog
 from assistant.pack.texts import every_way, one_of, say
 from assistant.tools.validators import Check
 from extensions.homologation.elements import DataField, Elements
-from extensions.homologation.quote import images
+from extensions.homologation.quote import NAME, images, kept_quote
 from extensions.homologation.tariff import mentions
 
 ELEMENTS = "case_elements"  # the slots that hold the codes quoted when the case opened, and its price
@@ -93,9 +94,10 @@ class CaseDesk:
         asked = [flow.slot(s) for s in self.engine.asked(flow, self.engine.missing(flow, slots))]
         return any(s.kind == "choice" and self.engine.forms.choice(s, text) for s in asked)
 
-    def step(self, name: str, slots: dict[str, Any], said: Said, state: SessionState, price: Price) -> FlowStep:
-        """The case's next question, an answer about it, or the case submitted; `price`: the
-        tariff of the elements, which the review says (a price is said only from the tool)."""
+    def step(self, name: str, slots: dict[str, Any], said: Said, state: SessionState, call: ToolCall) -> FlowStep:
+        """The case's next question, an answer about it, or the case submitted; `call` runs the
+        tariff of the elements, whose price the review says (a price is said only from the tool)."""
+        price: Price = lambda codes: float(call("tariff", codes).price)  # noqa: E731
         if ELEMENTS not in slots:
             return self._open(name, state, price)
         flow = self.flow(name, slots)
@@ -205,7 +207,7 @@ class CaseDesk:
 
     def _open(self, name: str, state: SessionState, price: Price) -> FlowStep:
         """The case opens on a quote given with no question open; else it says what it needs first."""
-        quote = state.quote
+        quote = kept_quote(state.extensions.get(NAME))
         if quote is None or quote.pending or not quote.elements or quote.price is None:
             return FlowStep(slots={}, text=say(self.catalog, "case_no_quote"), done=True)
         slots: dict[str, Any] = {ELEMENTS: list(quote.elements), PRICE: quote.price}

@@ -22,8 +22,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from assistant.dialogue.state import Kept
 from assistant.language import Languages
+from assistant.pack.display import money
 from assistant.pack.examples import Example
+from assistant.pack.model import Business
 from extensions.homologation.elements import Elements, QuoteSetup
 from extensions.homologation.tariff import (
     Identified,
@@ -37,6 +40,7 @@ from extensions.homologation.tariff import (
     select_variant,
 )
 
+NAME = "homologation"  # the extension's name: what it keeps in a session is under it
 Call = Callable[..., Any]  # a quotation tool by name, through the tool gateway
 Pick = Callable[[str, str], str | None]  # select_variant: an element's variant a message says, if any
 
@@ -56,6 +60,26 @@ class Quote(BaseModel):
     def asking(self) -> bool:
         """A question of ours is open: a variant, or the category."""
         return bool(self.pending or self.description)
+
+
+def kept_quote(kept: Kept | None) -> Quote | None:
+    """The quote a session keeps, if any."""
+    return Quote.model_validate(kept.data) if kept and kept.data else None
+
+
+def keep(quote: Quote | None, elements: Elements, business: Business) -> Kept | None:
+    """What the session keeps of a quote, the part of it clients see, and the lines a model's
+    prompt states it in."""
+    if quote is None:
+        return None
+    lines = []
+    if quote.elements:
+        price = f" = {money(quote.price, business)} {elements.tax_note}" if quote.price is not None else ""
+        lines.append(f"Quote: {', '.join(elements.name_of(code) for code in quote.elements)}{price}")
+    if quote.pending:
+        lines.append(f"Variant asked for: {', '.join(quote.pending)}")
+    public = {"quote": quote.model_dump(include={"elements", "pending", "price", "images_sent"})}
+    return Kept(data=quote.model_dump(), public=public, summary=lines)
 
 
 @dataclass
