@@ -20,7 +20,7 @@ from assistant.dialogue.case import CaseDesk
 from assistant.dialogue.flows import FlowEngine, FlowStep, Said, Sent
 from assistant.dialogue.quote import Quote
 from assistant.dialogue.state import SessionState
-from assistant.pack.model import load_catalog
+from assistant.pack.loading import load_catalog
 from assistant.tools import validators
 from assistant.tools.validators import Check
 from tests.conftest import OPERATOR_KEY

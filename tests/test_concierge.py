@@ -18,7 +18,8 @@ from conftest import Clock, Conversation, app_for, signed_in
 
 from assistant.booking.notifications import NotifyError
 from assistant.concierge.planner import Plan, ServiceReader
-from assistant.pack.model import DataError, load_catalog
+from assistant.pack.loading import load_catalog
+from assistant.pack.model import DataError
 
 DOMAIN = "restaurants"
 DATA = Path(__file__).resolve().parent.parent / "data" / "restaurants"
