@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import yaml
-from pydantic import ValidationError
 
 from assistant.pack.model import Attribute, DataError, Source
 
@@ -18,6 +17,7 @@ T = TypeVar("T")
 
 
 def read(path: Path) -> Any:
+    """A YAML (.yaml, .yml) or JSON file's data."""
     try:
         text = path.read_text(encoding="utf-8")
         return yaml.safe_load(text) if path.suffix in (".yaml", ".yml") else json.loads(text)
@@ -26,11 +26,10 @@ def read(path: Path) -> Any:
 
 
 def validated(path: Path, model: Callable[[Any], T], raw: Any) -> T:
+    """`model(raw)`, its refusal (a schema's or a check's ValueError) a DataError naming the file."""
     try:
         return model(raw)
-    except ValidationError as exc:
-        raise DataError(f"{path}: {exc}") from exc
-    except ValueError as exc:
+    except ValueError as exc:  # pydantic's ValidationError is a ValueError too
         raise DataError(f"{path}: {exc}") from exc
 
 
