@@ -38,7 +38,7 @@ os.environ.setdefault("CREWAI_TRACING_ENABLED", "false")
 import yaml  # noqa: E402
 
 from assistant.language import Languages  # noqa: E402
-from assistant.pack.model import load_catalog  # noqa: E402
+from assistant.pack.loading import load_catalog  # noqa: E402
 from assistant.understanding import guard  # noqa: E402
 
 SET = ROOT / "bench" / "data" / "guard_set.yml"

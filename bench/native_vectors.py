@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("CREWAI_DISABLE_TELEMETRY", "true")
 os.environ.setdefault("CREWAI_TRACING_ENABLED", "false")
 
-from assistant.pack.model import load_catalog  # noqa: E402
+from assistant.pack.loading import load_catalog  # noqa: E402
 from assistant.tools.embeddings import NATIVE_STORE, NativeScriptReader  # noqa: E402
 from assistant.tools.help_search import phrasings  # noqa: E402
 

@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("CREWAI_DISABLE_TELEMETRY", "true")
 os.environ.setdefault("CREWAI_TRACING_ENABLED", "false")
 
-from assistant.pack.model import load_catalog  # noqa: E402
+from assistant.pack.loading import load_catalog  # noqa: E402
 from assistant.tools.embeddings import default_embedder  # noqa: E402
 from assistant.tools.help_search import HelpCentre, reading_for  # noqa: E402
 from assistant.understanding.reader import Understanding  # noqa: E402

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from assistant.pack.model import load_catalog
+from assistant.pack.loading import load_catalog
 from assistant.pack.translations import speaking
 
 LATIN_WORD = re.compile(r"\b[a-z]{3,}\b")

@@ -18,7 +18,7 @@ from PIL import Image
 from assistant.attachments.store import ATTACHMENTS
 from assistant.dialogue.flows import FlowEngine, FlowStep, Said, Sent
 from assistant.dialogue.state import Kept, SessionState
-from assistant.pack.model import load_catalog
+from assistant.pack.loading import load_catalog
 from assistant.tools import validators
 from assistant.tools.validators import Check
 from extensions.homologation.case import CaseDesk

@@ -12,7 +12,7 @@ import pytest
 
 from assistant.conversations.runner import Session
 from assistant.conversations.schema import Person, Turn, load
-from assistant.pack.model import load_catalog
+from assistant.pack.loading import load_catalog
 
 CONVERSATIONS = Path(__file__).parent / "conversations"
 DATA = Path(__file__).resolve().parent.parent / "data"

@@ -17,7 +17,8 @@ import pytest
 from conftest import Clock, Conversation, app_for, signed_in
 
 from assistant.booking.notifications import NotifyError
-from assistant.pack.model import DataError, load_catalog
+from assistant.pack.loading import load_catalog
+from assistant.pack.model import DataError
 from extensions.restaurants.planner import Plan, ServiceReader
 
 DOMAIN = "restaurants"

@@ -12,7 +12,8 @@ import pytest
 import yaml
 from conftest import Conversation, app_for
 
-from assistant.pack.model import DEFAULT_TEXTS, load_catalog, placeholders
+from assistant.pack.loading import load_catalog
+from assistant.pack.model import DEFAULT_TEXTS, placeholders
 from assistant.pack.texts import say
 from assistant.tools.eligibility import check
 

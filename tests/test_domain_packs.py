@@ -15,7 +15,8 @@ import pytest
 import yaml
 from conftest import Conversation, app_for
 
-from assistant.pack.model import Business, DataError, load_catalog
+from assistant.pack.loading import load_catalog
+from assistant.pack.model import Business, DataError
 from assistant.tools.filters import FilterRules
 
 DATA = Path(__file__).resolve().parent.parent / "data"

@@ -22,7 +22,8 @@ from test_domain_packs import DATA
 
 from assistant.dialogue.flows import FlowEngine, Said, collection_mode
 from assistant.pack.flows import Flow, Slot, Step
-from assistant.pack.model import DataError, load_catalog
+from assistant.pack.loading import load_catalog
+from assistant.pack.model import DataError
 from crew_pipeline import CrewPipeline
 
 TABLE_FLOW = {

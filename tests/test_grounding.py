@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from assistant.llm.grounding import Facts, figures, framing, violations
-from assistant.pack.model import load_catalog
+from assistant.pack.loading import load_catalog
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 

@@ -16,7 +16,8 @@ from PIL import Image
 from scripted_llm import ScriptedLLM, restate_draft
 
 from assistant.attachments.store import ATTACHMENTS
-from assistant.pack.model import DataError, load_catalog
+from assistant.pack.loading import load_catalog
+from assistant.pack.model import DataError
 from tests.conftest import app_for
 
 DOMAIN = "homologation"

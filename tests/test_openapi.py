@@ -3,6 +3,8 @@ and every response (errors included) matches the document."""
 
 from __future__ import annotations
 
+import json
+import re
 import tempfile
 import uuid
 from pathlib import Path
@@ -48,3 +50,24 @@ def test_every_route_is_documented():
     documented = {path.replace("{", "<").replace("}", ">") for path in app.test_client().get("/openapi.json").get_json()["paths"]}
     routes = {rule.rule for rule in app.url_map.iter_rules() if not rule.rule.startswith("/static")}
     assert routes - {"/", "/openapi.json"} == documented
+
+
+def test_every_method_is_documented_with_its_credential_and_components():
+    """Each web module declares its routes' contract beside them (openapi.describe): the assembled
+    document has every method of every route, the operator's credential on the office's routes,
+    and every component a fragment refers to."""
+    document = app.test_client().get("/openapi.json").get_json()
+    operations = {(path, method): op for path, ops in document["paths"].items() for method, op in ops.items()}
+    documented = {(path.replace("{", "<").replace("}", ">"), method.upper()) for path, method in operations}
+    routed = {
+        (rule.rule, method)
+        for rule in app.url_map.iter_rules()
+        if not rule.rule.startswith("/static")
+        for method in rule.methods or ()
+        if method not in ("HEAD", "OPTIONS")
+    }
+    assert routed - {("/", "GET"), ("/openapi.json", "GET")} == documented
+    office = [op for (path, _), op in operations.items() if path.startswith(("/cases", "/console/api"))]
+    assert office and all(op["security"] == [{"operatorKey": []}] for op in office)
+    referred = set(re.findall(r'"#/components/schemas/(\w+)"', json.dumps(document)))
+    assert {"ChatRequest", "ChatResponse", "Error"} <= referred <= set(document["components"]["schemas"])

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from assistant.pack.model import ENGINE_TEXTS, load_catalog, translated_version
+from assistant.pack.loading import ENGINE_TEXTS, load_catalog, translated_version
 from assistant.pack.translations import FOLDER, Table, Translator
 from tests.conftest import app_for
 

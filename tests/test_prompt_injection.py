@@ -22,7 +22,7 @@ from conftest import app_for
 from scripted_llm import ScriptedLLM, restate_draft
 
 from app import create_app
-from assistant.pack.model import load_catalog
+from assistant.pack.loading import load_catalog
 from assistant.pack.texts import say
 from assistant.pack.translations import speaking
 from assistant.understanding import guard

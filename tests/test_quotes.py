@@ -486,7 +486,8 @@ def test_a_catalog_that_drifts_from_the_tariff_stops_start_up(tmp_path):
     import json
     import shutil
 
-    from assistant.pack.model import DataError, load_catalog
+    from assistant.pack.loading import load_catalog
+    from assistant.pack.model import DataError
 
     folder = tmp_path / "homologation"
     shutil.copytree(Path(__file__).resolve().parent.parent / "data" / "homologation", folder)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from assistant.language import load_languages
-from assistant.pack.model import load_catalog
+from assistant.pack.loading import load_catalog
 from assistant.tools.filters import FilterRules
 from assistant.understanding.references import refer
 from assistant.understanding.unfamiliar import Unfamiliar

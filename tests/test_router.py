@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from sklearn.model_selection import StratifiedKFold
 
-from assistant.pack.model import load_catalog
+from assistant.pack.loading import load_catalog
 from assistant.tools.embeddings import default_embedder
 from assistant.understanding.classifier import Classifier
 from assistant.understanding.router import Router, filter_phrases

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from app import create_app
-from assistant.pack.model import DEFAULT_TEXTS, load_catalog
+from assistant.pack.loading import load_catalog
+from assistant.pack.model import DEFAULT_TEXTS
 
 ROOT = Path(__file__).resolve().parent.parent
 

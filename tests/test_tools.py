@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from assistant.pack.model import load_catalog
+from assistant.pack.loading import load_catalog
 from assistant.pack.texts import comparison_table, describe_filters, unapplied
 from assistant.tools.comparison import compare
 from assistant.tools.eligibility import check

@@ -10,7 +10,8 @@ import pytest
 import yaml
 
 from assistant.language import load_languages
-from assistant.pack.model import DataError, load_catalog
+from assistant.pack.loading import load_catalog
+from assistant.pack.model import DataError
 from assistant.pack.translations import faithful, figures
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -92,7 +93,7 @@ def bank_copy(tmp_path):
 
 def _source_texts(folder):
     """Every text of the pack a Bangla translation needs, as the CLI lists them."""
-    from assistant.pack.model import ENGINE_TEXTS, translated_version
+    from assistant.pack.loading import ENGINE_TEXTS, translated_version
     from assistant.pack.translations import Table, Translator
 
     catalog = load_catalog(folder, translated=False)

@@ -11,7 +11,7 @@ from assistant.understanding.reader import Understanding
 def understand(request):
     from pathlib import Path
 
-    from assistant.pack.model import load_catalog
+    from assistant.pack.loading import load_catalog
     from assistant.tools.embeddings import default_embedder
     from assistant.understanding.router import Router
 
@@ -160,7 +160,7 @@ def read():
     """read(pack, message, ...): the Intent each pack's reader makes of a message; readers built once."""
     from pathlib import Path
 
-    from assistant.pack.model import load_catalog
+    from assistant.pack.loading import load_catalog
     from assistant.tools.embeddings import default_embedder
     from assistant.tools.retrieval import CatalogIndex
     from assistant.understanding.router import Router

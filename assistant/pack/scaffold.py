@@ -17,7 +17,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from assistant.pack.model import DataError, load_catalog
+from assistant.pack.loading import load_catalog
+from assistant.pack.model import DataError
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = Path(__file__).resolve().parent / "template"

@@ -12,7 +12,7 @@ import argparse
 import json
 from pathlib import Path
 
-from assistant.pack.model import ENGINE_TEXTS, UNIT_KEYWORDS, load_catalog, translated_version
+from assistant.pack.loading import ENGINE_TEXTS, UNIT_KEYWORDS, load_catalog, translated_version
 from assistant.pack.translations import ENGINE_FOLDER, FOLDER, Translator, read_table
 
 

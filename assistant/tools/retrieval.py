@@ -18,7 +18,8 @@ from threadpoolctl import threadpool_limits
 
 from assistant.infra.config import SETTINGS
 from assistant.infra.extensions import Slot
-from assistant.pack.model import Catalog, FaqEntry, Product, load_catalog
+from assistant.pack.loading import load_catalog
+from assistant.pack.model import Catalog, FaqEntry, Product
 from assistant.tools.comparison import Rank, rank_key, ranked
 from assistant.tools.embeddings import MiniLMEmbedder, default_embedder
 from assistant.tools.filters import FilterRules, Filters

@@ -25,7 +25,7 @@ from assistant.infra.config import bookings_file
 from assistant.infra.replay import KeyReused
 from assistant.infra.sqlite import writable
 from assistant.pack.display import public_product
-from assistant.pack.model import Catalog
+from assistant.pack.model import Catalog, Labels
 from assistant.pack.translations import speaking
 from assistant.web import files, openapi, telemetry
 from assistant.web.errors import (
@@ -39,8 +39,21 @@ from assistant.web.errors import (
     store_unavailable,
 )
 from assistant.web.identity import caller, require_customer
+from assistant.web.openapi import (
+    BINARY,
+    CUSTOMER_OR_OPERATOR,
+    FILE_ID,
+    SESSION,
+    SIGNED_IN_OR_GUEST,
+    TURN,
+    UUID,
+    Fragment,
+    component,
+    errors,
+    json_answer,
+)
 from assistant.web.ratelimit import LIMITER
-from assistant.web.schemas import CUSTOMER_ID, ChatRequest, ChatResponse
+from assistant.web.schemas import ATTACHMENTS_ONLY, CUSTOMER_ID, ChatRequest, ChatResponse
 from crew_pipeline import PIPELINE, EventSink
 
 bp = Blueprint("api", __name__)
@@ -259,7 +272,7 @@ def forget_preferences(customer_id: str) -> ResponseReturnValue:
 
 @bp.get("/openapi.json")
 def openapi_document() -> Response:
-    return jsonify(openapi.document(PIPELINE.get().catalog))
+    return jsonify(openapi.document(current_app, PIPELINE.get().catalog))
 
 
 @bp.get("/health")
@@ -289,5 +302,193 @@ def ready() -> ResponseReturnValue:
     return jsonify(status="ready", checks=checks, **llm)
 
 
+_EVENT = {
+    "type": "object",
+    "required": ["event", "data"],
+    "description": "One Server-Sent Event; `data` is JSON",
+    "properties": {"event": {"type": "string", "enum": ["agent", "chunk", "final", "error"]}, "data": {"type": "string"}},
+}
+
+
+def _contract(catalog: Catalog) -> Fragment:
+    """These routes' part of /openapi.json: the chat request's page fact takes this pack's values."""
+    request_schemas, chat_request = component(ChatRequest)
+    page = catalog.pack.profile[catalog.pack.page_fact].values if catalog.pack.page_fact else {}
+    request_schemas["ChatRequest"]["properties"]["user_employment"] = {  # the page fact's compatibility field
+        "anyOf": ([{"type": "string", "enum": sorted(page)}] if page else []) + [{"type": "null"}]
+    }
+    response_schemas, chat_response = component(ChatResponse)
+    chat_form = {
+        "type": "object",
+        "description": f"The message's fields, and its files in `file`; without words the query is {ATTACHMENTS_ONLY}",
+        "properties": {
+            "query": {"type": "string", "maxLength": 1000},
+            "session_id": SESSION,
+            "user_employment": {"type": "string"},
+            "mode": {"type": "string", "enum": ["offline", "crew"]},
+            "attachments": {"type": "array", "items": FILE_ID, "maxItems": 10, "description": "ids of files uploaded before"},
+            "file": {"type": "array", "items": BINARY, "maxItems": 10},
+        },
+    }
+    chat_body = {
+        "required": True,
+        "content": {"application/json": {"schema": chat_request}, "multipart/form-data": {"schema": chat_form}},
+    }
+    customer = [
+        {"name": "customer_id", "in": "path", "required": True, "schema": {"type": "string", "pattern": f"^{CUSTOMER_ID.pattern}$"}}
+    ]
+    status = {"type": "object", "properties": {"status": {"type": "string"}}, "required": ["status"]}
+    text = {"type": "string"}
+    choices = {
+        "type": "array",
+        "items": {"type": "object", "required": ["value", "label"], "properties": {"value": text, "label": text}},
+    }
+    labels = {
+        "type": "object",
+        "description": "the page's own words (pack `page.labels`, English by default); a {name} is filled in by the page",
+        "required": list(Labels.model_fields),
+        "properties": {key: {**text, "example": field.default} for key, field in Labels.model_fields.items()},
+    }
+    about = {
+        "type": "object",
+        "required": "business title placeholder welcome examples lang languages labels profile_choices timezone".split(),
+        "properties": {
+            "business": text,
+            "title": text,
+            "placeholder": text,
+            "welcome": text,
+            "examples": {"type": "array", "items": text},
+            "lang": {"type": "string", "description": "the page's language (BCP-47): <html lang> and its dates"},
+            "languages": {"type": "array", "items": text, "description": "the languages the business speaks: what lang takes"},
+            "labels": labels,
+            "booking": {"type": "string", "nullable": True},
+            "item": text,
+            "timezone": {"type": "string", "description": "the IANA time zone bookings are made in"},
+            "profile_choices": choices,
+            "employment": {**choices, "deprecated": True, "description": "the same as profile_choices"},
+        },
+    }
+    conversation = [{"name": "session_id", "in": "path", "required": True, "schema": UUID}]
+    paths = {
+        "/chat": {
+            "post": {
+                "summary": "Answer one chat message",
+                "requestBody": chat_body,
+                "responses": {
+                    "200": json_answer(chat_response, "The turn's answer"),
+                    **errors(400, 401, 403, 404, 409, 413, 415, 429, 503),
+                },
+                "security": SIGNED_IN_OR_GUEST,
+            }
+        },
+        "/chat/stream": {
+            "post": {
+                "summary": "Answer one chat message as Server-Sent Events (agent, chunk, final or error)",
+                "requestBody": chat_body,
+                "responses": {
+                    "200": {
+                        "description": "An event stream; its `final` event is the /chat answer",
+                        "content": {"text/event-stream": {"schema": _EVENT}},
+                    },
+                    **errors(400, 401, 403, 404, 409, 413, 415, 429, 503),
+                },
+                "security": SIGNED_IN_OR_GUEST,
+            }
+        },
+        "/sessions/{session_id}": {
+            "get": {
+                "summary": "A session's history and state, for a reloaded page",
+                "parameters": conversation,
+                "responses": {
+                    "200": json_answer(
+                        {
+                            "type": "object",
+                            "required": ["session_id", "history", "state"],
+                            "properties": {
+                                "session_id": {"type": "string"},
+                                "history": {"type": "array", "items": {"type": "object"}},
+                                "state": {"type": "object"},
+                                "language": {"type": "string", "description": "the language its last reply was in"},
+                            },
+                        },
+                        "The session",
+                    ),
+                    **errors(400, 401, 403, 404, 503),
+                },
+                "security": SIGNED_IN_OR_GUEST,
+            }
+        },
+        "/sessions/{session_id}/messages": {
+            "get": {
+                "summary": "The messages after a time, and who answers now: what a page polls while a person has the conversation",
+                "parameters": [
+                    *conversation,
+                    {
+                        "name": "after",
+                        "in": "query",
+                        "required": False,
+                        "schema": {"type": "number"},
+                        "description": "Seconds since the epoch",
+                    },
+                ],
+                "responses": {
+                    "200": json_answer(
+                        {
+                            "type": "object",
+                            "required": ["messages", "handled_by"],
+                            "properties": {
+                                "messages": {"type": "array", "items": TURN},
+                                "handled_by": {"type": "string", "enum": ["assistant", "human"]},
+                                "operator": {"type": ["string", "null"]},
+                            },
+                        },
+                        "The messages",
+                    ),
+                    **errors(400, 401, 403, 404, 503),
+                },
+                "security": SIGNED_IN_OR_GUEST,
+            }
+        },
+        "/customers/{customer_id}/preferences": {
+            "get": {
+                "summary": "A customer's learned preferences",
+                "parameters": customer,
+                "responses": {"200": json_answer({"type": "object"}, "The preferences"), **errors(400, 401, 403, 503)},
+                "security": CUSTOMER_OR_OPERATOR,
+            },
+            "delete": {
+                "summary": "Forget a customer's preferences",
+                "parameters": customer,
+                "responses": {"204": {"description": "Forgotten"}, **errors(400, 401, 403, 503)},
+                "security": CUSTOMER_OR_OPERATOR,
+            },
+        },
+        "/health": {"get": {"summary": "Liveness", "responses": {"200": json_answer(status, "Alive")}}},
+        "/about": {
+            "get": {
+                "summary": "The business this assistant serves, for the chat page, in one of its languages",
+                "parameters": [
+                    {
+                        "name": "lang",
+                        "in": "query",
+                        "required": False,
+                        "schema": {"type": "string", "enum": list(catalog.own_pack.languages)},
+                        "description": "the page's language: a chat reply's `language`; the business's own by default",
+                    }
+                ],
+                "responses": {"200": json_answer(about, "Its title, words, examples and profile choices"), **errors(400)},
+            }
+        },
+        "/ready": {
+            "get": {
+                "summary": "Readiness: store and index reachable",
+                "responses": {"200": json_answer(status, "Ready"), **errors(503)},
+            }
+        },
+    }
+    return Fragment(paths, {**request_schemas, **response_schemas})
+
+
 def init_app(app: Flask) -> None:
     app.register_blueprint(bp)
+    openapi.describe(app, _contract)

@@ -24,9 +24,11 @@ from assistant.dialogue.sessions import amend
 from assistant.dialogue.state import Turn
 from assistant.handover.clusters import grouped
 from assistant.handover.store import HANDOVERS, REASONS, Handover, HandoverStore, NotHeld, Panic, Taken
+from assistant.pack.model import Catalog
 from assistant.web import telemetry
 from assistant.web.errors import ApiError, json_object
 from assistant.web.identity import require_operator
+from assistant.web.openapi import OPERATOR, TURN, UUID, Fragment, describe, errors, json_answer
 from assistant.web.schemas import OperatorReply, ReleaseNote
 from assistant.web.schemas import session_id as canonical_session_id
 from crew_pipeline import PIPELINE
@@ -248,7 +250,169 @@ class HandoverMetrics:
         return [waiting, longest, reasons, people]
 
 
+def _contract(catalog: Catalog) -> Fragment:
+    """The console's part of /openapi.json: its API is one a business's own help-desk tool can use too."""
+    handover = {
+        "type": "object",
+        "required": ["session_id", "reason", "status", "since", "waiting_s", "summary"],
+        "properties": {
+            "session_id": UUID,
+            "pack": {"type": "string"},
+            "reason": {"type": "string", "enum": list(REASONS)},
+            "reason_text": {"type": "string"},
+            "status": {"type": "string", "enum": ["waiting", "taken"]},
+            "operator": {"type": ["string", "null"]},
+            "since": {"type": "string", "format": "date-time"},
+            "waiting_s": {"type": "integer"},
+            "summary": {
+                "type": "string",
+                "description": "The goal and how far it got, the items discussed, the last question (masked)",
+            },
+        },
+    }
+    switch: dict[str, Any] = {"on": {"type": "boolean"}, "by": {"type": ["string", "null"]}, "at": {"type": ["string", "null"]}}
+    panic = {"type": "object", "required": ["on"], "properties": switch}
+    panic_report = {**panic, "properties": {**switch, "log": {"type": "array", "items": panic}}}
+    conversation = [{"name": "session_id", "in": "path", "required": True, "schema": UUID}]
+
+    def body(name: str, schema: dict[str, Any], required: bool = True) -> dict[str, Any]:
+        return {
+            "required": required,
+            "content": {
+                "application/json": {
+                    "schema": {"type": "object", "required": [name] if required else [], "properties": {name: schema}}
+                }
+            },
+        }
+
+    def operator(summary: str, ok: dict[str, Any], *statuses: int, **more: Any) -> dict[str, Any]:
+        return {"summary": summary, "responses": {"200": ok, **errors(401, 403, *statuses, 503)}, "security": OPERATOR, **more}
+
+    paths = {
+        "/console": {
+            "get": {
+                "summary": "The operator console's page (it holds no data: it signs in and calls /console/api/)",
+                "responses": {"200": {"description": "The page", "content": {"text/html": {"schema": {"type": "string"}}}}},
+            }
+        },
+        "/console/api/whoami": {
+            "get": operator(
+                "The operator the credential names",
+                json_answer({"type": "object", "properties": {"operator": {"type": "string"}}}, "Them"),
+            )
+        },
+        "/console/api/queue": {
+            "get": operator(
+                "Every conversation with people, the longest waiting first, and the panic switch",
+                json_answer(
+                    {"type": "object", "properties": {"conversations": {"type": "array", "items": handover}, "panic": panic}},
+                    "The queue",
+                ),
+            )
+        },
+        "/console/api/conversations/{session_id}": {
+            "get": operator(
+                "One conversation: its transcript, state and goal audit",
+                json_answer(
+                    {
+                        "type": "object",
+                        "properties": {
+                            "session_id": UUID,
+                            "pack": {"type": "string"},
+                            "handover": {"oneOf": [handover, {"type": "null"}]},
+                            "transcript": {"type": "array", "items": TURN},
+                            "state": {"type": "object"},
+                            "audit": {"type": "array", "items": {"type": "object"}},
+                        },
+                    },
+                    "The conversation",
+                ),
+                400,
+                404,
+                parameters=conversation,
+            )
+        },
+        "/console/api/conversations/{session_id}/take": {
+            "post": operator(
+                "Take the conversation over: the assistant falls silent in it (409 names who has it)",
+                json_answer(handover, "Yours"),
+                400,
+                404,
+                409,
+                parameters=conversation,
+            )
+        },
+        "/console/api/conversations/{session_id}/reply": {
+            "post": operator(
+                "Say something to the customer, under your name (you must have taken it over)",
+                json_answer({"type": "object", "properties": {"message": TURN}}, "Said"),
+                400,
+                404,
+                409,
+                415,
+                parameters=conversation,
+                requestBody=body("text", {"type": "string", "minLength": 1, "maxLength": 2000}),
+            )
+        },
+        "/console/api/conversations/{session_id}/release": {
+            "post": operator(
+                "Hand the conversation back to the assistant, with a note of what you did",
+                json_answer({"type": "object", "properties": {"session_id": UUID, "handled_by": {"type": "string"}}}, "Back"),
+                400,
+                404,
+                409,
+                415,
+                parameters=conversation,
+                requestBody=body("note", {"type": "string", "maxLength": 2000}, required=False),
+            )
+        },
+        "/console/api/panic": {
+            "get": operator("The panic switch and its log", json_answer(panic_report, "The switch")),
+            "post": operator(
+                "Switch panic on (every new message gets a holding reply and joins the queue) or off",
+                json_answer(panic_report, "The switch"),
+                400,
+                415,
+                requestBody=body("on", {"type": "boolean"}),
+            ),
+        },
+        "/console/api/unanswered": {
+            "get": operator(
+                "What customers asked that nobody could answer, grouped by meaning, most asked first (masked)",
+                json_answer(
+                    {
+                        "type": "object",
+                        "properties": {
+                            "groups": {
+                                "type": "array",
+                                "items": {
+                                    "type": "object",
+                                    "properties": {
+                                        "count": {"type": "integer"},
+                                        "example": {"type": "string"},
+                                        "reasons": {"type": "object", "additionalProperties": {"type": "integer"}},
+                                        "last_at": {"type": "string", "format": "date-time"},
+                                    },
+                                },
+                            }
+                        },
+                    },
+                    "The groups",
+                ),
+            )
+        },
+        "/console/api/unanswered.csv": {
+            "get": operator(
+                "The same as CSV: count, example, reasons, last_asked",
+                {"description": "CSV", "content": {"text/csv": {"schema": {"type": "string"}}}},
+            )
+        },
+    }
+    return Fragment(paths)
+
+
 def init_app(app: Flask) -> None:
     app.register_blueprint(page)
     app.register_blueprint(bp)
+    describe(app, _contract)
     telemetry.collect(app, HandoverMetrics(HANDOVERS.get(app)))

@@ -22,8 +22,10 @@ from assistant.attachments.content import Refused
 from assistant.attachments.store import ATTACHMENTS, Attachment
 from assistant.dialogue.state import NotYourSession
 from assistant.infra.config import SETTINGS
+from assistant.pack.model import Catalog
 from assistant.web.errors import ApiError
 from assistant.web.identity import caller, require_customer
+from assistant.web.openapi import BINARY, FILE_ID, SESSION, SIGNED_IN_OR_GUEST, Fragment, describe, errors, json_answer
 from assistant.web.ratelimit import LIMITER
 from assistant.web.schemas import ATTACHMENTS_ONLY, ChatRequest, session_id
 from crew_pipeline import PIPELINE
@@ -131,8 +133,43 @@ def _from_our_pages() -> None:
         raise ApiError(403, "cross_origin", "Files are accepted from this assistant's own pages only.")
 
 
+def _contract(catalog: Catalog) -> Fragment:
+    """POST /attachments' part of /openapi.json."""
+    upload_form = {
+        "type": "object",
+        "required": ["session_id", "file"],
+        "properties": {"session_id": SESSION, "file": BINARY},
+    }
+    uploaded = {
+        "type": "object",
+        "required": ["id", "kind", "mime", "size"],
+        "properties": {
+            "id": FILE_ID,
+            "kind": {"type": "string", "enum": ["image", "pdf"]},
+            "mime": {"type": "string", "enum": ["image/jpeg", "image/png", "application/pdf"]},
+            "size": {"type": "integer"},
+        },
+    }
+    return Fragment(
+        {
+            "/attachments": {
+                "post": {
+                    "summary": "Keep a photo or PDF for a conversation; its id goes in the next message's `attachments`",
+                    "requestBody": {"required": True, "content": {"multipart/form-data": {"schema": upload_form}}},
+                    "responses": {
+                        "201": json_answer(uploaded, "Kept (a photo as encoded again, without its metadata)"),
+                        **errors(400, 401, 403, 409, 413, 415, 429, 503),
+                    },
+                    "security": SIGNED_IN_OR_GUEST,
+                }
+            }
+        }
+    )
+
+
 def init_app(app: Flask) -> None:
     app.register_blueprint(bp)
+    describe(app, _contract)
 
     @app.errorhandler(Refused)
     def refused(exc: Refused) -> ResponseReturnValue:

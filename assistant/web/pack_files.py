@@ -11,6 +11,8 @@ import re
 from flask import Blueprint, Flask, Response, abort, current_app, send_from_directory
 
 from assistant.infra.config import SETTINGS
+from assistant.pack.model import Catalog
+from assistant.web.openapi import BINARY, Fragment, describe, errors
 
 bp = Blueprint("pack_files", __name__)
 SERVED = re.compile(r"[\w-][\w.-]{0,99}\.svg")  # a plain file name: no folders, no "..", no hidden files
@@ -31,5 +33,24 @@ def image(name: str) -> Response:
     return response
 
 
+def _contract(catalog: Catalog) -> Fragment:
+    """GET /pack-files/images/<name>'s part of /openapi.json."""
+    return Fragment(
+        {
+            "/pack-files/images/{name}": {
+                "get": {
+                    "summary": "An example drawing of the pack's (an SVG a quote's reply links to)",
+                    "parameters": [{"name": "name", "in": "path", "required": True, "schema": {"type": "string"}}],
+                    "responses": {
+                        "200": {"description": "The drawing", "content": {"image/svg+xml": {"schema": BINARY}}},
+                        **errors(404),
+                    },
+                }
+            }
+        }
+    )
+
+
 def init_app(app: Flask) -> None:
     app.register_blueprint(bp)
+    describe(app, _contract)

@@ -22,7 +22,9 @@ from prometheus_client import (
 )
 from prometheus_client.registry import Collector
 
+from assistant.pack.model import Catalog
 from assistant.understanding.reader import NEEDS_PRODUCTS
+from assistant.web.openapi import Fragment, describe
 from assistant.web.schemas import ChatResponse
 
 http_log = logging.getLogger("assistant.http")
@@ -89,6 +91,24 @@ def init_app(app: Flask) -> None:
         for collector in app.extensions.get(_COLLECTORS, []):
             shared.register(collector)
         return Response(generate_latest(registry) + generate_latest(shared), mimetype=CONTENT_TYPE_LATEST)
+
+    describe(app, _contract)
+
+
+def _contract(catalog: Catalog) -> Fragment:
+    """GET /metrics' part of /openapi.json."""
+    return Fragment(
+        {
+            "/metrics": {
+                "get": {
+                    "summary": "Prometheus metrics",
+                    "responses": {
+                        "200": {"description": "Text exposition format", "content": {"text/plain": {"schema": {"type": "string"}}}}
+                    },
+                }
+            }
+        }
+    )
 
 
 def collect(app: Flask, collector: Collector) -> None:

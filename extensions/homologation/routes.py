@@ -10,9 +10,11 @@ from typing import Any
 from flask import Blueprint, Flask, Response, jsonify, request, send_file
 
 from assistant.attachments.store import ATTACHMENTS
+from assistant.pack.model import Catalog
 from assistant.tools.retrieval import CATALOG
 from assistant.web.errors import ApiError, json_object
 from assistant.web.identity import require_operator
+from assistant.web.openapi import BINARY, FILE_ID, OPERATOR, Fragment, describe, errors, json_answer
 from extensions.homologation.case_store import CASES, STATUSES
 from extensions.homologation.case_summary import summary_pdf
 
@@ -76,5 +78,95 @@ def _case(case_id: str) -> dict[str, Any]:
     return case
 
 
+def _contract(catalog: Catalog) -> Fragment:
+    """These routes' part of /openapi.json."""
+    case_path = [{"name": "case_id", "in": "path", "required": True, "schema": {"type": "string"}}]
+    case = {
+        "type": "object",
+        "required": ["id", "status", "created_at", "updated_at", "session_id"],
+        "description": "The record its flow built (its sections by name, `transcript`) with the office's id, status and times",
+        "properties": {
+            "id": {"type": "string"},
+            "status": {"type": "string", "enum": list(STATUSES)},
+            "created_at": {"type": "string", "format": "date-time"},
+            "updated_at": {"type": "string", "format": "date-time"},
+            "session_id": {"type": "string"},
+            "transcript": {"type": "array", "items": {"type": "object"}},
+        },
+    }
+    return Fragment(
+        {
+            "/cases": {
+                "get": {
+                    "summary": "The cases handed to the office, newest first (without transcripts)",
+                    "parameters": [
+                        {"name": "status", "in": "query", "required": False, "schema": {"type": "string", "enum": list(STATUSES)}}
+                    ],
+                    "responses": {
+                        "200": json_answer(
+                            {"type": "object", "required": ["cases"], "properties": {"cases": {"type": "array", "items": case}}},
+                            "The cases",
+                        ),
+                        **errors(400, 401, 403, 503),
+                    },
+                    "security": OPERATOR,
+                }
+            },
+            "/cases/{case_id}": {
+                "get": {
+                    "summary": "One case, whole",
+                    "parameters": case_path,
+                    "responses": {"200": json_answer(case, "The case"), **errors(401, 403, 404, 503)},
+                    "security": OPERATOR,
+                },
+                "patch": {
+                    "summary": "Move a case to another status",
+                    "parameters": case_path,
+                    "requestBody": {
+                        "required": True,
+                        "content": {
+                            "application/json": {
+                                "schema": {
+                                    "type": "object",
+                                    "required": ["status"],
+                                    "properties": {"status": {"type": "string", "enum": list(STATUSES)}},
+                                }
+                            }
+                        },
+                    },
+                    "responses": {"200": json_answer(case, "The case"), **errors(400, 401, 403, 404, 413, 415, 503)},
+                    "security": OPERATOR,
+                },
+            },
+            "/cases/{case_id}/summary.pdf": {
+                "get": {
+                    "summary": "One case on one printed page",
+                    "parameters": case_path,
+                    "responses": {
+                        "200": {"description": "A one-page PDF", "content": {"application/pdf": {"schema": BINARY}}},
+                        **errors(401, 403, 404, 503),
+                    },
+                    "security": OPERATOR,
+                }
+            },
+            "/cases/{case_id}/attachments/{attachment_id}": {
+                "get": {
+                    "summary": "A file the case's conversation sent",
+                    "parameters": [*case_path, {"name": "attachment_id", "in": "path", "required": True, "schema": FILE_ID}],
+                    "responses": {
+                        "200": {
+                            "description": "The file as kept",
+                            "content": {mime: {"schema": BINARY} for mime in ("image/jpeg", "image/png", "application/pdf")},
+                        },
+                        **errors(401, 403, 404, 503),
+                    },
+                    "security": OPERATOR,
+                }
+            },
+        }
+    )
+
+
 def init_app(app: Flask) -> None:
     app.register_blueprint(bp)
+    describe(app, _contract)

@@ -25,11 +25,13 @@ from assistant.infra import replay
 from assistant.infra.allowance import HOLDS, OverAllowance, allowances
 from assistant.infra.config import SETTINGS, bookings_file
 from assistant.infra.extensions import Slot
+from assistant.pack.model import Catalog
 from assistant.pack.texts import say
 from assistant.pack.translations import speaking
 from assistant.tools.retrieval import CATALOG
 from assistant.web.errors import ApiError, json_object
 from assistant.web.identity import caller
+from assistant.web.openapi import SIGNED_IN_OR_GUEST, Fragment, component, describe, errors, json_answer
 from assistant.web.ratelimit import LIMITER
 from extensions.restaurants.planner import Concierge, ServiceReader, load_members
 from extensions.restaurants.services import ConciergeServices
@@ -102,10 +104,45 @@ def _once(scope: str, instruction: str, act: Callable[[], dict[str, Any]]) -> di
         return answer
 
 
+def _contract(catalog: Catalog) -> Fragment:
+    """POST /assistant's part of /openapi.json."""
+    schemas, concierge_request = component(AssistantRequest)
+    text = {"type": "string"}
+    concierge_answer = {
+        "type": "object",
+        "properties": {key: {"type": "object"} for key in ("restaurant", "reservation", "notification", "reminder")}
+        | {"ask_user": text, "error": text, "details": text, "message": text},
+    }
+    paths = {
+        "/assistant": {
+            "post": {
+                "summary": "The restaurant concierge: one instruction in; a booked table, a message and a reminder out",
+                "requestBody": {"required": True, "content": {"application/json": {"schema": concierge_request}}},
+                "parameters": [
+                    {
+                        "name": "Idempotency-Key",
+                        "in": "header",
+                        "required": False,
+                        "description": "The same key again gets the answer kept for it, not a second booking",
+                        "schema": {"type": "string", "pattern": "^[!-~]{1,255}$"},
+                    }
+                ],
+                "responses": {
+                    "200": json_answer(concierge_answer, "The booking, a question (ask_user), or {error, details}"),
+                    **errors(400, 401, 403, 404, 409, 413, 415, 422, 429, 503),
+                },
+                "security": SIGNED_IN_OR_GUEST,
+            }
+        }
+    }
+    return Fragment(paths, schemas)
+
+
 def init_app(app: Flask) -> None:
     """POST /assistant, and for a pack with a concierge (the restaurants') the concierge behind it,
     the reader of its service schema and its tables, which the chat reads messages and books with too."""
     app.register_blueprint(bp)
+    describe(app, _contract)
     catalog = CATALOG.get(app)
     setup = catalog.pack.concierge
     if setup is None:

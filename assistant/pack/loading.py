@@ -1,0 +1,201 @@
+"""Loading a pack folder into a Catalog, once per app: every file read and checked, and the
+pack's words in each language it replies in (its translations)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from assistant.pack.flows import Flow
+from assistant.pack.ingest import read, rows_from_csv, validated
+from assistant.pack.model import (
+    DEFAULT_TEXTS,
+    Catalog,
+    DataError,
+    Examples,
+    FaqEntry,
+    Labels,
+    Pack,
+    Product,
+    Version,
+    Vocabulary,
+)
+from assistant.pack.translations import ENGINE_FOLDER, FOLDER, TranslationError, Translator, faithful, read_table, walk
+from assistant.pack.validation import check_item, check_vocabulary, devices_named, drawn_examples, drifted_elements
+from extensions.homologation.elements import Elements
+
+
+def load_catalog(folder: Path, translated: bool = True) -> Catalog:
+    """Load and validate a domain pack folder; `translated=False` leaves out its translations
+    (python3 -m assistant translations lists what they miss)."""
+    if not (folder / "pack.yaml").is_file():
+        raise DataError(f"{folder}: no pack.yaml here; is DOMAIN the name of a folder under data/?")
+    pack = validated(folder / "pack.yaml", Pack.model_validate, read(folder / "pack.yaml"))
+    source = folder / pack.catalog.file
+    if source.suffix == ".csv":
+        raw_items = rows_from_csv(source, pack.catalog, pack.attributes)
+    else:
+        raw_items = read(source)
+    products = validated(source, lambda raw: [Product.model_validate(p) for p in raw], raw_items)
+    for item in products:
+        validated(source, lambda i: check_item(i, pack), item)
+    faq_path = folder / pack.knowledge
+    faq = validated(faq_path, lambda raw: [FaqEntry.model_validate(e) for e in raw], read(faq_path))
+    faq = validated(faq_path, lambda entries: devices_named(entries, pack), faq)
+    vocabulary_path = folder / "vocabulary.json"
+    vocabulary = validated(vocabulary_path, Vocabulary.model_validate, read(vocabulary_path))
+    validated(vocabulary_path, lambda v: check_vocabulary(v, pack), vocabulary)
+    examples_path = folder / "nlu.yml"
+    examples = validated(examples_path, Examples.model_validate, read(examples_path))
+    elements = None
+    if pack.quote:
+        elements_path = folder / pack.quote.elements
+        elements = validated(elements_path, Elements.model_validate, read(elements_path))
+        missing = [e.example for e in drawn_examples(elements) if e.example and not (folder / e.example).is_file()]
+        if missing:
+            raise DataError(f"{elements_path}: example images {sorted(set(missing))[:5]} are not in the pack")
+        drifted = drifted_elements(products, elements)
+        if drifted:
+            raise DataError(
+                f"{folder / pack.catalog.file}: items {drifted[:5]} disagree with {elements_path} (code, category or lowest price)"
+            )
+    prompts = {}
+    for stage, phase in pack.prompting.phases.items() if pack.prompting else []:
+        if phase.prompt:
+            path = folder / phase.prompt
+            if not path.is_file():
+                raise DataError(f"{folder / 'pack.yaml'}: prompting.phases.{stage}.prompt: {phase.prompt} is not in the pack")
+            prompts[stage] = path.read_text(encoding="utf-8").strip()
+    try:
+        versions = _versions(folder, pack, faq, elements) if translated else {}
+        if versions:
+            pack, faq, vocabulary = _known_in_every_language(pack, faq, vocabulary, versions)
+            versions = _versions(folder, pack, faq, elements)  # the translations know the same words
+        return Catalog(
+            name=pack.business.name,
+            own_pack=pack,
+            products=products,
+            own_faq=faq,
+            vocabulary=vocabulary,
+            examples=examples,
+            own_elements=elements,
+            prompts=prompts,
+            versions=versions,
+        )
+    except TranslationError as exc:
+        raise DataError(str(exc)) from exc
+    except ValidationError as exc:
+        raise DataError(f"{folder}: {exc}") from exc
+
+
+UNIT_KEYWORDS = frozenset({"currency", "percent"})  # units the engine formats itself: never words to translate
+ENGINE_TEXTS = frozenset([*DEFAULT_TEXTS.values(), *(str(f.default) for f in Labels.model_fields.values())])
+
+
+def _versions(folder: Path, pack: Pack, faq: list[FaqEntry], elements: Elements | None) -> dict[str, Version]:
+    """The pack in each language it replies in besides its own (once the pack has a translation
+    file for it), and in its own where the engine's sentences (English) need translating into it
+    (once the engine has one). Until then that language is replied to in the pack's own words."""
+    own = pack.language
+    versions = {}
+    for code in pack.languages:
+        if code == own == "en":
+            continue
+        path, engine_path = folder / FOLDER / f"{code}.yaml", ENGINE_FOLDER / f"{code}.yaml"
+        if not (engine_path if code == own else path).is_file():
+            continue  # not translated yet: replies in the pack's own words
+        table, engine = read_table(path), read_table(engine_path)
+        translate = Translator(code, own, ENGINE_TEXTS, table, engine, path, UNIT_KEYWORDS)
+        versions[code] = translated_version(code, translate, pack, faq, elements)
+        translate.check()
+    return versions
+
+
+def translated_version(code: str, translate: Translator, pack: Pack, faq: list[FaqEntry], elements: Elements | None) -> Version:
+    """The pack's words in language `code`; what the translation lacks is on `translate.problems`."""
+    whole = pack.model_copy(update={"texts": {**DEFAULT_TEXTS, **pack.texts}})  # every sentence, said in the pack's words
+    own = pack.language
+    return Version(
+        pack=walk(whole, translate),
+        faq=[_article(entry, code, own, translate) for entry in faq],
+        elements=walk(elements, translate),
+    )
+
+
+def _article(entry: FaqEntry, code: str, own: str, translate: Translator) -> FaqEntry:
+    """A help article in language `code`: its translation by id, checked against its figures."""
+    if code == own:
+        return entry
+    said = translate.own.articles.get(entry.id)
+    where = f"articles.{entry.id}"
+    if said is None:
+        translate.problems.append(f"{translate.where}: no translation of {where}")
+        translate.missing_articles.append(entry)
+        return entry
+    pairs = [("question", entry.question, said.question), ("answer", entry.answer, said.answer)]
+    if len(said.steps) != len(entry.steps):
+        translate.problems.append(f"{translate.where}: {where}.steps has {len(said.steps)} steps, the source {len(entry.steps)}")
+    pairs += [(f"steps[{i}]", a, b) for i, (a, b) in enumerate(zip(entry.steps, said.steps, strict=False))]
+    for name, source, translation in pairs:
+        if wrong := faithful(source, translation):
+            translate.problems.append(f"{translate.where}: {where}.{name} changes {wrong}")
+    category = said.category or translate(f"{where}.category", entry.category)
+    return entry.model_copy(
+        update={"question": said.question, "answer": said.answer, "steps": said.steps or entry.steps, "category": category}
+    )
+
+
+def _known_in_every_language(
+    pack: Pack, faq: list[FaqEntry], vocabulary: Vocabulary, versions: dict[str, Version]
+) -> tuple[Pack, list[FaqEntry], Vocabulary]:
+    """The pack's own words extended by their translations wherever a customer may say them
+    back: a quick reply tapped in Bangla picks the same option, a help question asked as the
+    translation puts it finds its article."""
+    said = list(versions.values())
+
+    def options(name: str, flow: Flow) -> Flow:
+        steps = []
+        for i, step in enumerate(flow.steps):
+            slots = []
+            for j, slot in enumerate(step.collect):
+                told = {
+                    key: option.model_copy(
+                        update={
+                            "words": _new(
+                                option.words,
+                                option.choice,
+                                *(_flow(v.pack, name).steps[i].collect[j].options[key].choice for v in said),
+                            )
+                        }
+                    )
+                    for key, option in slot.options.items()
+                }
+                slots.append(slot.model_copy(update={"options": told}) if told else slot)
+            steps.append(step.model_copy(update={"collect": slots}))
+        return flow.model_copy(update={"steps": steps})
+
+    flows = {name: options(name, flow) for name, flow in pack.flows.items()}
+    concierge = pack.concierge.model_copy(update={"flow": options("", pack.concierge.flow)}) if pack.concierge else None
+    facts = {}
+    for name, fact in pack.profile.items():  # a category's choices say its values, in order
+        if told := vocabulary.facts.get(name):
+            facts[name] = {
+                value: _new(told.get(value, []), *(v.pack.profile[name].choices[i] for v in said))
+                for i, value in enumerate(fact.values)
+            }
+    questions = {entry.id: [e.question for v in said for e in v.faq if e.id == entry.id] for entry in faq}
+    return (
+        pack.model_copy(update={"flows": flows, "concierge": concierge}),
+        [entry.model_copy(update={"paraphrases": _new(entry.paraphrases, *questions[entry.id])}) for entry in faq],
+        vocabulary.model_copy(update={"facts": {**vocabulary.facts, **facts}}),
+    )
+
+
+def _flow(pack: Pack, name: str) -> Flow:
+    return pack.flows[name] if name else pack.concierge.flow  # type: ignore[union-attr]
+
+
+def _new(known: list[str], *more: str) -> list[str]:
+    """`known` and those of `more` it lacks, in order."""
+    return list(dict.fromkeys([*known, *more]))

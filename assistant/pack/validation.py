@@ -1,0 +1,119 @@
+"""Checks across a pack's files, which no one file's schema can make: the catalog's items
+against the attributes pack.yaml declares, the vocabulary and the help articles against its
+filters, and a quoting pack's elements against its catalog."""
+
+from __future__ import annotations
+
+from assistant.pack.examples import Example
+from assistant.pack.model import CUES, FaqEntry, Pack, Product, Vocabulary
+from extensions.homologation.elements import Elements
+
+
+def check_item(item: Product, pack: Pack) -> None:
+    """An item's attributes must be declared, of their type, and from their enum's values."""
+    for name, value in (item.model_extra or {}).items():
+        attribute = pack.attributes.get(name)
+        if attribute is None:
+            raise ValueError(f"item '{item.id}': attribute '{name}' is not declared in pack.yaml")
+        if value is None:
+            continue
+        kinds = {"number": (int, float), "boolean": (bool,), "text": (str,), "enum": (str,), "list": (list,)}
+        if not isinstance(value, kinds[attribute.type]) or (attribute.type == "number" and isinstance(value, bool)):
+            raise ValueError(f"item '{item.id}': '{name}' should be {attribute.type}, got {value!r}")
+        allowed = attribute.values
+        said = value if isinstance(value, list) else [value] if attribute.type == "enum" else []
+        wrong = [v for v in said if allowed and v not in allowed]
+        if wrong:
+            raise ValueError(f"item '{item.id}': '{name}' has {wrong}, not among {sorted(allowed)}")
+    for name, attribute in pack.attributes.items():
+        if attribute.required and item.value(name) is None:
+            raise ValueError(f"item '{item.id}': '{name}' is required")
+
+
+def check_vocabulary(vocabulary: Vocabulary, pack: Pack) -> None:
+    """Every section names the filters, values, topics, ranks and facts pack.yaml declares, and cues the engine reads."""
+    filters = pack.filter_attributes()
+    for name, section in vocabulary.filters.items():
+        if name not in filters:
+            raise ValueError(f"filters.{name} is not a filter in pack.yaml")
+        _, attribute = filters[name]
+        for value in section:
+            if attribute.values:
+                ok = value in attribute.values
+            elif attribute.type == "boolean":
+                ok = value in ("true", "false")
+            else:  # a number's amount ("0": "no annual fee"), or any value the items' text may mention
+                ok = attribute.as_filter.match == "mentions" or _is_number(value)
+            if not ok:
+                raise ValueError(f"filters.{name}: '{value}' is not a value of '{name}'")
+    unsaid = [n for n, (_, a) in filters.items() if a.as_filter.match == "mentions" and not vocabulary.filters.get(n)]
+    if unsaid:
+        raise ValueError(f"filters {unsaid} match what the items mention, and the vocabulary gives them no values")
+    unknown_cues = [cue for cue in vocabulary.intents if cue not in CUES]
+    if unknown_cues:
+        raise ValueError(f"intents has {unknown_cues}; the engine reads {list(CUES)}")
+    for topic in vocabulary.features:
+        if topic not in pack.display.topics:
+            raise ValueError(f"features.{topic} has no display.topics.{topic} in pack.yaml")
+    for name in vocabulary.ranks:
+        ranked = pack.attributes.get(name)
+        if ranked is None or ranked.type != "number":
+            raise ValueError(f"ranks.{name} is not a number attribute in pack.yaml")
+    for name, section in vocabulary.facts.items():
+        fact = pack.profile.get(name)
+        if fact is None or fact.kind != "category":
+            raise ValueError(f"facts.{name} is not a category fact in pack.yaml's profile")
+        unknown = sorted(set(section) - set(fact.values))
+        if unknown:
+            raise ValueError(f"facts.{name}: {unknown} are not values of '{name}'")
+
+
+def devices_named(entries: list[FaqEntry], pack: Pack) -> list[FaqEntry]:
+    """Articles name the devices they fix as the device filter's values ("Gaming Mouse" -> gaming_mouse)."""
+    device = pack.device_filter
+    if device is None:
+        return entries
+    values = pack.filter_attributes()[device][1].values
+    named = []
+    for entry in entries:
+        applies_to = [v.lower().replace(" ", "_") for v in entry.applies_to]
+        unknown = [v for v in applies_to if v not in values]
+        if unknown:
+            raise ValueError(f"article '{entry.id}': applies_to {unknown} are not values of '{device}'")
+        named.append(entry.model_copy(update={"applies_to": applies_to}))
+    return named
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def drifted_elements(products: list[Product], elements: Elements) -> list[str]:
+    """The elements the catalog lists otherwise than the tariff: each once, by its code, in its
+    category, from its lowest price; so what a search shows and what a quote charges agree."""
+    listed: dict[str, list[Product]] = {}
+    for product in products:
+        listed.setdefault(str(product.value("code")), []).append(product)
+    drifted = sorted(set(listed) - set(elements.elements))
+    for code, element in elements.elements.items():
+        options = element.variants.options.values() if element.variants else []
+        prices = [option.price if option.price is not None else element.price for option in options] or [element.price]
+        found = listed.get(code, [])
+        lowest = min(price for price in prices if price is not None)
+        if len(found) != 1 or found[0].value("category") != element.category or found[0].value("price") != lowest:
+            drifted.append(code)
+    return drifted
+
+
+def drawn_examples(elements: Elements) -> list[Example]:
+    """Every photo and document the pack draws an example of."""
+    found = [*elements.documents]
+    for element in elements.elements.values():
+        found += element.photos
+        for variant in element.variants.options.values() if element.variants else []:
+            found += variant.photos or []
+    return found
