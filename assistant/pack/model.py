@@ -235,7 +235,7 @@ class CustomerFact(Strict):
     units: list[str] = []  # number: words right after it ("years")
     range: tuple[int, int] | None = None  # number: the values it can take (an age of 16 to 100)
     bands: list[int] = []  # amount: the ranges remembered instead of the figure (ascending)
-    on_page: bool = False  # category: the chat page offers its choices (sent as the request's user_employment)
+    on_page: bool = False  # category: the chat page offers its choices (sent in the request's facts)
 
     @model_validator(mode="after")
     def _consistent(self) -> CustomerFact:

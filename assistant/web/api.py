@@ -52,8 +52,7 @@ def _chat_request() -> ChatRequest:
     """The message, as JSON or as multipart/form-data with its files (kept once the message is valid)."""
     body = files.chat_form() if request.mimetype == files.FORM else json_object('{"query": "hi"}')
     pack = PIPELINE.get().catalog.pack
-    page = pack.profile[pack.page_fact].values if pack.page_fact else {}
-    chat_request = ChatRequest.model_validate(body, context={"page_fact": set(page)})
+    chat_request = ChatRequest.model_validate(body, context={"profile": pack.profile, "page_fact": pack.page_fact})
     customer_id = caller().customer_id
     if chat_request.customer_id not in (None, customer_id):
         raise ApiError(403, "identity_mismatch", "customer_id is read from the bearer token; this one does not match it.")
@@ -239,6 +238,7 @@ def about() -> Response:
             booking=booking.subject if booking else None,
             item=catalog.text["item"],
             timezone=catalog.business.timezone,
+            profile_fact=pack.page_fact,  # the name the page sends its choice under, in a chat request's facts
             profile_choices=choices,
             employment=choices,  # the same, under the name pages written before customer facts were pack data read
         )

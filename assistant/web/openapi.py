@@ -9,7 +9,7 @@ from pydantic import BaseModel
 from assistant.attachments.store import ATTACHMENT_ID
 from assistant.cases.store import STATUSES
 from assistant.handover.store import REASONS
-from assistant.pack.model import Catalog, Labels
+from assistant.pack.model import Catalog, CustomerFact, Labels
 from assistant.web.concierge import AssistantRequest
 from assistant.web.schemas import ATTACHMENTS_ONLY, CUSTOMER_ID, SESSION_ID_PATTERN, ChatRequest, ChatResponse
 
@@ -271,12 +271,29 @@ def _component(model: type[BaseModel]) -> tuple[dict[str, Any], dict[str, Any]]:
     return {model.__name__: schema, **defs}, {"$ref": _REF.format(model=model.__name__)}
 
 
+def _fact_schema(fact: CustomerFact) -> dict[str, Any]:
+    if fact.kind == "category":
+        return {"type": "string", "enum": list(fact.values)}
+    low, high = fact.range or (0, None)
+    return {"type": "integer", "minimum": low, **({"maximum": high} if high is not None else {})}
+
+
 def document(catalog: Catalog) -> dict[str, Any]:
     """The API as this domain pack serves it (its page fact's values, its business's name)."""
     request_schemas, chat_request = _component(ChatRequest)
-    page = catalog.pack.profile[catalog.pack.page_fact].values if catalog.pack.page_fact else {}
-    request_schemas["ChatRequest"]["properties"]["user_employment"] = {  # the page fact's compatibility field
-        "anyOf": ([{"type": "string", "enum": sorted(page)}] if page else []) + [{"type": "null"}]
+    pack = catalog.pack
+    page = pack.profile[pack.page_fact].values if pack.page_fact else {}
+    properties = request_schemas["ChatRequest"]["properties"]
+    properties["facts"] = {  # the pack's own facts, each with the values it takes
+        "type": "object",
+        "description": "what the customer tells of themselves, by fact (GET /about profile_fact names the page's)",
+        "additionalProperties": False,
+        "properties": {name: _fact_schema(fact) for name, fact in pack.profile.items()},
+    }
+    properties["user_employment"] = {  # the page fact's compatibility field
+        "anyOf": ([{"type": "string", "enum": sorted(page)}] if page else []) + [{"type": "null"}],
+        "deprecated": True,
+        "description": f"the same as facts.{pack.page_fact or '<page fact>'}; use facts",
     }
     response_schemas, chat_response = _component(ChatResponse)
     chat_form = {
@@ -285,7 +302,8 @@ def document(catalog: Catalog) -> dict[str, Any]:
         "properties": {
             "query": {"type": "string", "maxLength": 1000},
             "session_id": _SESSION,
-            "user_employment": {"type": "string"},
+            "facts": {"type": "string", "description": "the facts, as a JSON object"},
+            "user_employment": {"type": "string", "deprecated": True, "description": "use facts"},
             "mode": {"type": "string", "enum": ["offline", "crew"]},
             "attachments": {"type": "array", "items": _FILE_ID, "maxItems": 10, "description": "ids of files uploaded before"},
             "file": {"type": "array", "items": _BINARY, "maxItems": 10},
@@ -361,6 +379,7 @@ def document(catalog: Catalog) -> dict[str, Any]:
             "booking": {"type": "string", "nullable": True},
             "item": text,
             "timezone": {"type": "string", "description": "the IANA time zone bookings are made in"},
+            "profile_fact": {"type": "string", "nullable": True, "description": "the fact profile_choices set: its name in facts"},
             "profile_choices": choices,
             "employment": {**choices, "deprecated": True, "description": "the same as profile_choices"},
         },
