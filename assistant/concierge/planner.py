@@ -470,25 +470,17 @@ class Concierge:
         return None
 
     def _result(self, plan: Plan) -> dict[str, Any]:
-        """The seed's JSON: the restaurant, the reservation, the message sent, the reminder if asked for."""
+        """The final answer: exactly the restaurant, the reservation, the notification sent and the
+        reminder if asked for. No words ride beside them (a strict client refuses other keys): a
+        slot taken instead of the one asked shows in the reservation's time, as in the confirmation sent."""
         assert plan.restaurant is not None and plan.reservation is not None and plan.notification is not None, "booked and sent"
-        reservation = plan.reservation
         result: dict[str, Any] = {
             "restaurant": plan.restaurant,
-            "reservation": reservation.model_dump(),
+            "reservation": plan.reservation.model_dump(),
             "notification": plan.notification.model_dump(),
         }
         if plan.reminder:
             result["reminder"] = plan.reminder.model_dump()
-        done = say(
-            self.catalog,
-            "concierge_moved" if plan.changing else "concierge_booked",
-            guests=plan.slots["guests"],
-            place=plan.restaurant["name"],
-            day=day_of(reservation.date, self.catalog),
-            time=reservation.time,
-        )
-        result["message"] = " ".join([*plan.notes, done])
         return result
 
     def _suggest(self, plan: Plan) -> dict[str, Any]:

@@ -349,10 +349,24 @@ def document(catalog: Catalog) -> dict[str, Any]:
     text = {"type": "string"}
     concierge_schemas, concierge_request = _component(AssistantRequest)
     request_schemas.update(concierge_schemas)
-    concierge_answer = {
-        "type": "object",
-        "properties": {key: {"type": "object"} for key in ("restaurant", "reservation", "notification", "reminder")}
-        | {"ask_user": text, "error": text, "details": text, "message": text},
+    booked = ("restaurant", "reservation", "notification")
+    concierge_answer = {  # exactly one of: the booking, a question back, what went wrong
+        "oneOf": [
+            {
+                "type": "object",
+                "description": "booked: these keys and no others (reminder when one was asked for)",
+                "required": list(booked),
+                "properties": {key: {"type": "object"} for key in (*booked, "reminder")},
+                "additionalProperties": False,
+            },
+            {"type": "object", "required": ["ask_user"], "properties": {"ask_user": text}, "additionalProperties": False},
+            {
+                "type": "object",
+                "required": ["error", "details"],
+                "properties": {"error": text, "details": text},
+                "additionalProperties": False,
+            },
+        ]
     }
     choices = {
         "type": "array",
