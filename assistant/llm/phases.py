@@ -4,7 +4,7 @@ A pack with `prompting:` (pack.yaml) declares a prompt module per phase of the c
 A turn's phase is the one its reply speaks in: `quote` while a quote is given, the stage of the
 step whose question the case asks next (a flow step's `stage`, or `element` and `documents` for
 the steps a case builds), `completed` once it is handed in. The prompt is the core
-(agents/agents.yaml, tasks.yaml), then only that phase's module, then a state summary: the
+(agents/agents.yaml, tasks/tasks.yaml), then only that phase's module, then a state summary: the
 quote's elements and price, the case's phase, what it has and what it still needs, with the
 values that say who the customer is masked.
 """
