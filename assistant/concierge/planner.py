@@ -1,9 +1,9 @@
-"""The one-instruction concierge (seed 001): one instruction in, a booked table, a message and a reminder out.
+"""The one-instruction concierge: one instruction in, a booked table, a message and a reminder out.
 
-A plan per user_id runs the seed's steps in order: search, reserve, confirm by message, and
+A plan per user_id runs the steps in order: search, reserve, confirm by message, and
 schedule the reminder if one was asked for. What is missing is asked for, one question at a
 time (`ask_user`), and the next instruction from that user continues the same plan. Failures
-take the seed's fallbacks: no restaurant found suggests other localities; a fully booked slot
+take fallbacks: no restaurant found suggests other localities; a fully booked slot
 takes the earliest alternate and says so; a failed message is retried once; a reminder in the
 past asks for a valid time. Plans live in SQLite and are locked per user, so concurrent
 requests never mix users' state.
@@ -341,7 +341,7 @@ class Concierge:
             choices = [r for r in choices if r["id"] == slots["restaurant_id"]] or choices
         else:  # the best rated that is free at that time, before one that would need another time
             choices = sorted(choices, key=lambda r: "available_slots" in r)
-        if not choices:  # the seed's fallback: another area, else another cuisine, else another time
+        if not choices:  # nothing matched: suggest another area, else another cuisine, else another time
             return self._suggest(plan)
         plan.restaurant = {key: choices[0][key] for key in ("id", "name", "address", "rating")}
         return {}

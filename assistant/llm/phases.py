@@ -1,4 +1,4 @@
-"""Seed 004's dynamic prompts, for LLM mode: a turn's phase and its prompt.
+"""Dynamic prompts, for LLM mode: a turn's phase and its prompt.
 
 A pack with `prompting:` (pack.yaml) declares a prompt module per phase of the conversation.
 A turn's phase is the one its reply speaks in: `quote` while a quote is given, the stage of the

@@ -499,7 +499,7 @@ DEFAULT_TOOLS: dict[AgentName, list[ToolName]] = {
 
 
 class Phase(Strict):
-    """One phase of the conversation in LLM mode (seed 004's dynamic prompts)."""
+    """One phase of the conversation in LLM mode (its own prompt module)."""
 
     prompt: str | None = None  # the phase's prompt module: a text file of the pack ("prompts/personal.md")
 

@@ -1,4 +1,4 @@
-"""POST /assistant: the seed's one-instruction concierge contract (seed 001, sections 3.1 and 5.6).
+"""POST /assistant: {user_id, instruction} in; the booking, a question back ({ask_user}) or {error, details} out.
 
 A request with an `Idempotency-Key` is acted on once: the answer is kept in the sessions' store
 (as a retried chat message's is) and a request with the same key gets it again.
