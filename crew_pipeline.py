@@ -223,7 +223,7 @@ class CrewPipeline:
         # 1. Understand: the message as commands, read against what the conversation holds
         #    (in LLM mode the model reads what the rules could not).
         understood = self.reader.read(request.query, state, bool(request.attachments), crew)
-        state.profile = _merge_profile(self.catalog, state.profile, understood.reading.profile, request.page_fact)
+        state.profile = _merge_profile(self.catalog, state.profile, understood.reading.profile, request.facts)
 
         # 2. The dialogue policy applies them: the act the agents perform, and the goal it serves.
         plan = self.policy.plan(understood, state)
@@ -480,12 +480,11 @@ class CrewPipeline:
 
 
 def _merge_profile(
-    catalog: Catalog, old: dict[str, FactValue], said: dict[str, FactValue], page_value: str | None
+    catalog: Catalog, old: dict[str, FactValue], said: dict[str, FactValue], sent: dict[str, FactValue]
 ) -> dict[str, FactValue]:
-    """What the customer says in chat wins over older facts, and the page's profile field over
-    both; only the facts the pack declares, with values they take, are kept."""
-    page = catalog.pack.page_fact
-    return catalog.pack.told({**old, **said, **({page: page_value} if page and page_value else {})})
+    """What the customer says in chat wins over older facts, and the facts the request sends (the
+    page's profile field) over both; only the facts the pack declares, with values they take, are kept."""
+    return catalog.pack.told({**old, **said, **sent})
 
 
 def _focus(work: TurnWork, held: str | None) -> str | None:

@@ -492,7 +492,7 @@
     setBusy(true);
     var asked = sessionId, payload = { query: text, session_id: sessionId };
     if (files.length) payload.attachments = files;
-    if (profile.value) payload.user_employment = profile.value;
+    if (profile.value && about && about.profile_fact) { payload.facts = {}; payload.facts[about.profile_fact] = profile.value; }
     streamTurn(payload)
       .catch(function (err) {
         if (err && err.fallback) return post("/chat", payload).then(jsonOrThrow);

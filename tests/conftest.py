@@ -131,8 +131,8 @@ class Conversation:
 
     def say(self, query: str) -> dict:
         body = {"query": query, "session_id": self.session_id}
-        if self.employment:
-            body["user_employment"] = self.employment
+        if self.employment:  # the page fact's value, under whatever name the pack gives that fact
+            body["facts"] = {self.client.application.extensions["pipeline"].catalog.pack.page_fact: self.employment}
         response = self.client.post("/chat", json=body)
         assert response.status_code == 200, response.get_json()
         data = response.get_json()

@@ -1,4 +1,4 @@
-"""The CrewAI agents and tasks that LLM mode runs: declared in agents/ (agents.yaml, tasks.yaml), built here
+"""The CrewAI agents and tasks that LLM mode runs: declared in agents/agents.yaml and tasks/tasks.yaml, built here
 with a real crewai LLM object pointed at a closed local port (nothing is called)."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ import pytest
 from agents.crew import OFFLINE, build_crew  # noqa: E402
 from agents.definitions import MODEL_AGENTS, build_agent, definitions  # noqa: E402
 from assistant.llm.judgement import Judgement
+from tasks import definitions as tasks  # noqa: E402
 
 INPUTS = {"business": "Padma", "filters": "{}"}
 
@@ -19,7 +20,7 @@ def llm():
 
 
 def test_only_the_model_agents_are_declared_and_none_has_a_tool(llm):
-    assert set(definitions()) == set(definitions("tasks")) == set(MODEL_AGENTS) <= set(OFFLINE)
+    assert set(definitions()) == set(tasks.definitions()) == set(MODEL_AGENTS) <= set(OFFLINE)
     for name in MODEL_AGENTS:
         agent = build_agent(name, llm, INPUTS)
         assert agent.tools == [], "every tool has run before the model is asked"

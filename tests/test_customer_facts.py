@@ -93,7 +93,7 @@ def test_a_fact_the_pack_declares_is_asked_for_and_decides_the_verdict(scored):
 
 
 def test_the_page_fact_may_be_called_anything(tmp_path):
-    """The request's user_employment sets whichever fact the pack puts on the page."""
+    """The page fact, sent in facts or as the old user_employment, is whichever fact the pack puts on the page."""
 
     def rename(pack: dict, items: list[dict], vocabulary: dict) -> None:
         pack["profile"] = {"occupation" if k == "employment" else k: v for k, v in pack["profile"].items()}

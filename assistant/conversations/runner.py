@@ -151,7 +151,9 @@ class Session:
         )
         if conversation.now:
             _pin_clock(self.app, conversation.now)
-        self.client, self.session_id, self.employment = self.app.test_client(), str(uuid.uuid4()), conversation.user_employment
+        self.client, self.session_id = self.app.test_client(), str(uuid.uuid4())
+        page, value = PIPELINE.get(self.app).catalog.pack.page_fact, conversation.user_employment
+        self.facts = {page or "page_fact": value} if value else {}  # the file's page fact, as a request's facts
         self.language = conversation.language
         self.played = 0
 
@@ -159,7 +161,7 @@ class Session:
         self.played += 1
         if self.language and turn.user is not None and turn.language is None:
             turn = turn.model_copy(update={"language": self.language})
-        return _play_turn(self.client, self.session_id, self.employment, turn, self.played, self.outbox)
+        return _play_turn(self.client, self.session_id, self.facts, turn, self.played, self.outbox)
 
 
 def _pin_clock(app: Flask, now: dt.datetime) -> None:
@@ -173,7 +175,7 @@ def _pin_clock(app: Flask, now: dt.datetime) -> None:
         concierge.clock = lambda: now
 
 
-def _play_turn(client: FlaskClient, session_id: str, employment: str | None, turn: Turn, number: int, outbox: Path) -> TurnResult:
+def _play_turn(client: FlaskClient, session_id: str, facts: dict[str, str], turn: Turn, number: int, outbox: Path) -> TurnResult:
     if turn.person is not None:
         return _person(client, session_id, turn.person, number)
     assert turn.user is not None, "a turn is the customer's or a person's (checked when the file loads)"
@@ -183,7 +185,7 @@ def _play_turn(client: FlaskClient, session_id: str, employment: str | None, tur
         if code is None:
             return TurnResult(number, turn.user, [], problem=f"{CODE}: no one-time code has been sent yet")
         message = message.replace(CODE, code)
-    body: dict[str, Any] = {"query": message, "session_id": session_id, **({"user_employment": employment} if employment else {})}
+    body: dict[str, Any] = {"query": message, "session_id": session_id, **({"facts": facts} if facts else {})}
     if turn.attach:  # kept for the session as an upload keeps them, then referenced by the message
         store = ATTACHMENTS.get(client.application)
         sent = [store.save(session_id, f"{number}-{i}.{kind}", SAMPLES[kind]()) for i, kind in enumerate(turn.attach)]

@@ -2,7 +2,7 @@
 
 Each turn it reads every slot the message fills (one answer may fill several, and a later one
 may correct any), infers what a conditional slot implies (a branch named means a branch
-visit), checks the schedule, and decides what to ask next with seed 004's smart collection:
+visit), checks the schedule, and decides what to ask next by how many slots a step has:
 a step of 3 or more simple slots is asked all at once (batch); 1-2 slots, or slots depending
 on a conditional one, one at a time (sequential); base slots first, then the conditional ones
 as a group (hybrid). It never changes the session: it returns the slots as they now stand,
@@ -88,7 +88,7 @@ class FlowStep:
 
 
 def collection_mode(step: Step) -> Mode:
-    """Seed 004: 1-2 slots or nested conditions -> sequential; 3+ simple -> batch; 3+ with
+    """1-2 slots or nested conditions -> sequential; 3+ simple -> batch; 3+ with
     simple (one level) conditions -> hybrid."""
     if step.mode:
         return step.mode

@@ -1,4 +1,4 @@
-"""What the assistant remembers about one conversation (the seed's SessionState, typed)."""
+"""What the assistant remembers about one conversation (its SessionState, typed)."""
 
 from __future__ import annotations
 

@@ -63,11 +63,11 @@ class Settings(BaseSettings):
     )
     history_limit: int = Field(default=50, ge=2, description="turns kept per session")
     max_request_bytes: int = Field(default=16 * 1024, ge=1024)
-    # Attachments (issue 17): photos and PDFs sent with chat messages, kept for the office.
+    # Attachments: photos and PDFs sent with chat messages, kept for the office.
     attachments_dir: Path | None = Field(default=None, description="folder for attachments; default: <instance>/attachments")
     attachment_max_bytes: int = Field(default=8 * 1024 * 1024, ge=1024, description="the largest file accepted")
     attachments_per_message: int = Field(default=10, ge=1, le=10, description="files one chat message may carry")
-    # Issue 33: what an image may cost to decode, and how many files the store takes.
+    # Attachments' limits: what an image may cost to decode, and how many files the store takes.
     image_max_decoded_bytes: int = Field(
         default=192 * 1024 * 1024, ge=1024 * 1024, description="an image's pixels in memory, at its bits per sample"
     )
@@ -81,7 +81,7 @@ class Settings(BaseSettings):
         default=48 * 3600, gt=0, description="a conversation's files are removed this long after its last, unless a case has them"
     )
     cors_origins: list[str] = Field(default=["http://localhost:5000", "http://127.0.0.1:5000"])
-    # LLM mode (issue 3): unset LLM_MODEL means the offline assistant.
+    # LLM mode: unset LLM_MODEL means the offline assistant.
     llm_model: str | None = Field(default=None, description="e.g. openai/gpt-4o-mini, ollama/llama3.1")
     llm_base_url: str | None = Field(default=None, description="any OpenAI-compatible server's /v1 URL")
     llm_api_key: str | None = Field(default=None, validation_alias=AliasChoices("llm_api_key", "openai_api_key"))
@@ -128,7 +128,7 @@ class Settings(BaseSettings):
         description="the proxies' addresses or networks, comma-separated, as gunicorn reads them: "
         "X-Forwarded-For is believed only from these peers",
     )
-    # Identity (issue 16): customers' tokens from the business's login, operators' API keys.
+    # Identity: customers' tokens from the business's login, operators' API keys.
     auth_jwt_secret: SecretStr | None = Field(
         default=None, min_length=32, description="HS256: the secret the login signs customers' tokens with (RFC 7518: 32+ bytes)"
     )

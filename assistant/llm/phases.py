@@ -1,10 +1,10 @@
-"""Seed 004's dynamic prompts, for LLM mode: a turn's phase and its prompt.
+"""Dynamic prompts, for LLM mode: a turn's phase and its prompt.
 
 A pack with `prompting:` (pack.yaml) declares a prompt module per phase of the conversation.
 A turn's phase is the one its reply speaks in: an extension's (`quote` while a quote is given), the stage of the
 step whose question the case asks next (a flow step's `stage`, or `element` and `documents` for
 the steps a case builds), `completed` once it is handed in. The prompt is the core
-(agents/agents.yaml, tasks.yaml), then only that phase's module, then a state summary: what
+(agents/agents.yaml, tasks/tasks.yaml), then only that phase's module, then a state summary: what
 the pack's extensions keep (a quote's elements and price), the case's phase, what it has and what it still needs, with the
 values that say who the customer is masked.
 """

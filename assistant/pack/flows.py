@@ -36,7 +36,7 @@ BUILT_STAGES = (QUOTE_STAGE, ELEMENT_STAGE, DOCUMENTS_STAGE, DONE_STAGE)
 # What sets a flow aside by default: questions, searches and other requests (a pack's
 # troubleshooting, whose answers sound like questions, narrows it).
 INTERRUPTED_BY = ("faq", "feature_query", "comparison", "eligibility_check", "calculate", "support", "product_info")
-BATCH_FROM = 3  # a group of this many simple slots is asked all at once (seed 004's smart collection)
+BATCH_FROM = 3  # a group of this many simple slots is asked all at once; fewer, one at a time
 
 
 class _Strict(BaseModel):
@@ -130,7 +130,7 @@ class Step(_Strict):
 
     collect: list[Slot] = Field(min_length=1)
     ask: str | None = None  # the group's question when asked at once; default: the slots' questions
-    mode: Literal["sequential", "batch", "hybrid"] | None = None  # None: seed 004's choice by the slots
+    mode: Literal["sequential", "batch", "hybrid"] | None = None  # None: chosen by the slots (collection_mode)
     phase: str | None = None  # how progress names the part of the flow it belongs to ("Datos personales")
     stage: str | None = Field(default=None, pattern=r"^[a-z][a-z0-9_]{0,39}$")  # its key in pack.yaml `prompting.phases`
 

@@ -223,7 +223,7 @@ class CustomerFact(Strict):
     units: list[str] = []  # number: words right after it ("years")
     range: tuple[int, int] | None = None  # number: the values it can take (an age of 16 to 100)
     bands: list[int] = []  # amount: the ranges remembered instead of the figure (ascending)
-    on_page: bool = False  # category: the chat page offers its choices (sent as the request's user_employment)
+    on_page: bool = False  # category: the chat page offers its choices (sent in the request's facts)
 
     @model_validator(mode="after")
     def _consistent(self) -> CustomerFact:
@@ -487,7 +487,7 @@ DEFAULT_TOOLS: dict[AgentName, list[ToolName]] = {
 
 
 class Phase(Strict):
-    """One phase of the conversation in LLM mode (seed 004's dynamic prompts)."""
+    """One phase of the conversation in LLM mode (its own prompt module)."""
 
     prompt: str | None = None  # the phase's prompt module: a text file of the pack ("prompts/personal.md")
 

@@ -25,7 +25,7 @@ from assistant.infra.config import bookings_file
 from assistant.infra.replay import KeyReused
 from assistant.infra.sqlite import writable
 from assistant.pack.display import public_product
-from assistant.pack.model import Catalog, Labels
+from assistant.pack.model import Catalog, CustomerFact, Labels
 from assistant.pack.translations import speaking
 from assistant.web import files, openapi, telemetry
 from assistant.web.errors import (
@@ -65,8 +65,7 @@ def _chat_request() -> ChatRequest:
     """The message, as JSON or as multipart/form-data with its files (kept once the message is valid)."""
     body = files.chat_form() if request.mimetype == files.FORM else json_object('{"query": "hi"}')
     pack = PIPELINE.get().catalog.pack
-    page = pack.profile[pack.page_fact].values if pack.page_fact else {}
-    chat_request = ChatRequest.model_validate(body, context={"page_fact": set(page)})
+    chat_request = ChatRequest.model_validate(body, context={"profile": pack.profile, "page_fact": pack.page_fact})
     customer_id = caller().customer_id
     if chat_request.customer_id not in (None, customer_id):
         raise ApiError(403, "identity_mismatch", "customer_id is read from the bearer token; this one does not match it.")
@@ -252,6 +251,7 @@ def about() -> Response:
             booking=booking.subject if booking else None,
             item=catalog.text["item"],
             timezone=catalog.business.timezone,
+            profile_fact=pack.page_fact,  # the name the page sends its choice under, in a chat request's facts
             profile_choices=choices,
             employment=choices,  # the same, under the name pages written before customer facts were pack data read
         )
@@ -310,12 +310,29 @@ _EVENT = {
 }
 
 
+def _fact_schema(fact: CustomerFact) -> dict[str, Any]:
+    if fact.kind == "category":
+        return {"type": "string", "enum": list(fact.values)}
+    low, high = fact.range or (0, None)
+    return {"type": "integer", "minimum": low, **({"maximum": high} if high is not None else {})}
+
+
 def _contract(catalog: Catalog) -> Fragment:
     """These routes' part of /openapi.json: the chat request's page fact takes this pack's values."""
     request_schemas, chat_request = component(ChatRequest)
-    page = catalog.pack.profile[catalog.pack.page_fact].values if catalog.pack.page_fact else {}
-    request_schemas["ChatRequest"]["properties"]["user_employment"] = {  # the page fact's compatibility field
-        "anyOf": ([{"type": "string", "enum": sorted(page)}] if page else []) + [{"type": "null"}]
+    pack = catalog.pack
+    page = pack.profile[pack.page_fact].values if pack.page_fact else {}
+    properties = request_schemas["ChatRequest"]["properties"]
+    properties["facts"] = {  # the pack's own facts, each with the values it takes
+        "type": "object",
+        "description": "what the customer tells of themselves, by fact (GET /about profile_fact names the page's)",
+        "additionalProperties": False,
+        "properties": {name: _fact_schema(fact) for name, fact in pack.profile.items()},
+    }
+    properties["user_employment"] = {  # the page fact's compatibility field
+        "anyOf": ([{"type": "string", "enum": sorted(page)}] if page else []) + [{"type": "null"}],
+        "deprecated": True,
+        "description": f"the same as facts.{pack.page_fact or '<page fact>'}; use facts",
     }
     response_schemas, chat_response = component(ChatResponse)
     chat_form = {
@@ -324,7 +341,8 @@ def _contract(catalog: Catalog) -> Fragment:
         "properties": {
             "query": {"type": "string", "maxLength": 1000},
             "session_id": SESSION,
-            "user_employment": {"type": "string"},
+            "facts": {"type": "string", "description": "the facts, as a JSON object"},
+            "user_employment": {"type": "string", "deprecated": True, "description": "use facts"},
             "mode": {"type": "string", "enum": ["offline", "crew"]},
             "attachments": {"type": "array", "items": FILE_ID, "maxItems": 10, "description": "ids of files uploaded before"},
             "file": {"type": "array", "items": BINARY, "maxItems": 10},
@@ -364,6 +382,7 @@ def _contract(catalog: Catalog) -> Fragment:
             "booking": {"type": "string", "nullable": True},
             "item": text,
             "timezone": {"type": "string", "description": "the IANA time zone bookings are made in"},
+            "profile_fact": {"type": "string", "nullable": True, "description": "the fact profile_choices set: its name in facts"},
             "profile_choices": choices,
             "employment": {**choices, "deprecated": True, "description": "the same as profile_choices"},
         },

@@ -11,6 +11,7 @@ conversation asks for nothing of the kind, keeps no file (409)."""
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any
 
@@ -61,6 +62,11 @@ def chat_form() -> dict[str, Any]:
     body: dict[str, Any] = {key: request.form[key] for key in request.form if key != "attachments"}
     if "attachments" in request.form:
         body["attachments"] = request.form.getlist("attachments")
+    if "facts" in request.form:  # a form's fields are text: the facts come as one JSON object
+        try:
+            body["facts"] = json.loads(request.form["facts"])
+        except ValueError:
+            raise ApiError(400, "invalid_request", 'facts: a JSON object, such as {"employment": "salaried"}') from None
     if not body.get("query", "").strip() and request.files.getlist(FILE_FIELD):
         body["query"] = ATTACHMENTS_ONLY
     return body

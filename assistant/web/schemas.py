@@ -6,9 +6,20 @@ import re
 import uuid
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictStr, ValidationInfo, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    StrictStr,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from assistant.attachments.store import ATTACHMENT_ID
+from assistant.pack.model import CustomerFact, FactValue
 
 MAX_QUERY_CHARS = 1000
 CUSTOMER_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -31,6 +42,12 @@ def _printable(value: str) -> str:
 Said = Annotated[StrictStr, AfterValidator(_printable)]  # words a person wrote, for other people to read
 
 
+FACT_WORD = r"^[a-z_]{1,40}$"  # a fact's name, or a category's value
+FactName = Annotated[StrictStr, Field(pattern=FACT_WORD)]
+FactGiven = Annotated[StrictStr, Field(pattern=FACT_WORD)] | Annotated[StrictInt, Field(ge=0)]
+MAX_FACTS = 20  # facts one message may tell; a pack declares a handful
+
+
 RANDOM_UUID = 4  # the UUID version made of random bits: the only kind a session id may be
 SESSION_ID_PATTERN = "^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-4[0-9A-Fa-f]{3}-[89ABab][0-9A-Fa-f]{3}-[0-9A-Fa-f]{12}$"
 
@@ -41,9 +58,15 @@ class ChatRequest(BaseModel):
     # The schema states what the validators enforce, so /openapi.json tells clients the truth.
     query: StrictStr = Field(min_length=1, max_length=MAX_QUERY_CHARS, json_schema_extra={"pattern": r"\S"})
     session_id: StrictStr | None = Field(default=None, json_schema_extra={"pattern": SESSION_ID_PATTERN})
-    # The value of the pack's page fact (its profile fact with `on_page`), whatever the pack calls
-    # it: clients have sent it under this name since the bank, the first pack, asked employment.
-    user_employment: StrictStr | None = Field(default=None, pattern=r"^[a-z_]{1,40}$")
+    # What the customer tells of themselves, by the names of the pack's profile facts (pack.yaml):
+    # a category's value ("employment": "salaried"), or an amount or number as a whole number.
+    facts: dict[FactName, FactGiven] = Field(default_factory=dict, max_length=MAX_FACTS)
+    # The page fact's value under the bank's old name: read as facts[<the page fact>] for a release.
+    user_employment: StrictStr | None = Field(
+        default=None,
+        pattern=FACT_WORD,
+        deprecated="send facts: {<the page fact>: value} (GET /about names it, profile_fact)",
+    )
     mode: Literal["offline", "crew"] | None = None
     customer_id: StrictStr | None = Field(default=None, pattern=rf"^{CUSTOMER_ID.pattern}$")
     # Files uploaded to this session (POST /attachments) that the message brings.
@@ -51,19 +74,42 @@ class ChatRequest(BaseModel):
         default=None, max_length=MAX_ATTACHMENTS
     )
 
+    @field_validator("facts")
+    @classmethod
+    def _declared_facts(cls, facts: dict[str, FactValue], info: ValidationInfo) -> dict[str, FactValue]:
+        """Facts the pack declares, each with a value it takes (the API passes the pack's profile as context)."""
+        profile: dict[str, CustomerFact] | None = (info.context or {}).get("profile")
+        if profile is None:
+            return facts
+        for name, value in facts.items():
+            if name not in profile:
+                raise ValueError(f"{name} is not a fact this business asks; it asks: {', '.join(profile) or 'none'}")
+            fact = profile[name]
+            if not fact.accepts(value):
+                takes = f"one of: {', '.join(sorted(fact.values))}" if fact.kind == "category" else "a whole number in range"
+                raise ValueError(f"{name} must be {takes}")
+        return facts
+
     @field_validator("user_employment")
     @classmethod
     def _known_page_value(cls, value: str | None, info: ValidationInfo) -> str | None:
-        """One of the values of the pack's page fact (the API passes them as context)."""
-        allowed = (info.context or {}).get("page_fact")
-        if value is not None and allowed is not None and value not in allowed:
+        """One of the values of the pack's page fact (the API passes the pack's profile as context)."""
+        context = info.context or {}
+        if value is None or "profile" not in context:
+            return value
+        page = context.get("page_fact")
+        allowed = context["profile"][page].values if page else {}
+        if value not in allowed:
             raise ValueError(f"must be one of: {', '.join(sorted(allowed)) or 'nothing here'}")
         return value
 
-    @property
-    def page_fact(self) -> str | None:
-        """The page fact's value, under the field's historical name."""
-        return self.user_employment
+    @model_validator(mode="after")
+    def _old_field_is_the_page_fact(self, info: ValidationInfo) -> ChatRequest:
+        """user_employment, when the pack is known, becomes the page fact in facts (facts, the newer, wins)."""
+        legacy, page = self.__dict__["user_employment"], (info.context or {}).get("page_fact")
+        if legacy is not None and page is not None:
+            self.facts = {page: legacy, **self.facts}
+        return self
 
     @field_validator("session_id")
     @classmethod

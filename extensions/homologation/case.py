@@ -1,4 +1,4 @@
-"""A case (seed 004's collection FSM) on the flow engine: a `submit` flow of the pack, whose first
+"""A case (a form collected step by step, then submitted) on the flow engine: a `submit` flow of the pack, whose first
 steps are built for the elements quoted, then handed to the office.
 
 Per element quoted, in order: its photos (an attachment slot, one file per photo the element

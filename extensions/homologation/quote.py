@@ -1,4 +1,4 @@
-"""The quotation in progress (the seed's quote phase): what the customer wants homologated, the
+"""The quotation in progress (the phase that prices a homologation): what the customer wants homologated, the
 variant questions still open, the price, and whether the example images went out.
 
 One step per message: an answer to an open variant question goes to select_variant (never back

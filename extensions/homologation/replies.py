@@ -21,7 +21,7 @@ def quote_question(step: QuoteStep, catalog: Catalog) -> str | None:
 
 
 def quotation(step: QuoteStep, catalog: Catalog) -> tuple[list[str | None], str | None]:
-    """A quote's reply and the question it asks, in the seed's order: what this message changed
+    """A quote's reply and the question it asks, in this order: what this message changed
     in the job, the price of the whole job with every element named (and, for several, the
     tariff's lines), every warning, then the example images (or the offer of them) and the next step."""
     changed = _quote_changes(step, catalog)

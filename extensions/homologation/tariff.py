@@ -1,4 +1,4 @@
-"""The quotation tools (the seed's identify, select-variant and tariff), plain functions over a
+"""The quotation tools (identify the element, select its variant, price it by the tariff), plain functions over a
 pack's elements.yaml.
 
 `identify` reads a free description once; an answer to a variant question goes to

@@ -1,5 +1,5 @@
 """One way to call the concierge's external services (search, reservation, message gateway),
-with their failures handled as seed 001 says, whichever service it is:
+with their failures handled the same way, whichever service it is:
 
 - a server fault (5xx) is tried once more, then given up: a person takes over, the plan is kept;
 - too many requests (429) backs off: a short Retry-After is waited out and the call tried once
@@ -26,7 +26,7 @@ T = TypeVar("T")
 AUTH_FAILURES = Counter(
     "assistant_service_auth_failures_total", "Calls an external service refused for their credentials", ["service"]
 )
-DEFAULT_RETRY_AFTER_S = 60.0  # a 429 that says nothing of when: a minute, as the seed's "Try again in 1 minute"
+DEFAULT_RETRY_AFTER_S = 60.0  # a 429 that says nothing of when: try again in a minute
 Why = Literal["down", "busy", "unauthorised"]
 
 

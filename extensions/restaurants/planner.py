@@ -1,9 +1,9 @@
-"""The one-instruction concierge (seed 001): one instruction in, a booked table, a message and a reminder out.
+"""The one-instruction concierge: one instruction in, a booked table, a message and a reminder out.
 
-A plan per user_id runs the seed's steps in order: search, reserve, confirm by message, and
+A plan per user_id runs the steps in order: search, reserve, confirm by message, and
 schedule the reminder if one was asked for. What is missing is asked for, one question at a
 time (`ask_user`), and the next instruction from that user continues the same plan. Failures
-take the seed's fallbacks: no restaurant found suggests other localities; a fully booked slot
+take fallbacks: no restaurant found suggests other localities; a fully booked slot
 takes the earliest alternate and says so; a failed message is retried once; a reminder in the
 past asks for a valid time. Plans live in SQLite and are locked per user, so concurrent
 requests never mix users' state.
@@ -341,7 +341,7 @@ class Concierge:
             choices = [r for r in choices if r["id"] == slots["restaurant_id"]] or choices
         else:  # the best rated that is free at that time, before one that would need another time
             choices = sorted(choices, key=lambda r: "available_slots" in r)
-        if not choices:  # the seed's fallback: another area, else another cuisine, else another time
+        if not choices:  # nothing matched: suggest another area, else another cuisine, else another time
             return self._suggest(plan)
         plan.restaurant = {key: choices[0][key] for key in ("id", "name", "address", "rating")}
         return {}
@@ -470,25 +470,17 @@ class Concierge:
         return None
 
     def _result(self, plan: Plan) -> dict[str, Any]:
-        """The seed's JSON: the restaurant, the reservation, the message sent, the reminder if asked for."""
+        """The final answer: exactly the restaurant, the reservation, the notification sent and the
+        reminder if asked for. No words ride beside them (a strict client refuses other keys): a
+        slot taken instead of the one asked shows in the reservation's time, as in the confirmation sent."""
         assert plan.restaurant is not None and plan.reservation is not None and plan.notification is not None, "booked and sent"
-        reservation = plan.reservation
         result: dict[str, Any] = {
             "restaurant": plan.restaurant,
-            "reservation": reservation.model_dump(),
+            "reservation": plan.reservation.model_dump(),
             "notification": plan.notification.model_dump(),
         }
         if plan.reminder:
             result["reminder"] = plan.reminder.model_dump()
-        done = say(
-            self.catalog,
-            "concierge_moved" if plan.changing else "concierge_booked",
-            guests=plan.slots["guests"],
-            place=plan.restaurant["name"],
-            day=day_of(reservation.date, self.catalog),
-            time=reservation.time,
-        )
-        result["message"] = " ".join([*plan.notes, done])
         return result
 
     def _suggest(self, plan: Plan) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""POST /assistant: the seed's one-instruction concierge contract (seed 001, sections 3.1 and 5.6).
+"""POST /assistant: {user_id, instruction} in; the booking, a question back ({ask_user}) or {error, details} out.
 
 A request with an `Idempotency-Key` is acted on once: the answer is kept in the sessions' store
 (as a retried chat message's is) and a request with the same key gets it again.
@@ -108,10 +108,24 @@ def _contract(catalog: Catalog) -> Fragment:
     """POST /assistant's part of /openapi.json."""
     schemas, concierge_request = component(AssistantRequest)
     text = {"type": "string"}
-    concierge_answer = {
-        "type": "object",
-        "properties": {key: {"type": "object"} for key in ("restaurant", "reservation", "notification", "reminder")}
-        | {"ask_user": text, "error": text, "details": text, "message": text},
+    booked = ("restaurant", "reservation", "notification")
+    concierge_answer = {  # exactly one of: the booking, a question back, what went wrong
+        "oneOf": [
+            {
+                "type": "object",
+                "description": "booked: these keys and no others (reminder when one was asked for)",
+                "required": list(booked),
+                "properties": {key: {"type": "object"} for key in (*booked, "reminder")},
+                "additionalProperties": False,
+            },
+            {"type": "object", "required": ["ask_user"], "properties": {"ask_user": text}, "additionalProperties": False},
+            {
+                "type": "object",
+                "required": ["error", "details"],
+                "properties": {"error": text, "details": text},
+                "additionalProperties": False,
+            },
+        ]
     }
     paths = {
         "/assistant": {

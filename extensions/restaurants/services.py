@@ -1,6 +1,6 @@
-"""The concierge's four services (seed 001, section 3.2), run locally against the restaurants pack.
+"""The concierge's four services (search, reserve, send a message, schedule a reminder), run locally against the restaurants pack.
 
-They answer the way the external services the seed describes do, failures included, so the
+They answer the way external booking and messaging services do, failures included, so the
 concierge's fallbacks are exercised for real: search returns up to 5 matches or none; a table
 can be fully booked (the pack's simulated calendar, or every table taken by earlier
 reservations), answered with alternate slots; the message gateway can be down (the notifier
@@ -70,7 +70,7 @@ class ConciergeServices:
         )
 
     def call(self, service: str, call: Callable[[], T]) -> T | Unreachable:
-        """A call to one of the services, its failures handled as seed 001 says (extensions/restaurants/calls.py)."""
+        """A call to one of the services, its failures handled by calls.py (5xx retried once, 429 backed off)."""
         return call_service(service, call, self.backoff_max_s)
 
     def search_restaurant(self, city: str, locality: str, cuisine: str, date: str, time: str, today: dt.date) -> dict[str, Any]:
@@ -217,7 +217,7 @@ class ConciergeServices:
     def _alternates(
         self, restaurant: Product, date: str, time: str, counts: dict[str, int], held: dict[str, int] | None = None
     ) -> list[str]:
-        """The free slot just before and just after the one asked for (as the seed's ["19:00", "21:00"]);
+        """The free slot just before and just after the one asked for (as ["19:00", "21:00"] around 20:00);
         `counts` is the day's reservations per time, `held` those held (for a table to hold)."""
         day = dt.date.fromisoformat(date)
         asked = dt.datetime.combine(day, dt.time.fromisoformat(time))

@@ -45,7 +45,7 @@ class Table(BaseModel):
 
 
 class Reservation(BaseModel):
-    """A table the reservation service holds (the seed's `reservation`)."""
+    """A table the reservation service holds (the `reservation` of POST /assistant's answer)."""
 
     reservation_id: str
     date: str
