@@ -18,9 +18,9 @@ from flask import Flask
 from agents.crew import OFFLINE as AGENTS
 from agents.work import HELP_INTENTS, Services, TurnOutput, TurnRequest, TurnWork
 from assistant.attachments.store import ATTACHMENTS, AttachmentStore
-from assistant.booking.codes import BookingStore, redact_codes
+from assistant.booking.codes import BookingStore
 from assistant.booking.desk import BookingDesk
-from assistant.booking.notifications import NOTIFIER, phones_masked
+from assistant.booking.notifications import NOTIFIER
 from assistant.booking.reminders import REMINDERS
 from assistant.cases.store import CASES
 from assistant.dialogue.case import CaseDesk, Submitter
@@ -37,6 +37,7 @@ from assistant.infra.allowance import allowances
 from assistant.infra.config import SETTINGS, Settings, bookings_file, sessions_file
 from assistant.infra.counters import shared_counters
 from assistant.infra.extensions import Slot
+from assistant.language.privacy import phones_masked, redact_codes
 from assistant.pack import texts as formatting
 from assistant.pack.constraints import broken
 from assistant.pack.display import public_product

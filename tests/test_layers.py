@@ -33,7 +33,6 @@ LEVEL = {unit: level for level, units in enumerate(LAYERS) for unit in units}
 KNOWN: dict[str, str] = {
     "assistant.dialogue.policy -> agents.work": "the turn context lives with the agents (agents/ is not moved here)",
     "assistant.handover.desk -> agents.work": "the turn context lives with the agents (agents/ is not moved here)",
-    "assistant.handover.desk -> assistant.web.logs": "the log scrubber is web's",
     "assistant.infra.allowance -> assistant.booking.codes": "code redaction lives with the codes",
     "assistant.infra.counters -> assistant.booking.periodic": "the sweeper thread lives in booking",
     "assistant.infra.counters -> assistant.dialogue.sessions": "counters share the sessions' redis",

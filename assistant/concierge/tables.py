@@ -25,7 +25,7 @@ from assistant.booking.codes import Booking
 from assistant.booking.desk import Made, Refused, ahead_words
 from assistant.concierge.calls import Unreachable
 from assistant.concierge.services import MAX_GUESTS, TOO_MANY, ConciergeServices, is_open
-from assistant.dialogue.goals import masked
+from assistant.language.privacy import masked
 from assistant.pack.model import Catalog, DataError, Product
 from assistant.pack.texts import day_words, say
 

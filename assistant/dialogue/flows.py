@@ -18,9 +18,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
-from assistant.booking.notifications import PHONE_LIKE, e164
 from assistant.dialogue.forms import FormReader
 from assistant.language import phrases
+from assistant.language.phones import PHONE_LIKE, e164
 from assistant.pack.flows import BATCH_FROM, WEEKDAYS, Flow, Option, Slot, Step
 from assistant.pack.model import Catalog, FaqEntry, Product
 from assistant.pack.quotes import Example

@@ -114,7 +114,7 @@ def record_turn(response: ChatResponse, started: float, request_id: str | None) 
         "turn",
         extra={
             "request_id": request_id,
-            "session": response.session_id,  # written as its tag (assistant/web/logs.py)
+            "session": response.session_id,  # written as its tag (assistant/language/privacy.py)
             "intent": intent,
             "agents": response.agents,
             "mode": response.mode,
