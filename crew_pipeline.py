@@ -30,6 +30,7 @@ from assistant.dialogue.preferences import PreferenceStore, learn, starting_stat
 from assistant.dialogue.reply_language import reply_language
 from assistant.dialogue.sessions import COMMIT_ATTEMPTS, LOCKS, STORE, SessionLocks, SessionStore, VersionConflict
 from assistant.dialogue.state import SessionState, Turn
+from assistant.dialogue.turns import ChatRequest, ChatResponse, Handler, HelpResult, ImageLink, example_url
 from assistant.handover.desk import PeopleDesk
 from assistant.handover.store import HANDOVERS
 from assistant.infra import replay
@@ -52,8 +53,6 @@ from assistant.understanding.reader import NEEDS_PRODUCTS, Details, Intent, Unde
 from assistant.understanding.router import Router
 from assistant.web import telemetry
 from assistant.web.concierge import SERVICE_READER, TABLES
-from assistant.web.pack_files import example_url
-from assistant.web.schemas import ChatRequest, ChatResponse, Handler, HelpResult, ImageLink
 
 if TYPE_CHECKING:  # crewai is imported only when an LLM is configured
     from assistant.llm.crew_mode import CrewMode

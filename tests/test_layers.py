@@ -55,8 +55,6 @@ KNOWN: dict[str, str] = {
     "assistant.understanding.command_reader -> assistant.llm.crew_mode": "not moved yet",
     "assistant.understanding.reader -> assistant.dialogue.state": "Wishes and Pending live in the session state",
     "crew_pipeline -> assistant.web.concierge": "the chat turn types and slots live in web",
-    "crew_pipeline -> assistant.web.pack_files": "the chat turn types and slots live in web",
-    "crew_pipeline -> assistant.web.schemas": "the chat turn types and slots live in web",
     "crew_pipeline -> assistant.web.telemetry": "the chat turn types and slots live in web",
 }
 

@@ -20,6 +20,7 @@ from flask.typing import ResponseReturnValue
 from assistant.dialogue.preferences import PreferenceStore
 from assistant.dialogue.sessions import STORE, SessionBusy, VersionConflict
 from assistant.dialogue.state import NotYourSession, SessionState
+from assistant.dialogue.turns import CUSTOMER_ID, ChatRequest, ChatResponse
 from assistant.handover.store import HANDOVERS
 from assistant.infra.config import bookings_file
 from assistant.infra.replay import KeyReused
@@ -40,7 +41,6 @@ from assistant.web.errors import (
 )
 from assistant.web.identity import caller, require_customer
 from assistant.web.ratelimit import LIMITER
-from assistant.web.schemas import CUSTOMER_ID, ChatRequest, ChatResponse
 from crew_pipeline import PIPELINE, EventSink
 
 bp = Blueprint("api", __name__)

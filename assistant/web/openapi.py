@@ -8,10 +8,11 @@ from pydantic import BaseModel
 
 from assistant.attachments.store import ATTACHMENT_ID
 from assistant.cases.store import STATUSES
+from assistant.dialogue.turns import CUSTOMER_ID, SESSION_ID_PATTERN, ChatRequest, ChatResponse
 from assistant.handover.store import REASONS
 from assistant.pack.model import Catalog, Labels
 from assistant.web.concierge import AssistantRequest
-from assistant.web.schemas import ATTACHMENTS_ONLY, CUSTOMER_ID, SESSION_ID_PATTERN, ChatRequest, ChatResponse
+from assistant.web.schemas import ATTACHMENTS_ONLY
 
 _REF = "#/components/schemas/{model}"
 _ERROR = {"$ref": "#/components/schemas/Error"}

@@ -22,8 +22,8 @@ from prometheus_client import (
 )
 from prometheus_client.registry import Collector
 
+from assistant.dialogue.turns import ChatResponse
 from assistant.understanding.reader import NEEDS_PRODUCTS
-from assistant.web.schemas import ChatResponse
 
 http_log = logging.getLogger("assistant.http")
 turn_log = logging.getLogger("assistant.turn")
