@@ -34,8 +34,6 @@ KNOWN: dict[str, str] = {
     "assistant.dialogue.policy -> agents.work": "the turn context lives with the agents (agents/ is not moved here)",
     "assistant.handover.desk -> agents.work": "the turn context lives with the agents (agents/ is not moved here)",
     "assistant.infra.allowance -> assistant.booking.codes": "code redaction lives with the codes",
-    "assistant.language.lexicon -> assistant.pack.flows": "a flow's text types live in pack",
-    "assistant.language.when -> assistant.pack.flows": "a flow's text types live in pack",
     "assistant.pack.flows -> assistant.tools.validators": "a field's Check lives with the validators",
     "assistant.pack.texts -> assistant.dialogue.goals": "renderers of higher layers' results, moved by another engineer",
     "assistant.pack.texts -> assistant.dialogue.quote": "renderers of higher layers' results, moved by another engineer",

@@ -28,8 +28,9 @@ from assistant.booking.notifications import MessagesCapped, Notifier, NotifyErro
 from assistant.booking.reminders import ReminderStore
 from assistant.dialogue.flows import FlowEngine, FlowStep, Said, shown_values
 from assistant.infra.allowance import CODES, Allowances, OverAllowance
+from assistant.language.lexicon import WEEKDAYS
 from assistant.language.privacy import CODE_LIKE, masked
-from assistant.pack.flows import WEEKDAYS, Flow, Option, SlotKind
+from assistant.pack.flows import Flow, Option, SlotKind
 from assistant.pack.model import Catalog, DataError, FilterValue, Product
 from assistant.pack.texts import day_words, say
 

@@ -25,7 +25,7 @@ from assistant.booking.notifications import MessagesCapped, Notifier, NotifyErro
 from assistant.booking.reminders import ReminderStore
 from assistant.concierge.calls import ServiceFault, Unreachable, call_service
 from assistant.infra.sqlite import SharedSQLite
-from assistant.pack.flows import WEEKDAYS
+from assistant.language.lexicon import WEEKDAYS
 from assistant.pack.model import Catalog, Product
 
 MAX_RESULTS = 5

@@ -17,8 +17,8 @@ from agents.work import TurnWork
 from assistant.dialogue.state import SessionState
 from assistant.handover.store import AlreadyWaiting, Handover, HandoverStore
 from assistant.infra.allowance import ASKER
+from assistant.language.lexicon import WEEKDAYS, Weekday
 from assistant.language.privacy import words_masked
-from assistant.pack.flows import WEEKDAYS, Weekday
 from assistant.pack.handover import HandoverRules
 from assistant.pack.model import Catalog
 from assistant.pack.texts import say, weekday_words
