@@ -18,9 +18,9 @@ from flask import Flask
 from agents.crew import OFFLINE as AGENTS
 from agents.work import HELP_INTENTS, Services, TurnOutput, TurnRequest, TurnWork
 from assistant.attachments.store import ATTACHMENTS, AttachmentStore
-from assistant.booking.codes import BookingStore, redact_codes
+from assistant.booking.codes import BookingStore
 from assistant.booking.desk import BookingDesk
-from assistant.booking.notifications import NOTIFIER, phones_masked
+from assistant.booking.notifications import NOTIFIER
 from assistant.booking.reminders import REMINDERS
 from assistant.dialogue.commands import Command, Extended, ShowMore, first
 from assistant.dialogue.extension import FlowAction
@@ -29,6 +29,7 @@ from assistant.dialogue.preferences import PreferenceStore, learn, starting_stat
 from assistant.dialogue.reply_language import reply_language
 from assistant.dialogue.sessions import COMMIT_ATTEMPTS, LOCKS, STORE, SessionLocks, SessionStore, VersionConflict
 from assistant.dialogue.state import SessionState, Turn
+from assistant.dialogue.turns import ChatRequest, ChatResponse, Handler, HelpResult, ImageLink, example_url
 from assistant.handover.desk import PeopleDesk
 from assistant.handover.store import HANDOVERS
 from assistant.infra import replay
@@ -36,6 +37,7 @@ from assistant.infra.allowance import allowances
 from assistant.infra.config import SETTINGS, Settings, bookings_file, sessions_file
 from assistant.infra.counters import shared_counters
 from assistant.infra.extensions import Slot
+from assistant.language.privacy import phones_masked, redact_codes
 from assistant.pack import texts as formatting
 from assistant.pack.constraints import broken
 from assistant.pack.display import public_product
@@ -49,8 +51,6 @@ from assistant.understanding.command_reader import CommandReader
 from assistant.understanding.reader import NEEDS_PRODUCTS, Intent, Understanding
 from assistant.understanding.router import Router
 from assistant.web import telemetry
-from assistant.web.pack_files import example_url
-from assistant.web.schemas import ChatRequest, ChatResponse, Handler, HelpResult, ImageLink
 from extensions.base import EXTENSIONS, Extension
 
 if TYPE_CHECKING:  # crewai is imported only when an LLM is configured

@@ -10,7 +10,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from assistant.booking.notifications import ConsoleNotifier, NotifyError, OutboxNotifier, WebhookNotifier, build_notifier, mask
+from assistant.booking.notifications import ConsoleNotifier, NotifyError, OutboxNotifier, WebhookNotifier, build_notifier
+from assistant.language.privacy import mask
 
 
 def test_the_log_sender_masks_codes_and_phone_numbers(caplog):

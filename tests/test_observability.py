@@ -10,7 +10,8 @@ import uuid
 
 import pytest
 
-from assistant.web.logs import JsonFormatter, session_tag
+from assistant.language.privacy import session_tag
+from assistant.web.logs import JsonFormatter
 
 
 @pytest.fixture

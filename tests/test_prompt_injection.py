@@ -22,11 +22,12 @@ from conftest import app_for
 from scripted_llm import ScriptedLLM, restate_draft
 
 from app import create_app
+from assistant.language.privacy import session_tag
 from assistant.pack.loading import load_catalog
 from assistant.pack.texts import say
 from assistant.pack.translations import speaking
 from assistant.understanding import guard
-from assistant.web.logs import JsonFormatter, session_tag
+from assistant.web.logs import JsonFormatter
 from bench.guard_eval import SET, held_out, score, split
 
 DATA = Path(__file__).resolve().parent.parent / "data"

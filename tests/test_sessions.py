@@ -16,7 +16,7 @@ from app import create_app
 from assistant.dialogue import sessions as store_module
 from assistant.dialogue.sessions import SessionBusy, SQLiteLocks, SQLiteSessionStore, VersionConflict
 from assistant.dialogue.state import SessionState
-from assistant.web.schemas import ChatRequest
+from assistant.dialogue.turns import ChatRequest
 
 REQUESTS = [
     ("I want an islamic gold credit card", {"banking_type": "islami", "tier": "gold"}),

@@ -171,6 +171,6 @@ def test_a_request_for_a_language_alone_is_answered_in_it(chat):
 
 
 def test_a_phone_number_in_bengali_digits_is_a_phone_number(catalog):
-    from assistant.booking.notifications import e164
+    from assistant.language.phones import e164
 
     assert e164("০১৭১২৩৪৫৬৭৮", catalog.business) == e164("01712345678", catalog.business) == "+8801712345678"

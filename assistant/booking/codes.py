@@ -12,7 +12,6 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import hmac
-import re
 import secrets
 from pathlib import Path
 from typing import Literal
@@ -122,14 +121,6 @@ class BookingStore:
         """A booking changed after it was made (another day, time or head count), under its id."""
         if self._db.write("UPDATE bookings SET body=? WHERE id=?", (booking.model_dump_json(), booking.id)) != 1:
             raise KeyError(f"no booking {booking.id} to update")
-
-
-CODE_LIKE = re.compile(r"(?<!\d)(\d{6})(?!\d)")  # a one-time code as typed: six digits alone
-
-
-def redact_codes(text: str) -> str:
-    """Any six-digit run masked, for text that may hold a code the customer typed."""
-    return CODE_LIKE.sub("••••••", text)
 
 
 def new_booking_id() -> str:

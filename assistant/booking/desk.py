@@ -23,13 +23,14 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from assistant.booking.codes import CODE_LIKE, Booking, BookingStore, new_booking_id
+from assistant.booking.codes import Booking, BookingStore, new_booking_id
 from assistant.booking.notifications import MessagesCapped, Notifier, NotifyError
 from assistant.booking.reminders import ReminderStore
 from assistant.dialogue.flows import FlowEngine, FlowStep, Said, shown_values
-from assistant.dialogue.goals import masked
 from assistant.infra.allowance import CODES, Allowances, OverAllowance
-from assistant.pack.flows import WEEKDAYS, Flow, Option, SlotKind
+from assistant.language.lexicon import WEEKDAYS
+from assistant.language.privacy import CODE_LIKE, masked
+from assistant.pack.flows import Flow, Option, SlotKind
 from assistant.pack.model import Catalog, DataError, FilterValue, Product
 from assistant.pack.texts import day_words, say
 

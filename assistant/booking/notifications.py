@@ -13,7 +13,6 @@ import hashlib
 import http.client
 import json
 import logging
-import re
 import threading
 import urllib.error
 import urllib.request
@@ -22,15 +21,12 @@ from typing import Protocol
 
 from flask import Flask
 
-from assistant.dialogue.goals import masked
 from assistant.infra.config import SETTINGS
 from assistant.infra.counters import RateCounters, shared_counters
 from assistant.infra.extensions import Slot
-from assistant.pack.model import Business
+from assistant.language.privacy import mask, masked
 
 log = logging.getLogger("assistant.notify")
-_DIGIT_RUN = re.compile(r"\d{4,}")
-PHONE_LIKE = re.compile(r"(?<![\d+])\+?\d[\d -]{6,17}\d(?!\d)")  # then e164() says whether it is one
 
 
 class NotifyError(RuntimeError):
@@ -49,35 +45,6 @@ class MessagesCapped(NotifyError):
 
 class Notifier(Protocol):
     def send(self, to: str, text: str, kind: str) -> None: ...
-
-
-def mask(text: str) -> str:
-    """Every run of 4+ digits (codes, phone numbers) down to its last two digits."""
-    return _DIGIT_RUN.sub(lambda m: "*" * (len(m.group(0)) - 2) + m.group(0)[-2:], text)
-
-
-def phones_masked(text: str, business: Business) -> str:
-    """The text with each phone number in it masked as replies show one ("+880*******678"): what a
-    conversation's history keeps of a number the customer typed (the flow has read it by then)."""
-    return PHONE_LIKE.sub(lambda m: masked(number) if (number := e164(m[0], business)) else m[0], text)
-
-
-def e164(raw: str, business: Business) -> str | None:
-    """A phone number in E.164, or None if it is not one. A local number (the national number,
-    with or without a leading 0) gets the business's country code; another country's number needs its + (or 00).
-    Digits may be any script's (০-৯, ०-९, ๐-๙)."""
-    digits = "".join(str(int(c)) if c.isdigit() else c for c in re.sub(r"[\s-]", "", raw))  # ০১৭… is 017…
-    country = business.country_code
-    if digits.startswith("00"):
-        digits = "+" + digits[2:]
-    elif digits.startswith(country[1:]):
-        digits = "+" + digits
-    elif not digits.startswith("+"):
-        digits = country + digits.removeprefix("0")
-    if digits.startswith(country):
-        national = digits[len(country) :]
-        return digits if len(national) == business.national_number_digits else None
-    return digits if 8 <= len(digits) - 1 <= 15 else None
 
 
 class ConsoleNotifier:

@@ -17,11 +17,12 @@ from typing import TypedDict
 
 from flask import Flask
 
-from assistant.booking.notifications import NOTIFIER, Notifier, mask
-from assistant.booking.periodic import Periodic, start_chore
+from assistant.booking.notifications import NOTIFIER, Notifier
 from assistant.infra.config import SETTINGS, bookings_file
 from assistant.infra.extensions import Slot
+from assistant.infra.periodic import Periodic, start_chore
 from assistant.infra.sqlite import SharedSQLite
+from assistant.language.privacy import mask
 
 log = logging.getLogger(__name__)
 CLAIM_EXPIRES = dt.timedelta(minutes=5)

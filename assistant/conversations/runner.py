@@ -28,10 +28,10 @@ from PIL import Image
 
 from app import create_app
 from assistant.attachments.store import ATTACHMENTS
-from assistant.booking.codes import CODE_LIKE
 from assistant.conversations.schema import CODE, Bound, Conversation, Person, Texts, Turn, Wanted, load
 from assistant.language import shipped
 from assistant.language.detect import LATIN, script
+from assistant.language.privacy import CODE_LIKE
 from crew_pipeline import PIPELINE
 from extensions.restaurants.routes import CONCIERGE
 

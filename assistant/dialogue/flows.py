@@ -18,11 +18,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
-from assistant.booking.notifications import PHONE_LIKE, e164
 from assistant.dialogue.forms import FormReader
 from assistant.language import phrases
+from assistant.language.lexicon import WEEKDAYS
+from assistant.language.phones import PHONE_LIKE, e164
 from assistant.pack.examples import Example
-from assistant.pack.flows import BATCH_FROM, WEEKDAYS, Flow, Option, Slot, Step
+from assistant.pack.flows import BATCH_FROM, Flow, Option, Slot, Step
 from assistant.pack.model import Catalog, FaqEntry, Product
 from assistant.pack.texts import day_words, say, weekday_words
 from assistant.tools.filters import FilterRules

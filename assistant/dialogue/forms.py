@@ -15,14 +15,15 @@ import unicodedata
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from assistant.booking.notifications import PHONE_LIKE, e164
 from assistant.dialogue.whose import Parties
 from assistant.language import phrases, pieces
+from assistant.language.phones import PHONE_LIKE, e164
+from assistant.language.privacy import EMAIL_IN_TEXT
 from assistant.pack.flows import Flow, Slot
 from assistant.pack.model import Catalog
 from assistant.pack.texts import say
 from assistant.tools import validators
-from assistant.tools.validators import EMAIL_IN_TEXT, Verdict
+from assistant.tools.validators import Verdict
 
 if TYPE_CHECKING:  # the engine builds its reader: its message type is the engine's
     from assistant.dialogue.flows import Said

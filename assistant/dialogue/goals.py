@@ -17,6 +17,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from assistant.language.privacy import masked
+
 GoalStatus = Literal["active", "blocked", "suspended", "done", "cancelled"]
 # A higher priority interrupts a lower one: the pack sets them (a booking 1, so a quick
 # question at the default 2 interrupts it, never the other way round).
@@ -41,15 +43,6 @@ class Goal(BaseModel):
         shown = self.model_dump(include={"id", "type", "status", "slots", "missing", "next_question", "choices"})
         shown["slots"] = {name: masked(value) if name in private and value else value for name, value in self.slots.items()}
         return shown
-
-
-def masked(value: Any) -> str:
-    """Enough of a name or a number to recognise it, not to read it: "+880*******678", "R**** V****"."""
-    text = str(value)
-    if any(c.isdigit() for c in text):
-        head = text[:4] if len(text) > 7 else ""
-        return head + "*" * max(len(text) - len(head) - 3, 0) + text[-3:]
-    return " ".join(word[:1] + "*" * (len(word) - 1) for word in text.split())
 
 
 class Transition(BaseModel):

@@ -26,15 +26,15 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from assistant.booking.periodic import Periodic, start_chore
 from assistant.dialogue.state import SessionState
 from assistant.infra.config import SETTINGS, sessions_file
 from assistant.infra.extensions import Slot
+from assistant.infra.periodic import Periodic, start_chore
+from assistant.infra.redis_client import connect_redis
 from assistant.infra.sqlite import ThreadSQLite, set_busy_timeout, writable
 
 if TYPE_CHECKING:
     from flask import Flask
-    from redis import Redis
 
 LOCK_LEASE_S = 5.0  # a lock left by a killed worker frees itself after this; its holder renews it
 LOCK_WAIT_S = 10.0
@@ -246,13 +246,6 @@ class SQLiteLocks:
 
         with self._threads(key), _leased(key, acquire, renew, release):
             yield
-
-
-def connect_redis(url: str) -> Redis:
-    """A client with timeouts, so an unreachable Redis fails a request instead of hanging it."""
-    import redis  # only deployments that use Redis need the client
-
-    return redis.Redis.from_url(url, socket_timeout=5, health_check_interval=30)
 
 
 class RedisSessionStore:

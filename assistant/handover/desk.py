@@ -17,13 +17,12 @@ from agents.work import TurnWork
 from assistant.dialogue.state import SessionState
 from assistant.handover.store import AlreadyWaiting, Handover, HandoverStore
 from assistant.infra.allowance import ASKER
-from assistant.pack.flows import WEEKDAYS, Weekday
+from assistant.language.lexicon import WEEKDAYS, Weekday
+from assistant.language.privacy import words_masked
 from assistant.pack.handover import HandoverRules
 from assistant.pack.model import Catalog
 from assistant.pack.texts import say, weekday_words
 from assistant.tools.embeddings import MiniLMEmbedder
-from assistant.tools.validators import EMAIL_IN_TEXT
-from assistant.web.logs import scrub
 
 SUMMARY_ITEMS = 3  # items named in a queue's summary line
 
@@ -126,16 +125,11 @@ class PeopleDesk:
             parts.append(", ".join(names[:SUMMARY_ITEMS]) + more)
         asked = state.recent_user_texts(1)
         if asked:
-            parts.append(f"last asked: {masked(asked[0])}")
+            parts.append(f"last asked: {words_masked(asked[0])}")
         return " · ".join(parts) or "nothing asked before"
 
     def note_unanswered(self, text: str, reason: str) -> None:
         """A question the assistant didn't answer, masked, with what it means to group it by."""
-        said = masked(text)
+        said = words_masked(text)
         vector = None if self.embedder.blind(said) else self.embedder.embed_one(said).astype(np.float32).tobytes()
         self.store.note_unanswered(said, reason, vector)
-
-
-def masked(text: str) -> str:
-    """A customer's words as operators may read them in lists: masked as the logs mask, e-mails too."""
-    return scrub(EMAIL_IN_TEXT.sub("***@***", text))

@@ -13,10 +13,10 @@ from typing import Protocol
 
 from flask import Flask
 
-from assistant.booking.periodic import Periodic, start_chore
-from assistant.dialogue.sessions import connect_redis
 from assistant.infra.config import SETTINGS, sessions_file
 from assistant.infra.extensions import Slot
+from assistant.infra.periodic import Periodic, start_chore
+from assistant.infra.redis_client import connect_redis
 from assistant.infra.sqlite import ThreadSQLite
 
 LONGEST_WINDOW_S = 86400  # a day: no counter needs a window longer than this

@@ -15,8 +15,8 @@ from typing import Annotated, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
-from assistant.pack.flows import Weekday
-
+Weekday = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]  # a language's words name them (`weekdays`)
+WEEKDAYS: tuple[Weekday, ...] = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")  # date.weekday() order
 Part = Literal["morning", "noon", "midday", "afternoon", "evening", "night"]
 Word = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 Words = list[Word]

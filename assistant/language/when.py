@@ -26,9 +26,8 @@ from decimal import Decimal
 from operator import attrgetter
 from typing import Any, Literal, NamedTuple
 
-from assistant.language.lexicon import END, LETTER, Language, Part, Table, key
+from assistant.language.lexicon import END, LETTER, WEEKDAYS, Language, Part, Table, key
 from assistant.language.numbers import Numbers
-from assistant.pack.flows import WEEKDAYS
 
 DateOrder = Literal["day_first", "month_first"]  # how a date in digits reads: 3/4 is 3 April, or March 4
 

@@ -25,7 +25,6 @@ from pydantic import BaseModel, Field, ValidationError
 
 from agents.crew import build_crew
 from agents.work import TurnWork
-from assistant.booking.codes import redact_codes
 from assistant.dialogue.commands import (
     AnswerFromHelp,
     AskAttribute,
@@ -39,11 +38,11 @@ from assistant.dialogue.commands import (
     first,
 )
 from assistant.infra.config import Settings
+from assistant.language.privacy import Placeholders, redact_codes
 from assistant.llm import grounding, judgement, phases
 from assistant.llm.breaker import Breaker
 from assistant.llm.client import BudgetedLLM, BudgetExceeded, EmptyReply, LLMFault, build_llm, json_twin
 from assistant.llm.judgement import Judgement
-from assistant.llm.privacy import Placeholders
 from assistant.pack.model import Catalog
 from assistant.pack.translations import REPLY_LANGUAGE
 from assistant.understanding.reader import Intent
@@ -197,7 +196,12 @@ class CrewTurn:
         draft = work.out.reply
         if self.fault:
             return draft
-        private = Placeholders.of(work)
+        goal, step = work.request.goal, work.out.flow_step
+        slots = {**(goal.slots if goal else {}), **(step.slots if step else {})}
+        secret = work.services.catalog.pack.private_slots
+        private = Placeholders.of(
+            [str(value) for name, value in slots.items() if name in secret and value], work.request.intent.name
+        )
         try:
             if "comparator" in agents and work.out.comparison and _needs(work):
                 draft = self._judged(work, private, draft)

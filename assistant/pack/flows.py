@@ -14,10 +14,9 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from assistant.language.lexicon import Weekday
 from assistant.tools.validators import Check
 
-Weekday = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
-WEEKDAYS: tuple[Weekday, ...] = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")  # date.weekday() order
 # How a slot is read: a catalog item, one of its options, a day, a time, a person's name, a
 # phone number, a number, the answer as said, everything said about it, a filter's value, the
 # files sent with the message (photos, PDFs), or an e-mail address.

@@ -12,7 +12,7 @@ from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from assistant.pack.flows import WEEKDAYS, Weekday
+from assistant.language.lexicon import WEEKDAYS, Weekday
 
 
 class HandoverRules(BaseModel):

@@ -10,8 +10,8 @@ from __future__ import annotations
 import datetime as dt
 from typing import TYPE_CHECKING
 
+from assistant.language.lexicon import WEEKDAYS
 from assistant.pack.display import fields, money, price, render, show_value
-from assistant.pack.flows import WEEKDAYS
 from assistant.pack.model import BOUNDS, Catalog, FactValue, FaqEntry, FilterValue, Product, TopicLine
 from assistant.pack.translations import speaking
 from assistant.tools.comparison import Comparison, ComparisonRow, Rank

@@ -22,7 +22,6 @@ _ID_PREFIXES = {"X": "0", "Y": "1", "Z": "2"}
 _ID = re.compile(r"^([XYZ]?)(\d{7,8})([A-Z])$")
 _VIN = re.compile(r"^[A-HJ-NPR-Z0-9]{17}$")  # 17 characters; I, O and Q are never used
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
-EMAIL_IN_TEXT = re.compile(r"[^@\s,;:<>()]+@[^@\s,;:<>()]+\.[A-Za-z]{2,}")
 _DATE = (re.compile(r"^(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})$"), re.compile(r"^(\d{4})-(\d{1,2})-(\d{1,2})$"))
 _NUMBER = re.compile(r"-?\d+(?:[.,]\d+)?")
 _SEPARATORS = re.compile(r"[\s.-]")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, cast
+from typing import Protocol, cast
 
 from assistant.booking.desk import CODE, CONFIRMING, BookingDesk
 from assistant.dialogue.commands import (
@@ -47,11 +47,15 @@ from assistant.pack.model import Catalog, IntentType, Product
 from assistant.understanding.reader import CONFIDENT, NEEDS_PRODUCTS, SURE, Intent, PhraseMatcher, Understanding, normalise
 from assistant.understanding.references import refer
 
-if TYPE_CHECKING:  # crewai is imported only when an LLM is configured
-    from assistant.llm.crew_mode import CrewTurn
-
 FOLLOW_UPS = 4  # how far back "and the Creta?" looks for the question it repeats
 CANCEL_WORDS = 3  # "never mind", "cancel that please": longer, with nothing active, it asks about something else
+
+
+class SecondReading(Protocol):
+    """What reads a message the rules were unsure of again (LLM mode's turn, assistant/llm): named
+    here so the reader needs nothing of the layers above it."""
+
+    def understand(self, query: str, intent: Intent) -> Intent: ...
 
 
 @dataclass(frozen=True)
@@ -86,7 +90,7 @@ class CommandReader:
         filters = catalog.pack.filter_attributes()
         self.kinds = {name for name, (_, spec) in filters.items() if spec.as_filter.place == "noun"}  # what an item is: "the mouse"
 
-    def read(self, text: str, state: SessionState, files: bool = False, crew: CrewTurn | None = None) -> Understood:
+    def read(self, text: str, state: SessionState, files: bool = False, crew: SecondReading | None = None) -> Understood:
         """`files`: the message brought attachments; `crew`: LLM mode's turn, whose model reads
         what the rules could not place."""
         active = state.goals.active

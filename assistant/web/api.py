@@ -20,6 +20,7 @@ from flask.typing import ResponseReturnValue
 from assistant.dialogue.preferences import PreferenceStore
 from assistant.dialogue.sessions import STORE, SessionBusy, VersionConflict
 from assistant.dialogue.state import NotYourSession, SessionState
+from assistant.dialogue.turns import CUSTOMER_ID, ChatRequest, ChatResponse
 from assistant.handover.store import HANDOVERS
 from assistant.infra.config import bookings_file
 from assistant.infra.replay import KeyReused
@@ -53,7 +54,7 @@ from assistant.web.openapi import (
     json_answer,
 )
 from assistant.web.ratelimit import LIMITER
-from assistant.web.schemas import ATTACHMENTS_ONLY, CUSTOMER_ID, ChatRequest, ChatResponse
+from assistant.web.schemas import ATTACHMENTS_ONLY
 from crew_pipeline import PIPELINE, EventSink
 
 bp = Blueprint("api", __name__)

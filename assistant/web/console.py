@@ -22,6 +22,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 
 from assistant.dialogue.sessions import amend
 from assistant.dialogue.state import Turn
+from assistant.dialogue.turns import session_id as canonical_session_id
 from assistant.handover.clusters import grouped
 from assistant.handover.store import HANDOVERS, REASONS, Handover, HandoverStore, NotHeld, Panic, Taken
 from assistant.pack.model import Catalog
@@ -30,7 +31,6 @@ from assistant.web.errors import ApiError, json_object
 from assistant.web.identity import require_operator
 from assistant.web.openapi import OPERATOR, TURN, UUID, Fragment, describe, errors, json_answer
 from assistant.web.schemas import OperatorReply, ReleaseNote
-from assistant.web.schemas import session_id as canonical_session_id
 from crew_pipeline import PIPELINE
 
 page = Blueprint("console_page", __name__)

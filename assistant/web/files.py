@@ -22,13 +22,14 @@ from werkzeug.datastructures import FileStorage
 from assistant.attachments.content import Refused
 from assistant.attachments.store import ATTACHMENTS, Attachment
 from assistant.dialogue.state import NotYourSession
+from assistant.dialogue.turns import ChatRequest, session_id
 from assistant.infra.config import SETTINGS
 from assistant.pack.model import Catalog
 from assistant.web.errors import ApiError
 from assistant.web.identity import caller, require_customer
 from assistant.web.openapi import BINARY, FILE_ID, SESSION, SIGNED_IN_OR_GUEST, Fragment, describe, errors, json_answer
 from assistant.web.ratelimit import LIMITER
-from assistant.web.schemas import ATTACHMENTS_ONLY, ChatRequest, session_id
+from assistant.web.schemas import ATTACHMENTS_ONLY
 from crew_pipeline import PIPELINE
 
 bp = Blueprint("files", __name__)

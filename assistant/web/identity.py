@@ -18,12 +18,12 @@ from pathlib import Path
 import jwt
 from flask import Flask, g, request
 
+from assistant.dialogue.turns import CUSTOMER_ID
 from assistant.infra.config import SETTINGS, Settings
 from assistant.infra.extensions import Slot
 from assistant.language.invisible import visible
 from assistant.web.errors import ApiError
 from assistant.web.ratelimit import LIMITER
-from assistant.web.schemas import CUSTOMER_ID
 
 LEEWAY_S = 30  # clocks of the login service and ours may differ a little
 OPERATOR_ROLE = "operator"

@@ -2,39 +2,25 @@
 durations, and never a phone number, code, customer name or session id.
 
 Customers' words are never logged, only facts about the turn; every message and field still
-passes `mask` on its way out, so a number that slips into a message is masked anyway. A session
+passes `scrub` (assistant/language/privacy.py) on its way out, so a number that slips into a message is masked anyway. A session
 id is a bearer secret (it is all it takes to continue a conversation), so every UUID in a line
 is written as its tag, a short hash that traces the session without opening it.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
-import re
 import sys
 import time
 
 from flask import Flask
 
-from assistant.booking.notifications import mask
 from assistant.infra.config import SETTINGS
+from assistant.language.privacy import scrub
 
 _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime"}
 _IDS = {"request_id", "endpoint"}  # not the customer's, and no secret: kept whole to trace by
-_UUID = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})", re.IGNORECASE)
-
-
-def session_tag(session_id: str) -> str:
-    """What the logs say for a session: the first 12 hex digits of its id's SHA-256."""
-    return hashlib.sha256(session_id.lower().encode()).hexdigest()[:12]
-
-
-def scrub(text: str) -> str:
-    """UUIDs as their tags, and the rest masked (the tags' digits are not masked, so they stay searchable)."""
-    pieces = _UUID.split(text)  # the UUIDs at the odd places
-    return "".join(session_tag(piece) if place % 2 else mask(piece) for place, piece in enumerate(pieces))
 
 
 class JsonFormatter(logging.Formatter):

@@ -14,8 +14,8 @@ from flask import Flask
 from pydantic import BaseModel
 
 from assistant.attachments.store import ATTACHMENT_ID
+from assistant.dialogue.turns import SESSION_ID_PATTERN
 from assistant.pack.model import Catalog
-from assistant.web.schemas import SESSION_ID_PATTERN
 
 _REF = "#/components/schemas/{model}"
 _ERROR = {"$ref": "#/components/schemas/Error"}

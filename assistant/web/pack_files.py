@@ -10,6 +10,7 @@ import re
 
 from flask import Blueprint, Flask, Response, abort, current_app, send_from_directory
 
+from assistant.dialogue.turns import PACK_FILES
 from assistant.infra.config import SETTINGS
 from assistant.pack.model import Catalog
 from assistant.web.openapi import BINARY, Fragment, describe, errors
@@ -18,12 +19,7 @@ bp = Blueprint("pack_files", __name__)
 SERVED = re.compile(r"[\w-][\w.-]{0,99}\.svg")  # a plain file name: no folders, no "..", no hidden files
 
 
-def example_url(example: str) -> str:
-    """Where the page fetches a pack's example ("images/escape.svg")."""
-    return f"/pack-files/{example}"
-
-
-@bp.get("/pack-files/images/<name>")
+@bp.get(f"{PACK_FILES}/images/<name>")
 def image(name: str) -> Response:
     if not SERVED.fullmatch(name) or ".." in name:
         abort(404)

@@ -22,10 +22,10 @@ from prometheus_client import (
 )
 from prometheus_client.registry import Collector
 
+from assistant.dialogue.turns import ChatResponse
 from assistant.pack.model import Catalog
 from assistant.understanding.reader import NEEDS_PRODUCTS
 from assistant.web.openapi import Fragment, describe
-from assistant.web.schemas import ChatResponse
 
 http_log = logging.getLogger("assistant.http")
 turn_log = logging.getLogger("assistant.turn")
@@ -134,7 +134,7 @@ def record_turn(response: ChatResponse, started: float, request_id: str | None) 
         "turn",
         extra={
             "request_id": request_id,
-            "session": response.session_id,  # written as its tag (assistant/web/logs.py)
+            "session": response.session_id,  # written as its tag (assistant/language/privacy.py)
             "intent": intent,
             "agents": response.agents,
             "mode": response.mode,

@@ -18,11 +18,11 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, Protocol
 
-from assistant.booking.codes import redact_codes
 from assistant.dialogue.extension import ToolCall
 from assistant.dialogue.flows import FlowEngine, FlowStep, Said, filled
 from assistant.dialogue.state import SessionState
 from assistant.language import phrases
+from assistant.language.privacy import redact_codes
 from assistant.pack.display import money
 from assistant.pack.flows import DOCUMENTS_STAGE, ELEMENT_STAGE, Flow, Option, Slot, Step
 from assistant.pack.model import Catalog

@@ -18,9 +18,9 @@ from flask import Flask
 from pydantic import BaseModel, ConfigDict
 
 from assistant.attachments.store import ATTACHMENTS
-from assistant.booking.periodic import Periodic, start_chore
 from assistant.infra.config import bookings_file
 from assistant.infra.extensions import Slot
+from assistant.infra.periodic import Periodic, start_chore
 from assistant.infra.sqlite import SharedSQLite
 from assistant.language.invisible import visible
 

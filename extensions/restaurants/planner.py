@@ -29,15 +29,15 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, Field
 
-from assistant.booking.codes import CODE_LIKE, CODE_TTL, BookingStore, redact_codes
+from assistant.booking.codes import CODE_TTL, BookingStore
 from assistant.booking.desk import Refused
-from assistant.booking.notifications import PHONE_LIKE, e164
 from assistant.dialogue.flows import FlowEngine, Said
-from assistant.dialogue.goals import masked
 from assistant.dialogue.sessions import SessionLocks
 from assistant.infra.allowance import CODES, HOLDS, Allowances
 from assistant.infra.sqlite import SharedSQLite
 from assistant.language import blank, phrases
+from assistant.language.phones import PHONE_LIKE, e164
+from assistant.language.privacy import CODE_LIKE, masked, redact_codes
 from assistant.pack.flows import Flow
 from assistant.pack.model import Catalog, ConciergeSetup, DataError, Product
 from assistant.pack.texts import day_words, say

@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 from assistant.booking.notifications import MessagesCapped, Notifier, NotifyError
 from assistant.booking.reminders import ReminderStore
 from assistant.infra.sqlite import SharedSQLite
-from assistant.pack.flows import WEEKDAYS
+from assistant.language.lexicon import WEEKDAYS
 from assistant.pack.model import Catalog, Product
 from extensions.restaurants.calls import ServiceFault, Unreachable, call_service
 

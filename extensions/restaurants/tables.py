@@ -23,7 +23,7 @@ from pydantic import BaseModel
 
 from assistant.booking.codes import Booking
 from assistant.booking.desk import Made, Refused, ahead_words
-from assistant.dialogue.goals import masked
+from assistant.language.privacy import masked
 from assistant.pack.model import Catalog, DataError, Product
 from assistant.pack.texts import day_words, say
 from extensions.restaurants.calls import Unreachable

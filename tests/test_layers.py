@@ -1,0 +1,120 @@
+"""Imports point down the layers: a package may import its own level and those below, never above.
+
+Read statically with `ast`, so every import counts: inside functions, and under `if TYPE_CHECKING:`
+too (a type-only import still ties the lower layer to the higher one). KNOWN holds the upward
+imports that remain, each with why; it may only shrink, so an entry that no longer occurs fails.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Bottom to top; packages on one level may import each other.
+LAYERS: list[tuple[str, ...]] = [
+    ("infra",),  # settings, stores, counters: knows nothing of customers or packs
+    ("language",),  # words, numbers, dates, phones, privacy: any pack's text
+    ("pack",),  # the business's data and texts
+    ("tools", "attachments"),  # what agents call over the pack; files a message brings
+    ("understanding",),  # one message read on its own
+    ("dialogue", "booking", "handover"),  # the conversation and the desks it commits to
+    ("agents", "tasks"),  # each agent's offline work over one turn; the tasks a model is given
+    ("llm",),  # LLM mode around the agents
+    ("extensions",),  # a business's own machinery (a quotation, a concierge), over the engine it plugs into
+    ("crew_pipeline",),  # one chat turn end to end
+    ("web",),  # HTTP
+    ("app",),  # the Flask app assembled
+    ("conversations", "__main__"),  # scripted conversations and the command line run the app
+]
+LEVEL = {unit: level for level, units in enumerate(LAYERS) for unit in units}
+
+ROUTES = "an extension's routes are HTTP: web's errors, identity and OpenAPI fragments"
+KNOWN: dict[str, str] = {
+    "assistant.pack.loading -> extensions.homologation.elements": "the quote's elements are still loaded by the pack loader",
+    "assistant.pack.model -> extensions.homologation.elements": "pack.yaml's quote: section is still part of the pack's schema",
+    "assistant.pack.validation -> extensions.homologation.elements": "the tariff is still checked against the catalog at load",
+    "assistant.understanding.command_reader -> assistant.dialogue.extension": "it reads a message in the conversation's context",
+    "extensions.homologation.routes -> assistant.web.errors": ROUTES,
+    "extensions.homologation.routes -> assistant.web.identity": ROUTES,
+    "extensions.homologation.routes -> assistant.web.openapi": ROUTES,
+    "extensions.restaurants.routes -> assistant.web.errors": ROUTES,
+    "extensions.restaurants.routes -> assistant.web.identity": ROUTES,
+    "extensions.restaurants.routes -> assistant.web.openapi": ROUTES,
+    "extensions.restaurants.routes -> assistant.web.ratelimit": "an extension's routes are HTTP: its rate limits are web's",
+    "assistant.dialogue.policy -> agents.work": "the policy plans on the turn's TurnWork, which agents/work.py holds",
+    "assistant.handover.desk -> agents.work": "the people desk reads the turn's TurnWork, which agents/work.py holds",
+    "assistant.infra.allowance -> assistant.booking.codes": "a hold lives as long as a booking code: CODE_TTL is booking's",
+    "assistant.pack.flows -> assistant.tools.validators": "Check is defined beside the validators",
+    "assistant.pack.texts -> assistant.dialogue.goals": "renderers of higher layers' results, moved by another engineer",
+    "assistant.pack.texts -> assistant.tools.comparison": "renderers of higher layers' results, moved by another engineer",
+    "assistant.pack.texts -> assistant.tools.eligibility": "renderers of higher layers' results, moved by another engineer",
+    "assistant.pack.texts -> assistant.tools.filters": "renderers of higher layers' results, moved by another engineer",
+    "assistant.tools.help_search -> assistant.understanding.classifier": "it reuses the classifier's phrasings",
+    "assistant.understanding.command_reader -> assistant.booking.desk": "it reads a message in the conversation's context",
+    "assistant.understanding.command_reader -> assistant.dialogue.commands": "it reads a message in the conversation's context",
+    "assistant.understanding.command_reader -> assistant.dialogue.goals": "it reads a message in the conversation's context",
+    "assistant.understanding.command_reader -> assistant.dialogue.state": "it reads a message in the conversation's context",
+    "assistant.understanding.reader -> assistant.dialogue.state": "Intent.wishes() makes the state's Wishes",
+    "crew_pipeline -> assistant.web.telemetry": "LLM mode's breaker registers with web's /metrics",
+}
+
+
+def _modules() -> Iterator[tuple[str, Path]]:
+    tops = [*ROOT.glob("agents/*.py"), *ROOT.glob("tasks/*.py"), *ROOT.glob("extensions/**/*.py")]
+    for path in sorted([*ROOT.glob("assistant/**/*.py"), *tops, ROOT / "crew_pipeline.py", ROOT / "app.py"]):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        yield ".".join(parts), path
+
+
+def _unit(module: str) -> str | None:
+    """The layer unit a module belongs to: its package under assistant/, or the top-level name."""
+    parts = module.split(".")
+    if parts[0] == "assistant":
+        return parts[1] if len(parts) > 1 else None
+    return parts[0] if parts[0] in LEVEL else None
+
+
+def _imported(module: str, path: Path, known: set[str]) -> Iterator[str]:
+    """Every module `module` imports; `from package import module` names the module."""
+    package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                source = ".".join([*base, node.module] if node.module else base)
+            else:
+                source = node.module or ""
+            for alias in node.names:
+                yield f"{source}.{alias.name}" if f"{source}.{alias.name}" in known else source
+
+
+def upward() -> set[str]:
+    """Every import of a higher layer, as "importer -> imported"."""
+    found = set()
+    known = {module for module, _ in _modules()}
+    for module, path in _modules():
+        here = _unit(module)
+        assert here in LEVEL, f"{module} is on no layer: add its package to LAYERS"
+        for target in _imported(module, path, known):
+            there = _unit(target)
+            if there is not None and LEVEL.get(there, -1) > LEVEL[here]:
+                found.add(f"{module} -> {target}")
+    return found
+
+
+def test_every_package_is_on_a_layer():
+    units = {_unit(module) for module, _ in _modules()}
+    assert units == set(LEVEL), f"on no layer: {units - set(LEVEL)}; gone: {set(LEVEL) - units}"
+
+
+def test_imports_point_down_the_layers():
+    found = upward()
+    assert sorted(found - set(KNOWN)) == [], "imports of a higher layer"
+    assert sorted(set(KNOWN) - found) == [], "gone: remove them from KNOWN"
