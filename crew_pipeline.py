@@ -77,7 +77,7 @@ class CrewPipeline:
         actions: dict[str, FlowAction] | None = None,
     ):
         """`attachments`: where the files a message references are kept; `extensions`: the
-        pack's (a quotation, a concierge), asked about every message; `actions`: the flow
+        pack's, asked about every message; `actions`: the flow
         actions they add; `people`: the desk of the business's people, who take conversations over."""
         self.catalog = catalog
         self.index = index

@@ -9,7 +9,7 @@ requests set a flow aside is the flow's data (`interrupted_by`, beside `priority
 
 A turn asks at most one question, decided here and nowhere else: before any agent runs, which
 item the message means or a filter a search needs (`clarify`); after the agents, the question
-of their work (a flow's next slot, an extension's (a quote's variant), a fact a verdict waits on: `ask`); after
+of their work (a flow's next slot, an extension's, a fact a verdict waits on: `ask`); after
 the reply, the question of a goal resumed (`settle`).
 """
 
@@ -131,7 +131,7 @@ class DialoguePolicy:
         goal_type, kind = self.catalog.pack.goal_kind(act.type)
         if active and active.type == goal_type and kind and kind.stays_open:
             return active
-        if active and active.type == goal_type and first(commands, Extended):  # one quote, however many questions it asks
+        if active and active.type == goal_type and first(commands, Extended):  # one extension goal, however many questions it asks
             return active
         greeting = first(commands, Greet)
         collecting = active and active.status == "blocked" and active.type in self.catalog.pack.flows
@@ -181,7 +181,7 @@ class DialoguePolicy:
         return None
 
     def ask(self, work: TurnWork, asked: Asked | None) -> None:
-        """The turn's question, from what the agents did: a flow's next slot, an extension's question (a quote's),
+        """The turn's question, from what the agents did: a flow's next slot, an extension's question,
         or the first fact a verdict waits on, in the order the pack lists them."""
         out, catalog = work.out, self.catalog
         if asked:

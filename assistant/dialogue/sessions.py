@@ -77,13 +77,13 @@ class SessionStore(Answers, Protocol):
 
 class SessionLocks(Protocol):
     def lock(self, key: str) -> AbstractContextManager[None]:
-        """Hold `key` (a session, a concierge user) against every thread and worker that shares the backend."""
+        """Hold `key` (a session, an extension's user) against every thread and worker that shares the backend."""
 
 
 class StripedLocks:
     """A fixed pool of thread locks: bounded memory however many sessions there are. Keys share
     stripes, so a thread holding one key may take another on the same stripe (re-entrant: an
-    Idempotency-Key held around a concierge plan's key), and a stripe another thread holds is
+    Idempotency-Key held around an extension's plan), and a stripe another thread holds is
     waited for no longer than a lock is: then the key is busy, never a thread stuck for good."""
 
     def __init__(self, stripes: int = 64):
