@@ -23,7 +23,8 @@ from assistant.tools import validators
 from assistant.tools.validators import Check
 from extensions.homologation.case import CaseDesk
 from extensions.homologation.case_store import CASES
-from extensions.homologation.quote import NAME, Quote
+from extensions.homologation.data import NAME
+from extensions.homologation.quote import Quote
 from tests.conftest import OPERATOR_KEY
 
 DOMAIN = "homologation"

@@ -289,7 +289,7 @@ def test_a_head_count_the_reservation_service_would_refuse_is_refused_at_start_u
     shutil.copytree(DATA, folder)
     pack = folder / "pack.yaml"
     pack.write_text(pack.read_text().replace("range: [1, 20]", "range: [1, 30]"))
-    with pytest.raises(DataError, match="concierge.flow.guests, flows.booking.guests: a head count needs a range within"):
+    with pytest.raises(DataError, match=r"restaurants.flow.guests, flows.booking.guests: a head count needs a range within"):
         app_for(tmp_path, data_dir=folder)
 
 

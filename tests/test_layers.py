@@ -33,9 +33,6 @@ LEVEL = {unit: level for level, units in enumerate(LAYERS) for unit in units}
 
 ROUTES = "an extension's routes are HTTP: web's errors, identity and OpenAPI fragments"
 KNOWN: dict[str, str] = {
-    "assistant.pack.loading -> extensions.homologation.elements": "the quote's elements are still loaded by the pack loader",
-    "assistant.pack.model -> extensions.homologation.elements": "pack.yaml's quote: section is still part of the pack's schema",
-    "assistant.pack.validation -> extensions.homologation.elements": "the tariff is still checked against the catalog at load",
     "assistant.understanding.command_reader -> assistant.dialogue.extension": "it reads a message in the conversation's context",
     "extensions.homologation.routes -> assistant.web.errors": ROUTES,
     "extensions.homologation.routes -> assistant.web.identity": ROUTES,

@@ -43,7 +43,7 @@ def translated_pack(folder: Path, pack: str, code: str, words: dict[str, str]) -
     target = untranslated_pack(folder, pack)
     catalog = load_catalog(target, translated=False)
     wanted = Translator(code, catalog.language, ENGINE_TEXTS, Table(), Table(), target)
-    translated_version(code, wanted, catalog.own_pack, catalog.own_faq, catalog.own_elements)
+    translated_version(code, wanted, catalog.own_pack, catalog.own_faq, catalog.own_extras)
 
     def said(text: str) -> str:
         return words.get(wanted.missing.get(text, ""), f"[{code}] {text}")

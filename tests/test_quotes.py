@@ -14,6 +14,7 @@ from assistant.language import load_languages
 from assistant.pack.constraints import Constraint, broken
 from assistant.pack.texts import say
 from extensions.homologation import tariff as quotes
+from extensions.homologation.data import data_of
 from extensions.homologation.elements import Elements, QuoteSetup
 from extensions.homologation.quote import Quote, step, wants
 
@@ -328,7 +329,7 @@ def spy(pipeline, monkeypatch) -> list[str]:
 
 def test_exhaust_and_front_suspension_price_first_then_every_warning_then_the_offer(client, catalog):
     body = chat(client, "quiero homologar el escape y el amortiguador delantero de mi moto")
-    priced = quotes.tariff(catalog.elements, ["ESCAPE_MOTO", "SUSPENSION_MOTO_DEL"])
+    priced = quotes.tariff(data_of(catalog).elements, ["ESCAPE_MOTO", "SUSPENSION_MOTO_DEL"])
     reply = body["reply"]
     assert body["agents"] == ["quote", "formatter"] and body["intent"]["type"] == "quote"
     assert reply.startswith(f"El presupuesto es de {priced.price:.0f} € +IVA")
@@ -341,7 +342,7 @@ def test_exhaust_and_front_suspension_price_first_then_every_warning_then_the_of
 
 def test_a_variant_answer_selects_it_without_identifying_again(client, catalog, pipeline, monkeypatch):
     called = spy(pipeline, monkeypatch)
-    variants = catalog.elements.elements["SUSPENSION_MOTO"].variants
+    variants = data_of(catalog).elements.elements["SUSPENSION_MOTO"].variants
     asked = chat(client, "cuánto cuesta homologar la suspensión de mi moto")
     assert asked["ask_user"] == variants.question
     assert asked["choices"] == [v.name for v in variants.options.values()]
@@ -350,13 +351,13 @@ def test_a_variant_answer_selects_it_without_identifying_again(client, catalog, 
     assert again["ask_user"] == variants.question and "€" not in again["reply"]
     priced = chat(client, "la de atrás")
     assert called == ["identify", "select_variant", "select_variant", "tariff"]
-    rear = quotes.tariff(catalog.elements, ["SUSPENSION_MOTO_TRAS"])
+    rear = quotes.tariff(data_of(catalog).elements, ["SUSPENSION_MOTO_TRAS"])
     assert priced["reply"].startswith(f"El presupuesto es de {rear.price:.0f} € +IVA")
 
 
 def test_asked_what_they_need_the_price_and_warnings_come_before_the_images(client, catalog):
     body = chat(client, "cuánto cuesta y qué necesito para homologar el escape de mi moto")
-    reply, priced = body["reply"], quotes.tariff(catalog.elements, ["ESCAPE_MOTO"])
+    reply, priced = body["reply"], quotes.tariff(data_of(catalog).elements, ["ESCAPE_MOTO"])
     assert reply.index("El presupuesto es de") < reply.index(priced.warnings[-1]) < reply.index("Aquí tienes fotos")
     assert [i["url"] for i in body["images"]][:1] == ["/pack-files/images/escape.svg"]
     assert {"url", "label"} == set(body["images"][0])

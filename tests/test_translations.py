@@ -98,7 +98,7 @@ def _source_texts(folder):
 
     catalog = load_catalog(folder, translated=False)
     translate = Translator("bn", "en", ENGINE_TEXTS, Table(), Table(), folder / "translations" / "bn.yaml")
-    translated_version("bn", translate, catalog.own_pack, catalog.own_faq, catalog.own_elements)
+    translated_version("bn", translate, catalog.own_pack, catalog.own_faq, catalog.own_extras)
     return catalog, list(translate.missing)
 
 

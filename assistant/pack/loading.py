@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
+from assistant.pack.extension import data_reader
 from assistant.pack.flows import Flow
 from assistant.pack.ingest import read, rows_from_csv, validated
 from assistant.pack.model import (
@@ -22,8 +23,7 @@ from assistant.pack.model import (
     Vocabulary,
 )
 from assistant.pack.translations import ENGINE_FOLDER, FOLDER, TranslationError, Translator, faithful, read_table, walk
-from assistant.pack.validation import check_item, check_vocabulary, devices_named, drawn_examples, drifted_elements
-from extensions.homologation.elements import Elements
+from assistant.pack.validation import check_item, check_vocabulary, devices_named
 
 
 def load_catalog(folder: Path, translated: bool = True) -> Catalog:
@@ -48,18 +48,7 @@ def load_catalog(folder: Path, translated: bool = True) -> Catalog:
     validated(vocabulary_path, lambda v: check_vocabulary(v, pack), vocabulary)
     examples_path = folder / "nlu.yml"
     examples = validated(examples_path, Examples.model_validate, read(examples_path))
-    elements = None
-    if pack.quote:
-        elements_path = folder / pack.quote.elements
-        elements = validated(elements_path, Elements.model_validate, read(elements_path))
-        missing = [e.example for e in drawn_examples(elements) if e.example and not (folder / e.example).is_file()]
-        if missing:
-            raise DataError(f"{elements_path}: example images {sorted(set(missing))[:5]} are not in the pack")
-        drifted = drifted_elements(products, elements)
-        if drifted:
-            raise DataError(
-                f"{folder / pack.catalog.file}: items {drifted[:5]} disagree with {elements_path} (code, category or lowest price)"
-            )
+    extras = {name: data_reader(name).load(folder, settings, pack, products) for name, settings in pack.extensions.items()}
     prompts = {}
     for stage, phase in pack.prompting.phases.items() if pack.prompting else []:
         if phase.prompt:
@@ -68,10 +57,10 @@ def load_catalog(folder: Path, translated: bool = True) -> Catalog:
                 raise DataError(f"{folder / 'pack.yaml'}: prompting.phases.{stage}.prompt: {phase.prompt} is not in the pack")
             prompts[stage] = path.read_text(encoding="utf-8").strip()
     try:
-        versions = _versions(folder, pack, faq, elements) if translated else {}
+        versions = _versions(folder, pack, faq, extras) if translated else {}
         if versions:
-            pack, faq, vocabulary = _known_in_every_language(pack, faq, vocabulary, versions)
-            versions = _versions(folder, pack, faq, elements)  # the translations know the same words
+            pack, faq, vocabulary, extras = _known_in_every_language(pack, faq, vocabulary, extras, versions)
+            versions = _versions(folder, pack, faq, extras)  # the translations know the same words
         return Catalog(
             name=pack.business.name,
             own_pack=pack,
@@ -79,7 +68,7 @@ def load_catalog(folder: Path, translated: bool = True) -> Catalog:
             own_faq=faq,
             vocabulary=vocabulary,
             examples=examples,
-            own_elements=elements,
+            own_extras=extras,
             prompts=prompts,
             versions=versions,
         )
@@ -93,7 +82,7 @@ UNIT_KEYWORDS = frozenset({"currency", "percent"})  # units the engine formats i
 ENGINE_TEXTS = frozenset([*DEFAULT_TEXTS.values(), *(str(f.default) for f in Labels.model_fields.values())])
 
 
-def _versions(folder: Path, pack: Pack, faq: list[FaqEntry], elements: Elements | None) -> dict[str, Version]:
+def _versions(folder: Path, pack: Pack, faq: list[FaqEntry], extras: dict[str, BaseModel]) -> dict[str, Version]:
     """The pack in each language it replies in besides its own (once the pack has a translation
     file for it), and in its own where the engine's sentences (English) need translating into it
     (once the engine has one). Until then that language is replied to in the pack's own words."""
@@ -107,19 +96,19 @@ def _versions(folder: Path, pack: Pack, faq: list[FaqEntry], elements: Elements 
             continue  # not translated yet: replies in the pack's own words
         table, engine = read_table(path), read_table(engine_path)
         translate = Translator(code, own, ENGINE_TEXTS, table, engine, path, UNIT_KEYWORDS)
-        versions[code] = translated_version(code, translate, pack, faq, elements)
+        versions[code] = translated_version(code, translate, pack, faq, extras)
         translate.check()
     return versions
 
 
-def translated_version(code: str, translate: Translator, pack: Pack, faq: list[FaqEntry], elements: Elements | None) -> Version:
+def translated_version(code: str, translate: Translator, pack: Pack, faq: list[FaqEntry], extras: dict[str, BaseModel]) -> Version:
     """The pack's words in language `code`; what the translation lacks is on `translate.problems`."""
     whole = pack.model_copy(update={"texts": {**DEFAULT_TEXTS, **pack.texts}})  # every sentence, said in the pack's words
     own = pack.language
     return Version(
         pack=walk(whole, translate),
         faq=[_article(entry, code, own, translate) for entry in faq],
-        elements=walk(elements, translate),
+        extras={name: walk(data, translate) for name, data in extras.items()},
     )
 
 
@@ -147,36 +136,13 @@ def _article(entry: FaqEntry, code: str, own: str, translate: Translator) -> Faq
 
 
 def _known_in_every_language(
-    pack: Pack, faq: list[FaqEntry], vocabulary: Vocabulary, versions: dict[str, Version]
-) -> tuple[Pack, list[FaqEntry], Vocabulary]:
+    pack: Pack, faq: list[FaqEntry], vocabulary: Vocabulary, extras: dict[str, BaseModel], versions: dict[str, Version]
+) -> tuple[Pack, list[FaqEntry], Vocabulary, dict[str, BaseModel]]:
     """The pack's own words extended by their translations wherever a customer may say them
     back: a quick reply tapped in Bangla picks the same option, a help question asked as the
     translation puts it finds its article."""
     said = list(versions.values())
-
-    def options(name: str, flow: Flow) -> Flow:
-        steps = []
-        for i, step in enumerate(flow.steps):
-            slots = []
-            for j, slot in enumerate(step.collect):
-                told = {
-                    key: option.model_copy(
-                        update={
-                            "words": _new(
-                                option.words,
-                                option.choice,
-                                *(_flow(v.pack, name).steps[i].collect[j].options[key].choice for v in said),
-                            )
-                        }
-                    )
-                    for key, option in slot.options.items()
-                }
-                slots.append(slot.model_copy(update={"options": told}) if told else slot)
-            steps.append(step.model_copy(update={"collect": slots}))
-        return flow.model_copy(update={"steps": steps})
-
-    flows = {name: options(name, flow) for name, flow in pack.flows.items()}
-    concierge = pack.concierge.model_copy(update={"flow": options("", pack.concierge.flow)}) if pack.concierge else None
+    flows = {name: said_back(flow, [v.pack.flows[name] for v in said]) for name, flow in pack.flows.items()}
     facts = {}
     for name, fact in pack.profile.items():  # a category's choices say its values, in order
         if told := vocabulary.facts.get(name):
@@ -186,14 +152,32 @@ def _known_in_every_language(
             }
     questions = {entry.id: [e.question for v in said for e in v.faq if e.id == entry.id] for entry in faq}
     return (
-        pack.model_copy(update={"flows": flows, "concierge": concierge}),
+        pack.model_copy(update={"flows": flows}),
         [entry.model_copy(update={"paraphrases": _new(entry.paraphrases, *questions[entry.id])}) for entry in faq],
         vocabulary.model_copy(update={"facts": {**vocabulary.facts, **facts}}),
+        {name: data_reader(name).said_back(data, [v.extras[name] for v in said]) for name, data in extras.items()},
     )
 
 
-def _flow(pack: Pack, name: str) -> Flow:
-    return pack.flows[name] if name else pack.concierge.flow  # type: ignore[union-attr]
+def said_back(flow: Flow, translations: list[Flow]) -> Flow:
+    """A flow whose options also know the words each translation gives their choices."""
+    steps = []
+    for i, step in enumerate(flow.steps):
+        slots = []
+        for j, slot in enumerate(step.collect):
+            told = {
+                key: option.model_copy(
+                    update={
+                        "words": _new(
+                            option.words, option.choice, *(t.steps[i].collect[j].options[key].choice for t in translations)
+                        )
+                    }
+                )
+                for key, option in slot.options.items()
+            }
+            slots.append(slot.model_copy(update={"options": told}) if told else slot)
+        steps.append(step.model_copy(update={"collect": slots}))
+    return flow.model_copy(update={"steps": steps})
 
 
 def _new(known: list[str], *more: str) -> list[str]:

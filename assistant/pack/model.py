@@ -29,7 +29,6 @@ from assistant.pack.constraints import Constraint
 from assistant.pack.flows import BUILT_STAGES, Flow
 from assistant.pack.handover import HandoverRules
 from assistant.pack.translations import REPLY_LANGUAGE
-from extensions.homologation.elements import Elements, QuoteSetup
 
 FilterValue = str | int | float | list[str]  # one value, an amount, or any of several values
 FactValue = str | int  # what the customer told of a fact: a category's value, an amount or a number
@@ -42,7 +41,6 @@ AgentName = Literal["retriever", "comparator", "eligibility", "booking", "suppor
 ToolName = Literal[
     "search_products", "search_faq", "compare_products", "check_eligibility", "calculate", "identify", "select_variant", "tariff",
 ]  # fmt: skip
-QUOTE_TOOLS: tuple[ToolName, ...] = ("identify", "select_variant", "tariff")
 # What a message can ask for; a pack's nlu.yml gives examples of the ones its business serves.
 IntentName = Literal[
     "product_info", "comparison", "eligibility_check", "feature_query", "faq", "support", "calculate", "greeting",
@@ -270,21 +268,6 @@ class Rule(Strict):
         return [self.in_] if self.in_ else [self.at_least] if self.at_least else list(self.between or ())
 
 
-class ConciergeSetup(Strict):
-    """The restaurant concierge (POST /assistant): its calendar, its members, its default channel,
-    and the Schema-Guided Dialogue schema its instructions are read by (assistant.understanding.nlu)."""
-
-    calendar: str  # restaurant id -> weekday -> fully booked "HH:MM" slots (the simulated availability)
-    members: str  # registered users: user_id, name, phone
-    service_schema: str  # SGD schema: the slots (city, locality, cuisine, restaurant_name, date, time, party_size)
-    default_channel: Literal["sms", "whatsapp"] = "sms"
-    channels: dict[Literal["sms", "whatsapp"], list[str]] = {}  # what customers call each: "text message", "wa"
-    flow: Flow  # what an instruction must say, asked for in this order (the flow engine's questions)
-
-
-CONCIERGE_ATTRIBUTES = ("city", "locality", "address", "cuisines", "rating", "opens", "closes", "tables")
-
-
 class GoalKind(Strict):
     shown: ClassVar[tuple[str, ...]] = ("resumed",)
 
@@ -481,7 +464,6 @@ DEFAULT_TOOLS: dict[AgentName, list[ToolName]] = {
     "eligibility": ["check_eligibility"],
     "booking": [],
     "support": ["search_faq"],
-    "quote": list(QUOTE_TOOLS),
     "formatter": [],
 }
 
@@ -524,12 +506,11 @@ class Pack(Strict):
     profile: dict[Annotated[str, Field(pattern=NAME_PATTERN)], CustomerFact] = {}  # what customers tell, in asking order
     eligibility: list[Rule] = []
     flows: dict[str, Flow] = {}  # what goals collect step by step (assistant/pack/flows.py)
-    concierge: ConciergeSetup | None = None
-    extensions: list[Annotated[str, Field(pattern=NAME_PATTERN)]] = []  # what it loads of extensions/ (extensions/base.py)
+    # the extensions it loads (extensions/<name>/), each with its settings (assistant/pack/extension.py)
+    extensions: dict[Annotated[str, Field(pattern=NAME_PATTERN)], dict[str, Any]] = {}
     goals: dict[str, GoalKind] = {}
     tools: dict[AgentName, list[ToolName]] = Field(default_factory=lambda: dict(DEFAULT_TOOLS))  # which tools each agent may call
     texts: dict[str, str] = {}  # the pack's own words; the engine's defaults say the rest (Catalog.text)
-    quote: QuoteSetup | None = None  # what customers can ask a price for (assistant/pack/quotes.py)
     constraints: list[Constraint] = []  # rules on every reply (assistant/pack/constraints.py)
     prompting: Prompting | None = None  # LLM mode's prompt module per phase; None: one prompt
     handover: HandoverRules = HandoverRules()  # when people take a conversation over (assistant/pack/handover.py)
@@ -580,9 +561,6 @@ class Pack(Strict):
             raise ValueError(f"romanised_reply '{self.romanised_reply}' is not among languages {self.languages}")
         if self.language not in self.languages:
             raise ValueError(f"page.lang '{self.page.lang}' is not among languages {self.languages}")
-        lacking = [a for a in CONCIERGE_ATTRIBUTES if self.concierge and a not in self.attributes]
-        if lacking:
-            raise ValueError(f"the concierge needs the attributes {lacking}")
         unknown = [i for kind in self.goals.values() for i in kind.intents if i not in INTENTS]
         if unknown:
             raise ValueError(f"goals name intents {unknown}; known: {list(INTENTS)}")
@@ -643,7 +621,6 @@ class Pack(Strict):
         needs: list[tuple[AgentName, ToolName]] = [("retriever", "search_products"), ("comparator", "compare_products")]
         needs += [("eligibility", "check_eligibility")] if self.eligibility else []
         needs += [(flow.agent, "search_faq") for flow in self.flows.values() if flow.action == "troubleshoot"]
-        needs += [("quote", tool) for tool in QUOTE_TOOLS] if self.quote else []
         for agent, tool in needs:
             if tool not in self.tools.get(agent, []):
                 raise ValueError(f"tools.{agent} needs {tool}")
@@ -844,14 +821,14 @@ class Version(BaseModel):
 
     pack: Pack
     faq: list[FaqEntry]
-    elements: Elements | None = None
+    extras: dict[str, BaseModel] = {}  # the extensions' data, by extension
 
 
 class Catalog(BaseModel):
     """One business's whole data set, loaded once per app.
 
     Its words are in the language the current turn replies in (translations.speaking): `pack`,
-    `faq` and `elements` are that language's version where the pack has one, its own otherwise.
+    `faq` and each extension's data are that language's version where the pack has one, its own otherwise.
     Understanding reads the pack's own (`own_pack`), whose words know every translation."""
 
     model_config = ConfigDict(populate_by_name=True)
@@ -862,7 +839,7 @@ class Catalog(BaseModel):
     own_faq: list[FaqEntry] = Field(alias="faq")
     vocabulary: Vocabulary
     examples: Examples
-    own_elements: Elements | None = Field(default=None, alias="elements")  # pack.yaml's quote.elements, where the pack quotes
+    own_extras: dict[str, BaseModel] = Field(default={}, alias="extras")  # each extension's data (assistant/pack/extension.py)
     prompts: dict[str, str] = {}  # each phase's prompt module (pack.yaml prompting), read from its file
     versions: dict[str, Version] = {}  # by language code: the pack's words in the other languages it replies in
 
@@ -880,10 +857,10 @@ class Catalog(BaseModel):
         version = self._version()
         return version.faq if version else self.own_faq
 
-    @property
-    def elements(self) -> Elements | None:
+    def extra(self, extension: str) -> BaseModel:
+        """The data of one of the pack's extensions, in the reply's language."""
         version = self._version()
-        return version.elements if version else self.own_elements
+        return (version.extras if version else self.own_extras)[extension]
 
     @property
     def language(self) -> str:

@@ -30,7 +30,7 @@ def main(argv: list[str]) -> int:
     path = args.file or folder / FOLDER / f"{args.lang}.yaml"
     engine = args.engine_file or ENGINE_FOLDER / f"{args.lang}.yaml"
     translate = Translator(args.lang, catalog.language, ENGINE_TEXTS, read_table(path), read_table(engine), path, UNIT_KEYWORDS)
-    translated_version(args.lang, translate, catalog.own_pack, catalog.own_faq, catalog.own_elements)
+    translated_version(args.lang, translate, catalog.own_pack, catalog.own_faq, catalog.own_extras)
     engine_only = {text: where for text, where in translate.missing.items() if text in ENGINE_TEXTS}
     missing = engine_only if args.engine else {t: w for t, w in translate.missing.items() if t not in ENGINE_TEXTS}
     target = engine if args.engine else path

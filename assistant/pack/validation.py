@@ -1,12 +1,10 @@
 """Checks across a pack's files, which no one file's schema can make: the catalog's items
 against the attributes pack.yaml declares, the vocabulary and the help articles against its
-filters, and a quoting pack's elements against its catalog."""
+filters (an extension checks its own data against the pack as it loads it)."""
 
 from __future__ import annotations
 
-from assistant.pack.examples import Example
 from assistant.pack.model import CUES, FaqEntry, Pack, Product, Vocabulary
-from extensions.homologation.elements import Elements
 
 
 def check_item(item: Product, pack: Pack) -> None:
@@ -90,30 +88,3 @@ def _is_number(text: str) -> bool:
     except ValueError:
         return False
     return True
-
-
-def drifted_elements(products: list[Product], elements: Elements) -> list[str]:
-    """The elements the catalog lists otherwise than the tariff: each once, by its code, in its
-    category, from its lowest price; so what a search shows and what a quote charges agree."""
-    listed: dict[str, list[Product]] = {}
-    for product in products:
-        listed.setdefault(str(product.value("code")), []).append(product)
-    drifted = sorted(set(listed) - set(elements.elements))
-    for code, element in elements.elements.items():
-        options = element.variants.options.values() if element.variants else []
-        prices = [option.price if option.price is not None else element.price for option in options] or [element.price]
-        found = listed.get(code, [])
-        lowest = min(price for price in prices if price is not None)
-        if len(found) != 1 or found[0].value("category") != element.category or found[0].value("price") != lowest:
-            drifted.append(code)
-    return drifted
-
-
-def drawn_examples(elements: Elements) -> list[Example]:
-    """Every photo and document the pack draws an example of."""
-    found = [*elements.documents]
-    for element in elements.elements.values():
-        found += element.photos
-        for variant in element.variants.options.values() if element.variants else []:
-            found += variant.photos or []
-    return found

@@ -28,8 +28,9 @@ from assistant.pack.flows import DOCUMENTS_STAGE, ELEMENT_STAGE, Flow, Option, S
 from assistant.pack.model import Catalog
 from assistant.pack.texts import every_way, one_of, say
 from assistant.tools.validators import Check
+from extensions.homologation.data import NAME, data_of
 from extensions.homologation.elements import DataField, Elements
-from extensions.homologation.quote import NAME, images, kept_quote
+from extensions.homologation.quote import images, kept_quote
 from extensions.homologation.tariff import mentions
 
 ELEMENTS = "case_elements"  # the slots that hold the codes quoted when the case opened, and its price
@@ -52,14 +53,12 @@ class CaseDesk:
     """Runs the pack's `submit` flows."""
 
     def __init__(self, catalog: Catalog, engine: FlowEngine, store: Submitter, clock: Callable[[], dt.datetime]):
-        assert catalog.elements is not None, "a case is of the elements quoted: the pack quotes"
         self.catalog, self.engine, self.store, self.clock = catalog, engine, store, clock
 
     @property
     def elements(self) -> Elements:
         """The elements in the reply's language (their warnings, photos' labels, the tax note)."""
-        assert self.catalog.elements is not None, "a case is of the elements quoted: the pack quotes"
-        return self.catalog.elements
+        return data_of(self.catalog).elements
 
     def flow(self, name: str, slots: dict[str, Any]) -> Flow:
         """The pack's flow with the steps of the elements quoted first."""
@@ -72,12 +71,12 @@ class CaseDesk:
         return self._aside(name, text) is not None
 
     def _aside(self, name: str, text: str) -> Aside | None:
-        words, setup = self.engine.flow(name).progress_words, self.catalog.pack.quote
+        words, setup = self.engine.flow(name).progress_words, data_of(self.catalog).setup
         if words and phrases(words).search(text):
             return "progress"
-        if setup and mentions(text, setup.asks_price):
+        if mentions(text, setup.asks_price):
             return "price"
-        if setup and mentions(text, setup.asks_images):
+        if mentions(text, setup.asks_images):
             return "images"
         return None
 
@@ -317,7 +316,7 @@ def build(flow: Flow, codes: Sequence[str], elements: Elements, catalog: Catalog
             slot = Slot(slot=f"e{index}_photos", kind="attachment", ask=ask, label=label, needs=needs)
             steps.append(Step(collect=[slot], phase=name, stage=ELEMENT_STAGE))
         fields = elements.fields_of(code)
-        own = catalog.own_elements.fields_of(code) if catalog.own_elements else fields  # the options' values, untranslated
+        own = data_of(catalog, own=True).elements.fields_of(code)  # the options' values, untranslated
         if fields:
             slots = [_field_slot(index, f, source, catalog) for f, source in zip(fields, own, strict=True)]
             steps.append(Step(collect=slots, phase=name, stage=ELEMENT_STAGE))

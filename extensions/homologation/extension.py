@@ -18,8 +18,9 @@ from assistant.pack.model import Catalog
 from extensions.base import Extension
 from extensions.homologation import case_store, routes
 from extensions.homologation.case import CaseDesk
+from extensions.homologation.data import NAME, data_of
 from extensions.homologation.elements import Elements, QuoteSetup
-from extensions.homologation.quote import NAME, keep, kept_quote, step, wants
+from extensions.homologation.quote import keep, kept_quote, step, wants
 from extensions.homologation.replies import quotation, quote_question, quoted_facts
 from extensions.homologation.tariff import identify, select_variant, tariff
 
@@ -36,14 +37,12 @@ class Homologation(Extension):
 
     @property
     def setup(self) -> QuoteSetup:
-        assert self.catalog.pack.quote is not None, "the homologation pack's quote: section (checked at start-up)"
-        return self.catalog.pack.quote
+        return data_of(self.catalog).setup
 
     @property
     def elements(self) -> Elements:
         """The elements in the reply's language (their warnings), read at each call."""
-        assert self.catalog.elements is not None, "the homologation pack's elements (checked at start-up)"
-        return self.catalog.elements
+        return data_of(self.catalog).elements
 
     def tools(self) -> dict[str, Callable[..., Any]]:
         return {

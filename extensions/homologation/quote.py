@@ -40,7 +40,6 @@ from extensions.homologation.tariff import (
     select_variant,
 )
 
-NAME = "homologation"  # the extension's name: what it keeps in a session is under it
 Call = Callable[..., Any]  # a quotation tool by name, through the tool gateway
 Pick = Callable[[str, str], str | None]  # select_variant: an element's variant a message says, if any
 

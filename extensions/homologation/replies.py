@@ -9,6 +9,7 @@ import json
 from assistant.pack.display import money
 from assistant.pack.model import Catalog
 from assistant.pack.texts import one_of, say
+from extensions.homologation.data import data_of
 from extensions.homologation.quote import Quote, QuoteStep
 from extensions.homologation.tariff import Line, Tariff
 
@@ -56,8 +57,7 @@ def _settled(step: QuoteStep, catalog: Catalog) -> str | None:
 
 def _priced(quote: Quote, priced: Tariff, catalog: Catalog) -> dict[str, str]:
     """A price's words: its amount, currency, tax note and the elements it is for."""
-    elements = catalog.elements
-    assert elements is not None, "a pack that quotes has its elements"
+    elements = data_of(catalog).elements
     amount = f"{priced.price:.0f}" if float(priced.price).is_integer() else f"{priced.price:.2f}"
     what = one_of([elements.name_of(code) for code in quote.elements], catalog, "and")
     return {"amount": amount, "currency": catalog.business.currency_symbol, "tax_note": priced.tax_note, "what": what}
@@ -71,8 +71,7 @@ def _tariff_line(line: Line, catalog: Catalog) -> str:
 
 def _quote_changes(step: QuoteStep, catalog: Catalog) -> str | None:
     """What the message did to the job quoted before: elements added, variants swapped, or a new quote in its place."""
-    elements = catalog.elements
-    assert elements is not None, "a pack that quotes has its elements"
+    elements = data_of(catalog).elements
     if step.added:
         return say(catalog, "quote_added", added=one_of([elements.name_of(code) for code in step.added], catalog, "and"))
     if step.swapped:

@@ -39,11 +39,12 @@ from assistant.language import blank, phrases
 from assistant.language.phones import PHONE_LIKE, e164
 from assistant.language.privacy import CODE_LIKE, masked, redact_codes
 from assistant.pack.flows import Flow
-from assistant.pack.model import Catalog, ConciergeSetup, DataError, Product
+from assistant.pack.model import Catalog, DataError, Product
 from assistant.pack.texts import day_words, say
 from assistant.understanding.nlu import DONTCARE, SchemaUnderstanding
 from assistant.understanding.reader import normalise
 from extensions.restaurants.calls import Unreachable
+from extensions.restaurants.data import ConciergeSetup, setup_of
 from extensions.restaurants.services import INDIAN, TOO_MANY, in_locality, is_open, serves
 from extensions.restaurants.tables import Notification, NotSent, Reminder, Reservation, Table, Tables, day_of
 
@@ -123,7 +124,6 @@ class Concierge:
         self.zone = ZoneInfo(catalog.business.timezone)
         self.clock = clock or (lambda: dt.datetime.now(self.zone))
         self.languages = catalog.languages
-        assert catalog.pack.concierge is not None, "a concierge is made only for a pack that declares one"
         self._plans = SharedSQLite(
             plans_db, "CREATE TABLE IF NOT EXISTS concierge_plans (user_id TEXT PRIMARY KEY, body TEXT NOT NULL)"
         )
@@ -137,8 +137,7 @@ class Concierge:
     @property
     def setup(self) -> ConciergeSetup:
         """The pack's concierge in the reply's language (its questions)."""
-        assert self.catalog.pack.concierge is not None, "a concierge is made only for a pack that declares one"
-        return self.catalog.pack.concierge
+        return setup_of(self.catalog)
 
     @property
     def flow(self) -> Flow:

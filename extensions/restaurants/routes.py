@@ -33,6 +33,7 @@ from assistant.web.errors import ApiError, json_object
 from assistant.web.identity import caller
 from assistant.web.openapi import SIGNED_IN_OR_GUEST, Fragment, component, describe, errors, json_answer
 from assistant.web.ratelimit import LIMITER
+from extensions.restaurants.data import setup_of
 from extensions.restaurants.planner import Concierge, ServiceReader, load_members
 from extensions.restaurants.services import ConciergeServices
 from extensions.restaurants.tables import Tables
@@ -54,13 +55,7 @@ class AssistantRequest(BaseModel):
 
 @bp.post("/assistant")
 def assistant() -> Response:
-    concierge = CONCIERGE.find()
-    if concierge is None:
-        raise ApiError(
-            404,
-            "no_concierge",
-            "This assistant's pack has no concierge: a pack declares one in pack.yaml (DOMAIN=restaurants has one).",
-        )
+    concierge = CONCIERGE.get()
     body = json_object('{"user_id": "u1", "instruction": "..."}')
     asked = AssistantRequest.model_validate(body)
     member = caller().customer_id
@@ -153,14 +148,12 @@ def _contract(catalog: Catalog) -> Fragment:
 
 
 def init_app(app: Flask) -> None:
-    """POST /assistant, and for a pack with a concierge (the restaurants') the concierge behind it,
-    the reader of its service schema and its tables, which the chat reads messages and books with too."""
+    """POST /assistant and the concierge behind it, the reader of its service schema and its
+    tables, which the chat reads messages and books with too."""
     app.register_blueprint(bp)
     describe(app, _contract)
     catalog = CATALOG.get(app)
-    setup = catalog.pack.concierge
-    if setup is None:
-        return
+    setup = setup_of(catalog)
     pack = SETTINGS.get(app).pack_dir
     reader = SERVICE_READER.put(app, ServiceReader(catalog, _json(pack / setup.service_schema)))
     settings = SETTINGS.get(app)

@@ -27,6 +27,7 @@ from assistant.language.privacy import masked
 from assistant.pack.model import Catalog, DataError, Product
 from assistant.pack.texts import day_words, say
 from extensions.restaurants.calls import Unreachable
+from extensions.restaurants.data import setup_of
 from extensions.restaurants.services import MAX_GUESTS, TOO_MANY, ConciergeServices, is_open
 
 log = logging.getLogger("assistant.concierge")
@@ -87,12 +88,11 @@ class Tables:
     """Reserve, confirm and remind over the concierge's services."""
 
     def __init__(self, catalog: Catalog, services: ConciergeServices):
-        assert catalog.pack.concierge is not None, "tables are booked only in a pack with a concierge"
         self.catalog = catalog
         self.services = services
-        self.channel: Channel = catalog.pack.concierge.default_channel
+        self.channel: Channel = setup_of(catalog).default_channel
         self.zone = ZoneInfo(catalog.business.timezone)
-        flows = {"concierge.flow": catalog.pack.concierge.flow}
+        flows = {"extensions.restaurants.flow": setup_of(catalog).flow}
         flows |= {f"flows.{name}": flow for name, flow in catalog.pack.flows.items() if flow.action == "reserve"}
         wider = [
             f"{where}.{s.slot}" for where, f in flows.items() for s in f.slots() if s.kind == "number" and not _within(s.range)
