@@ -88,7 +88,7 @@ def test_the_summary_is_one_pdf_page(app, client, session):
 
 
 def full(session: str, photos: list[str]) -> dict:
-    """A case as the case desk hands it in (assistant/dialogue/case.py)."""
+    """A case as the case desk hands it in (extensions/homologation/case.py)."""
     return {
         "session_id": session,
         "title": "Expediente de homologación",

@@ -150,3 +150,12 @@ def test_a_pack_must_give_every_stage_a_phase(tmp_path):
     (folder / "pack.yaml").write_text(yaml.safe_dump(pack, allow_unicode=True), encoding="utf-8")
     with pytest.raises(DataError, match="nowhere.md is not in the pack"):
         load_catalog(folder)
+    pack["prompting"]["phases"]["personal"] = {"prompt": "prompts/personal.md"}
+    pack["prompting"]["phases"]["haggling"] = {"prompt": "prompts/personal.md"}  # no step, nor the extension, has it
+    (folder / "pack.yaml").write_text(yaml.safe_dump(pack, allow_unicode=True), encoding="utf-8")
+    with pytest.raises(DataError, match=r"prompting.phases \['haggling'\]: no flow step has that stage"):
+        load_catalog(folder)
+    del pack["prompting"]["phases"]["haggling"]
+    pack["prompting"]["phases"]["element"] = {"prompt": "prompts/personal.md"}  # a stage the extension's case steps have
+    (folder / "pack.yaml").write_text(yaml.safe_dump(pack, allow_unicode=True), encoding="utf-8")
+    assert "element" in load_catalog(folder, translated=False).own_pack.prompting.phases

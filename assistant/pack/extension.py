@@ -20,6 +20,8 @@ from assistant.pack.model import DataError, Pack, Product
 
 
 class ExtensionData(Protocol):
+    stages: tuple[str, ...]  # the prompt phases of the steps it builds (pack.yaml prompting.phases may name them)
+
     def load(self, folder: Path, settings: dict[str, Any], pack: Pack, products: list[Product]) -> BaseModel:
         """Its settings and the files they name, checked against the pack (DataError says which file and what)."""
         ...

@@ -22,16 +22,15 @@ from assistant.tools.validators import Check
 # files sent with the message (photos, PDFs), or an e-mail address.
 SlotKind = Literal["item", "choice", "date", "time", "person", "phone", "number", "text", "notes", "filter", "attachment", "email"]
 AttachmentKind = Literal["image", "pdf"]
-# book: the desk's own booking; reserve: the concierge's table (POST /assistant and the chat alike);
-# submit: a case handed to the office (assistant/dialogue/case.py)
+# book: the desk's own booking; reserve: a booking with the service a pack's extension provides;
+# submit: a case handed to an office (a flow action a pack's extension provides)
 FlowAction = Literal["book", "troubleshoot", "reserve", "submit"]
 AgentOfFlow = Literal["booking", "support"]
 RESERVES_WITH = ("date", "time", "number", "person", "phone")  # a table: when, for how many, for whom
 FORM_KINDS = ("choice", "person", "phone", "number", "text", "attachment", "email")  # what `reads: asked` reads
-# The stages LLM mode knows without a flow step naming them (pack.yaml `prompting.phases`): a quote
-# being given, a case's steps built per element and for the base documents, and a case handed in.
-QUOTE_STAGE, ELEMENT_STAGE, DOCUMENTS_STAGE, DONE_STAGE = "quote", "element", "documents", "completed"
-BUILT_STAGES = (QUOTE_STAGE, ELEMENT_STAGE, DOCUMENTS_STAGE, DONE_STAGE)
+# The stage LLM mode knows without a flow step naming it (pack.yaml `prompting.phases`): a flow
+# done; a pack's extensions add the stages of the steps they build (assistant/pack/extension.py).
+DONE_STAGE = "completed"
 # What sets a flow aside by default: questions, searches and other requests (a pack's
 # troubleshooting, whose answers sound like questions, narrows it).
 INTERRUPTED_BY = ("faq", "feature_query", "comparison", "eligibility_check", "calculate", "support", "product_info")

@@ -8,7 +8,7 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from assistant.pack.extension import data_reader
-from assistant.pack.flows import Flow
+from assistant.pack.flows import DONE_STAGE, Flow
 from assistant.pack.ingest import read, rows_from_csv, validated
 from assistant.pack.model import (
     DEFAULT_TEXTS,
@@ -48,7 +48,13 @@ def load_catalog(folder: Path, translated: bool = True) -> Catalog:
     validated(vocabulary_path, lambda v: check_vocabulary(v, pack), vocabulary)
     examples_path = folder / "nlu.yml"
     examples = validated(examples_path, Examples.model_validate, read(examples_path))
-    extras = {name: data_reader(name).load(folder, settings, pack, products) for name, settings in pack.extensions.items()}
+    readers = {name: data_reader(name) for name in pack.extensions}
+    extras = {name: readers[name].load(folder, settings, pack, products) for name, settings in pack.extensions.items()}
+    stages = {DONE_STAGE, *(step.stage for flow in pack.flows.values() for step in flow.steps if step.stage)}
+    stages |= {stage for reader in readers.values() for stage in reader.stages}
+    unknown = sorted(set(pack.prompting.phases) - stages) if pack.prompting else []
+    if unknown:
+        raise DataError(f"{folder / 'pack.yaml'}: prompting.phases {unknown}: no flow step has that stage; known: {sorted(stages)}")
     prompts = {}
     for stage, phase in pack.prompting.phases.items() if pack.prompting else []:
         if phase.prompt:

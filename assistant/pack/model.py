@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from assistant.language import DateOrder, Languages, load_languages
 from assistant.pack.constraints import Constraint
-from assistant.pack.flows import BUILT_STAGES, Flow
+from assistant.pack.flows import Flow
 from assistant.pack.handover import HandoverRules
 from assistant.pack.translations import REPLY_LANGUAGE
 
@@ -638,7 +638,8 @@ class Pack(Strict):
                 raise ValueError(f"constraints.{rule.name}: template '{rule.template}' is not a text the engine says")
 
     def _check_prompting(self) -> None:
-        """Every stage a flow step names has its phase, and every phase is a stage."""
+        """Every stage a flow step names has its phase (the loader checks every phase is a stage:
+        extensions add the stages of the steps they build)."""
         stages = {step.stage for flow in self.flows.values() for step in flow.steps if step.stage}
         if self.prompting is None:
             if stages:
@@ -648,9 +649,6 @@ class Pack(Strict):
         missing = sorted(stages - set(phases))
         if missing:
             raise ValueError(f"flows name stages {missing}, which prompting.phases lacks")
-        unknown = sorted(set(phases) - stages - set(BUILT_STAGES))
-        if unknown:
-            raise ValueError(f"prompting.phases {unknown}: no flow step has that stage; the engine's are {list(BUILT_STAGES)}")
 
     @model_validator(mode="after")
     def _scales_for_money(self) -> Pack:

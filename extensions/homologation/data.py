@@ -17,6 +17,9 @@ from extensions.homologation.elements import Elements, QuoteSetup
 
 NAME = "homologation"  # the extension's name: its data and what it keeps in a session are under it
 QUOTE_TOOLS = ("identify", "select_variant", "tariff")  # what its agent calls
+# The prompt phases of LLM mode it speaks in without a flow step naming them: a quote being given,
+# and a case's steps it builds per element and for the base documents.
+QUOTE_STAGE, ELEMENT_STAGE, DOCUMENTS_STAGE = "quote", "element", "documents"
 
 
 class HomologationData(BaseModel):
@@ -25,6 +28,8 @@ class HomologationData(BaseModel):
 
 
 class Data:
+    stages = (QUOTE_STAGE, ELEMENT_STAGE, DOCUMENTS_STAGE)
+
     def load(self, folder: Path, settings: dict[str, Any], pack: Pack, products: list[Product]) -> HomologationData:
         setup = validated(folder / "pack.yaml", QuoteSetup.model_validate, settings)
         path = folder / setup.elements

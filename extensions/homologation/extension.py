@@ -13,12 +13,11 @@ from assistant.booking.desk import BookingDesk
 from assistant.dialogue.commands import Cancel, first
 from assistant.dialogue.extension import FlowAction, Part
 from assistant.dialogue.state import Kept
-from assistant.pack.flows import QUOTE_STAGE
 from assistant.pack.model import Catalog
 from extensions.base import Extension
 from extensions.homologation import case_store, routes
 from extensions.homologation.case import CaseDesk
-from extensions.homologation.data import NAME, data_of
+from extensions.homologation.data import NAME, QUOTE_STAGE, data_of
 from extensions.homologation.elements import Elements, QuoteSetup
 from extensions.homologation.quote import keep, kept_quote, step, wants
 from extensions.homologation.replies import quotation, quote_question, quoted_facts

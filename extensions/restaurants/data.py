@@ -33,6 +33,8 @@ class ConciergeSetup(BaseModel):
 
 
 class Data:
+    stages: tuple[str, ...] = ()
+
     def load(self, folder: Path, settings: dict[str, Any], pack: Pack, products: list[Product]) -> ConciergeSetup:
         setup = validated(folder / "pack.yaml", ConciergeSetup.model_validate, settings)
         lacking = [a for a in ATTRIBUTES if a not in pack.attributes]
