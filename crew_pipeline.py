@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from flask import Flask
 
 from agents.crew import OFFLINE as AGENTS
-from agents.work import HELP_INTENTS, Services, TurnOutput, TurnRequest, TurnWork
+from agents.work import Services, TurnOutput, TurnRequest, TurnWork
 from assistant.attachments.store import ATTACHMENTS, AttachmentStore
 from assistant.booking.codes import BookingStore
 from assistant.booking.desk import BookingDesk
@@ -41,14 +41,14 @@ from assistant.language.privacy import phones_masked, redact_codes
 from assistant.pack import texts as formatting
 from assistant.pack.constraints import broken
 from assistant.pack.display import public_product
-from assistant.pack.model import Catalog, FactValue, FilterValue, Product
+from assistant.pack.model import HELP_INTENTS, NEEDS_PRODUCTS, Catalog, FactValue, FilterValue, Product
 from assistant.pack.translations import speaking
 from assistant.tools.filters import Filters
 from assistant.tools.gateway import ToolGateway
 from assistant.tools.retrieval import CATALOG, INDEX, CatalogIndex
 from assistant.understanding import guard
 from assistant.understanding.command_reader import CommandReader
-from assistant.understanding.reader import NEEDS_PRODUCTS, Intent, Understanding
+from assistant.understanding.reader import Intent, Understanding
 from assistant.understanding.router import Router
 from assistant.web import telemetry
 from extensions.base import EXTENSIONS, Extension

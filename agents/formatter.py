@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from agents.work import HELP_INTENTS, TurnWork, goal_of
+from agents.work import TurnWork, goal_of
 from assistant.dialogue.commands import Greet, ShowMore, first
 from assistant.pack import texts as formatting
+from assistant.pack.model import HELP_INTENTS
 
 
 def formatter(work: TurnWork) -> None:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from agents.help import calculate, look_up
-from agents.work import HELP_INTENTS, TurnWork
+from agents.work import TurnWork
 from assistant.dialogue.commands import ShowMore, first
+from assistant.pack.model import HELP_INTENTS
 
 
 def retriever(work: TurnWork) -> None:

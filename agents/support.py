@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from agents.help import calculate, look_up
-from agents.work import HELP_INTENTS, TurnWork, goal_of, said
+from agents.work import TurnWork, goal_of, said
 from assistant.dialogue.troubleshooting import find_fix
+from assistant.pack.model import HELP_INTENTS
 
 
 def support(work: TurnWork) -> None:

@@ -21,8 +21,6 @@ from assistant.tools.gateway import ToolGateway
 from assistant.tools.retrieval import CatalogIndex
 from assistant.understanding.reader import Intent
 
-HELP_INTENTS = ("faq", "out_of_scope", "unknown")  # answered by the help centre or handed to people
-
 
 @dataclass(frozen=True)
 class Services:
