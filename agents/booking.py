@@ -26,7 +26,7 @@ def booking(work: TurnWork) -> None:
     )
     profile = request.state.profile
     if profile and work.services.tools.allowed("booking", "check_eligibility"):  # an item they can't have is said first
-        work.out.verdicts = [work.call("booking", "check_eligibility", p, profile) for p in _newly_booked(work)] or None
+        work.out.verdicts = [work.tools.check_eligibility("booking", p, profile) for p in _newly_booked(work)] or None
 
 
 def _newly_booked(work: TurnWork) -> list[Product]:

@@ -13,10 +13,10 @@ def eligibility(work: TurnWork) -> None:
     catalog = services.catalog
 
     def open_to_them(products: list[Product]) -> list[Product]:
-        verdicts = [work.call("eligibility", "check_eligibility", p, profile) for p in products]
+        verdicts = [work.tools.check_eligibility("eligibility", p, profile) for p in products]
         return sorted((p for p, v in zip(products, verdicts, strict=True) if v.eligible), key=lambda p: rank_key(p, catalog))
 
-    out.verdicts = [work.call("eligibility", "check_eligibility", p, profile) for p in out.selection]
+    out.verdicts = [work.tools.check_eligibility("eligibility", p, profile) for p in out.selection]
     if out.across_catalog:  # "which cards can I get?"
         out.qualifying = open_to_them(out.selection)[: services.max_products]
     if profile and out.verdicts and all(v.eligible is False for v in out.verdicts):  # a student asking for credit cards

@@ -17,7 +17,7 @@ def look_up(work: TurnWork, agent: str) -> None:
     of scope, that an article answers becomes a faq turn (the pipeline says so)."""
     request, services, out = work.request, work.services, work.out
     question = request.intent.read_as or request.query
-    hits = work.call(agent, "search_faq", question, limit=SUGGESTIONS)
+    hits = work.tools.search_faq(agent, question, limit=SUGGESTIONS)
     if hits and services.index.help.answers(question, hits[0][0]):
         out.faq = hits[0][0]
     else:
@@ -32,7 +32,7 @@ def calculate(work: TurnWork, agent: str) -> None:
     priced = catalog.pack.search.rank_by  # what an item costs
     expression = " + ".join(str(p.value(priced)) for p in items) if items else request.intent.expression or ""
     try:
-        result = work.call(agent, "calculate", expression)
+        result = work.tools.calculate(agent, expression)
     except CalculationError as error:
         out.calculation = say(catalog, "calculation_failed", error=error)
         return

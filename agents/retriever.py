@@ -26,13 +26,13 @@ def retriever(work: TurnWork) -> None:
     always = services.catalog.pack.search.always  # never shown: an item out of stock
     named = [p for p in services.catalog.products_by_id(request.intent.named) if services.index.rules.matches(p, always)]
     if first(request.commands, ShowMore):  # the next ones: every match in rank order, less those shown
-        every = work.call("retriever", "search_products", request.query, filters, services.index.count_products(filters))
+        every = work.tools.search_products("retriever", request.query, filters, services.index.count_products(filters))
         out.selection = [p for p in every if p.id not in request.state.seen][: services.max_products]
     elif named:  # "show me the Legion 5", "is the G502 wireless?": the items named, whatever was searched before
         out.selection = named[: services.max_products]
     elif request.intent.rank:
-        out.selection = work.call("retriever", "ranked_products", filters, request.intent.rank, services.max_products)
+        out.selection = work.tools.ranked_products("retriever", filters, request.intent.rank, services.max_products)
     else:
         query = " ".join([request.query, *map(str, filters.values())])
-        out.selection = work.call("retriever", "search_products", query, filters, services.max_products)
+        out.selection = work.tools.search_products("retriever", query, filters, services.max_products)
     out.retrieved = True

@@ -17,7 +17,7 @@ def support(work: TurnWork) -> None:
     if request.intent.type in HELP_INTENTS:  # a question for the help centre, not a fault to fix
         look_up(work, "support")
         return
-    search = lambda query, device: work.call("support", "search_faq", query, limit=1, device=device)  # noqa: E731
+    search = lambda query, device: work.tools.search_faq("support", query, limit=1, device=device)  # noqa: E731
     relevant = lambda query, entry, score: services.index.relevant(query, entry, score, services.faq_min_similarity)  # noqa: E731
     assert services.desk is not None, "a flow runs on the desk's flow engine"
     goal = goal_of(work)
