@@ -229,7 +229,7 @@ class DialoguePolicy:
         else:
             resumed = board.finish(goal, "answered", keep=bool(step and step.booking))
         if resumed and not resumed.quiet:
-            work.out.reply = f"{work.out.reply}\n\n{formatting.resumed(resumed, self.catalog)}"
+            work.out.reply = f"{work.out.reply}\n\n{_resumed(resumed, self.catalog)}"
             work.out.ask_user, work.out.choices = resumed.next_question, resumed.choices
 
     def _stays_open(self, goal: Goal) -> bool:
@@ -240,3 +240,10 @@ class DialoguePolicy:
 def _question(spec: Filter | None, name: str) -> Asked:
     assert spec is not None and spec.question, "start-up made sure a required or clarifying filter has a question"
     return Asked(spec.question, list(spec.choices), name)
+
+
+def _resumed(goal: Goal, catalog: Catalog) -> str:
+    """A goal taken up again: the pack's words for it (or the engine's), and its next question."""
+    kind = catalog.pack.goal_kinds.get(goal.type)
+    back = kind.resumed if kind else formatting.say(catalog, "resumed")
+    return f"{back} {goal.next_question}" if goal.next_question else back
