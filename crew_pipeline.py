@@ -16,7 +16,9 @@ from typing import TYPE_CHECKING, Any
 from flask import Flask
 
 from agents.crew import OFFLINE as AGENTS
-from agents.work import HELP_INTENTS, Services, TurnOutput, TurnRequest, TurnWork
+from agents.registry import AGENTS as REGISTRY
+from agents.spec import Asked
+from agents.work import Services, TurnOutput, TurnRequest, TurnWork
 from assistant.attachments.store import ATTACHMENTS, AttachmentStore
 from assistant.booking.codes import BookingStore
 from assistant.booking.desk import BookingDesk
@@ -41,14 +43,14 @@ from assistant.language.privacy import phones_masked, redact_codes
 from assistant.pack import texts as formatting
 from assistant.pack.constraints import broken
 from assistant.pack.display import public_product
-from assistant.pack.model import Catalog, FactValue, FilterValue, Product
+from assistant.pack.model import HELP_INTENTS, NEEDS_PRODUCTS, Catalog, FactValue, FilterValue, Product
 from assistant.pack.translations import speaking
 from assistant.tools.filters import Filters
 from assistant.tools.gateway import ToolGateway
 from assistant.tools.retrieval import CATALOG, INDEX, CatalogIndex
 from assistant.understanding import guard
 from assistant.understanding.command_reader import CommandReader
-from assistant.understanding.reader import NEEDS_PRODUCTS, Intent, Understanding
+from assistant.understanding.reader import Intent, Understanding
 from assistant.understanding.router import Router
 from assistant.web import telemetry
 from extensions.base import EXTENSIONS, Extension
@@ -414,28 +416,11 @@ class CrewPipeline:
         extended: Extended | None = first(commands, Extended)
         if extended:  # the extension's own agent alone
             return [self._agent_of(extended.extension)]
-        agents: list[str] = []
-        at_hand = self._ranks_at_hand(intent, state)
-        fresh = not state.has_products() or (intent.rank is not None and not at_hand) or (bool(intent.named) and not selection)
-        searching = intent.type in NEEDS_PRODUCTS and (fresh or first(commands, ShowMore) is not None)
-        searching &= not (intent.type in ("feature_query", "comparison", "eligibility_check") and selection)  # at hand
-        if intent.type in HELP_INTENTS:  # whichever agent the pack lets read the help centre
-            agents.append(self.tools.agent_with("search_faq", "retriever"))
-        elif searching:
-            agents.append("retriever")
-        if intent.wants_comparison or at_hand:  # a table, or the items at hand ranked
-            agents.append("comparator")
-        if intent.wants_eligibility and self.catalog.pack.eligibility:
-            agents.append("eligibility")
-        flow = self.catalog.pack.flow_for(intent.type)
-        if flow:
-            agents.append(self.catalog.pack.flows[flow].agent)
-        if intent.type == "calculate":  # by the agent of the goal at hand, if its pack lets it
-            active = state.goals.active
-            supporting = active and self.reader.collecting(active) and self.catalog.pack.flows[active.type].agent == "support"
-            preferred = "support" if supporting else "retriever"
-            agents.append(self.tools.agent_with("calculate", preferred))
-        return agents
+        active = state.goals.active
+        collecting = self.catalog.pack.flows[active.type].agent if active and self.reader.collecting(active) else None
+        asked = Asked(intent, state, selection, commands, self.catalog, self.tools, self._ranks_at_hand(intent, state), collecting)
+        steps = [(step, agent.name) for agent in REGISTRY if (step := agent.needed(asked)) is not None]
+        return [name for _, name in sorted(steps, key=lambda needed: needed[0])]  # by step; one step's in the registry's order
 
     def _update_state(self, state: SessionState, work: TurnWork, answered: str, agents: list[str], query: str) -> None:
         """The session after the turn: the items found and shown, what the extensions keep, and the two messages."""

@@ -5,10 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from agents.help import faq_answer
+from agents.spec import Agent, Answer, Asked, Sections, Step
 from agents.work import TurnWork, goal_of, said
 from assistant.dialogue.commands import ConfirmChange, first
 from assistant.dialogue.flows import Said, Sent
-from assistant.pack.model import Product
+from assistant.pack.model import Catalog, Product
+from assistant.pack.texts import say
+from assistant.tools.eligibility import Verdict
 
 
 def booking(work: TurnWork) -> None:
@@ -26,7 +30,7 @@ def booking(work: TurnWork) -> None:
     )
     profile = request.state.profile
     if profile and work.services.tools.allowed("booking", "check_eligibility"):  # an item they can't have is said first
-        work.out.verdicts = [work.call("booking", "check_eligibility", p, profile) for p in _newly_booked(work)] or None
+        work.out.verdicts = [work.tools.check_eligibility("booking", p, profile) for p in _newly_booked(work)] or None
 
 
 def _newly_booked(work: TurnWork) -> list[Product]:
@@ -41,3 +45,31 @@ def _call(work: TurnWork, tool: str, *args: Any) -> Any:
     """A tool an extension's flow runs in this turn, as the booking agent (the pack's allow-list
     and its constraints hold: a price only from the tool that gives it)."""
     return work.call("booking", tool, *args)
+
+
+def needed(asked: Asked) -> Step | None:
+    """A flow it takes: a booking, or a flow an extension's action runs."""
+    return Step.FLOW if asked.flow_agent() == "booking" else None
+
+
+def show(answer: Answer, work: TurnWork, sections: Sections) -> None:
+    """A flow's step, whichever agent took it: the items it holds, an item booked that isn't open
+    to them said first, then the article that answers or the step's words, then its question."""
+    out, catalog = work.out, work.services.catalog
+    if answer is not Answer.FLOW:
+        return
+    step, flow = out.flow_step, catalog.pack.flows[goal_of(work).type]
+    assert step is not None, "a flow's answer has its step"
+    items = [step.slots.get(s.slot) for s in flow.slots() if s.kind == "item"] if flow.books else []
+    out.products = [p for p in catalog.products_by_id([i for i in items if i])]
+    refused = [v for v in out.verdicts or [] if v.eligible is False]
+    sections += [*(not_open(v, catalog) for v in refused), faq_answer(out.faq, catalog) if out.faq else step.text]
+    sections.append(out.ask_user)
+
+
+AGENT = Agent("booking", (), needed, booking, show)
+
+
+def not_open(verdict: Verdict, catalog: Catalog) -> str:
+    """An item the customer asks to book that isn't open to them, and why, before anything else is asked."""
+    return say(catalog, "not_open", name=verdict.product_name) + "".join(f"\n- {reason}" for reason in verdict.failed)

@@ -1,5 +1,5 @@
-"""The crew, assembled in one place: the offline agents by name, and the agents whose work a
-model does in LLM mode, each as a CrewAI crew (crewai is imported only when one is built).
+"""The crew, assembled in one place: the offline agents by name (agents/registry.py's), and the
+agents whose work a model does in LLM mode, each as a CrewAI crew (crewai is imported only when one is built).
 
 Offline, every agent runs its deterministic tools. In LLM mode those tools have already run, so
 a model is asked only where judgement adds something (assistant/llm/crew_mode.py): the
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from agents import booking, comparator, eligibility, formatter, retriever, support
+from agents.registry import AGENTS
 from agents.work import TurnWork
 
 if TYPE_CHECKING:
@@ -21,14 +21,7 @@ if TYPE_CHECKING:
     from crewai.llms.base_llm import BaseLLM
     from pydantic import BaseModel
 
-OFFLINE: dict[str, Callable[[TurnWork], None]] = {
-    "retriever": retriever.retriever,
-    "comparator": comparator.comparator,
-    "eligibility": eligibility.eligibility,
-    "booking": booking.booking,
-    "support": support.support,
-    "formatter": formatter.formatter,
-}
+OFFLINE: dict[str, Callable[[TurnWork], None]] = {agent.name: agent.run for agent in AGENTS}  # each agent's work, by name
 
 
 def build_crew(

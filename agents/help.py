@@ -1,10 +1,14 @@
-"""What the Retriever and Support agents share: the help centre's answer and exact arithmetic."""
+"""What the Retriever and Support agents share: the help centre's answer and exact arithmetic,
+and how they are shown."""
 
 from __future__ import annotations
 
+from agents.spec import Answer, Sections
 from agents.work import TurnWork
 from assistant.dialogue.commands import Calculate, first
-from assistant.pack.texts import basket, say
+from assistant.pack.display import show_value
+from assistant.pack.model import Catalog, FaqEntry, Product
+from assistant.pack.texts import say
 from assistant.tools.calculator import CalculationError
 
 SUGGESTIONS = 3  # articles offered beside a hand-over
@@ -17,7 +21,7 @@ def look_up(work: TurnWork, agent: str) -> None:
     of scope, that an article answers becomes a faq turn (the pipeline says so)."""
     request, services, out = work.request, work.services, work.out
     question = request.intent.read_as or request.query
-    hits = work.call(agent, "search_faq", question, limit=SUGGESTIONS)
+    hits = work.tools.search_faq(agent, question, limit=SUGGESTIONS)
     if hits and services.index.help.answers(question, hits[0][0]):
         out.faq = hits[0][0]
     else:
@@ -32,7 +36,7 @@ def calculate(work: TurnWork, agent: str) -> None:
     priced = catalog.pack.search.rank_by  # what an item costs
     expression = " + ".join(str(p.value(priced)) for p in items) if items else request.intent.expression or ""
     try:
-        result = work.call(agent, "calculate", expression)
+        result = work.tools.calculate(agent, expression)
     except CalculationError as error:
         out.calculation = say(catalog, "calculation_failed", error=error)
         return
@@ -41,3 +45,39 @@ def calculate(work: TurnWork, agent: str) -> None:
         return
     shown = f"{result:,}" if isinstance(result, int) else f"{result:,.2f}".rstrip("0").rstrip(".")
     out.calculation = f"{request.intent.expression} = **{shown}**"
+
+
+def show_help(answer: Answer, work: TurnWork, sections: Sections) -> None:
+    """A sum's answer; the help centre's article, or a hand-over to people with the nearest
+    articles as quick replies."""
+    out, catalog, kind = work.out, work.services.catalog, work.request.intent.type
+    out.products = []
+    if answer is Answer.CALCULATION:
+        sections.append(out.calculation or say(catalog, "unknown"))
+    elif out.faq:
+        sections.append(faq_answer(out.faq, catalog))
+    else:
+        out.handover = True
+        sections.append(say(catalog, "faq_not_found" if kind == "faq" else kind))
+        if out.suggestions:
+            sections.append(suggestions(out.suggestions, catalog))
+            out.choices = [catalog.article(entry).question for entry in out.suggestions]
+
+
+def basket(items: list[Product], total: float, catalog: Catalog) -> str:
+    """Each item's price from the catalog, then what they come to together."""
+    priced = catalog.pack.search.rank_by
+    attribute = catalog.pack.attributes[priced]
+    lines = [f"- **{p.name}**: {show_value(p.value(priced), attribute, catalog)}" for p in items]
+    return "\n".join([*lines, say(catalog, "basket_total", total=show_value(total, attribute, catalog))])
+
+
+def faq_answer(found: FaqEntry, catalog: Catalog) -> str:
+    """The article the help centre found, in the reply's language."""
+    entry = catalog.article(found)
+    steps = "".join(f"\n{i}. {step}" for i, step in enumerate(entry.steps, 1))
+    return f"**{entry.question}**\n\n{entry.answer}" + (f"\n{steps}" if steps else "")
+
+
+def suggestions(entries: list[FaqEntry], catalog: Catalog) -> str:
+    return say(catalog, "suggestions") + "".join(f"\n- {catalog.article(entry).question}" for entry in entries)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from agents.help import calculate, look_up
-from agents.work import HELP_INTENTS, TurnWork, goal_of, said
+from agents.spec import Agent, Answer, Asked, Sections, Step
+from agents.work import TurnWork, goal_of, said
 from assistant.dialogue.troubleshooting import find_fix
+from assistant.pack.model import HELP_INTENTS
 
 
 def support(work: TurnWork) -> None:
@@ -16,7 +18,7 @@ def support(work: TurnWork) -> None:
     if request.intent.type in HELP_INTENTS:  # a question for the help centre, not a fault to fix
         look_up(work, "support")
         return
-    search = lambda query, device: work.call("support", "search_faq", query, limit=1, device=device)  # noqa: E731
+    search = lambda query, device: work.tools.search_faq("support", query, limit=1, device=device)  # noqa: E731
     relevant = lambda query, entry, score: services.index.relevant(query, entry, score, services.faq_min_similarity)  # noqa: E731
     assert services.desk is not None, "a flow runs on the desk's flow engine"
     goal = goal_of(work)
@@ -26,3 +28,25 @@ def support(work: TurnWork) -> None:
     else:
         work.out.flow_step = find_fix(goal.type, collected.slots, services.catalog, search, relevant)
     work.out.faq = work.out.flow_step.article
+
+
+def needed(asked: Asked) -> Step | None:
+    """A help question the pack gives it; a flow it takes (troubleshooting); a sum while its goal
+    collects details, if the pack lets it calculate."""
+    if asked.help_reader() == "support":
+        return Step.READ
+    if asked.flow_agent() == "support":
+        return Step.FLOW
+    return Step.CALCULATE if asked.calculator() == "support" else None
+
+
+def show(answer: Answer, work: TurnWork, sections: Sections) -> None:
+    """A troubleshooting flow done with no fix known hands the customer to people (the step
+    itself is shown as any flow's: booking.py)."""
+    if answer is Answer.FLOW:
+        assert work.out.flow_step is not None, "a flow's answer has its step"
+        flow = work.services.catalog.pack.flows[goal_of(work).type]
+        work.out.handover = work.out.flow_step.done and flow.action == "troubleshoot" and not work.out.faq
+
+
+AGENT = Agent("support", ("search_faq",), needed, support, show)

@@ -17,11 +17,9 @@ from assistant.dialogue.state import Pending, SessionState
 from assistant.pack.model import Catalog, FaqEntry, Product
 from assistant.tools.comparison import Comparison
 from assistant.tools.eligibility import Verdict
-from assistant.tools.gateway import ToolGateway
+from assistant.tools.gateway import ToolGateway, Tools
 from assistant.tools.retrieval import CatalogIndex
 from assistant.understanding.reader import Intent
-
-HELP_INTENTS = ("faq", "out_of_scope", "unknown")  # answered by the help centre or handed to people
 
 
 @dataclass(frozen=True)
@@ -84,11 +82,15 @@ class TurnWork:
     services: Services
     out: TurnOutput = field(default_factory=TurnOutput)
 
+    @property
+    def tools(self) -> Tools:
+        """The tools, typed, through the gateway: `work.tools.search_faq("support", question)`;
+        the turn notes each that ran, which the pack's constraints check a reply against."""
+        return Tools(self.services.tools, self.out.tools_run)
+
     def call(self, agent: str, tool: str, *args: Any, **kwargs: Any) -> Any:
-        """`agent` calls `tool` through the gateway; the turn notes it ran, which the pack's
-        constraints check a reply against ("a price requires the tariff tool")."""
-        self.out.tools_run.add(self.services.tools.family(tool))
-        return self.services.tools.call(agent, tool, *args, **kwargs)
+        """`agent` calls `tool` by name (an extension's tool), noted as `tools` notes it."""
+        return self.tools.call(agent, tool, *args, **kwargs)
 
 
 def goal_of(work: TurnWork) -> Goal:

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from agents.comparator import comparison_table
+from agents.retriever import describe_filters, unapplied
 from assistant.pack.loading import load_catalog
-from assistant.pack.texts import comparison_table, describe_filters, unapplied
 from assistant.tools.comparison import compare
 from assistant.tools.eligibility import check
 from assistant.tools.filters import FilterRules
@@ -191,7 +192,7 @@ def test_either_bound_of_an_attribute_says_what_its_filter_asks(packs):
 
 
 def test_a_filter_to_drop_is_named_by_what_it_is_of(packs):
-    from assistant.pack.texts import no_match
+    from agents.retriever import no_match
 
     said = no_match({"category": "gaming_mouse", "min_ram": 16}, "min_ram", packs("store"))
     assert said.endswith("Without the RAM preference there are options; tell me what to change.")

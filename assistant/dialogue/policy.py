@@ -38,11 +38,11 @@ from assistant.dialogue.commands import (
 from assistant.dialogue.goals import QUICK_PRIORITY, Goal
 from assistant.dialogue.state import SessionState, Wishes
 from assistant.pack import texts as formatting
-from assistant.pack.model import Catalog, Filter, Product
+from assistant.pack.model import NEEDS_PRODUCTS, Catalog, Filter, Product
 from assistant.tools.eligibility import check
 from assistant.tools.retrieval import CatalogIndex
 from assistant.understanding.command_reader import Understood
-from assistant.understanding.reader import NEEDS_PRODUCTS, Intent
+from assistant.understanding.reader import Intent
 
 CLARIFYING = "clarify_product"  # what the session waits for after a clarifying question
 
@@ -229,7 +229,7 @@ class DialoguePolicy:
         else:
             resumed = board.finish(goal, "answered", keep=bool(step and step.booking))
         if resumed and not resumed.quiet:
-            work.out.reply = f"{work.out.reply}\n\n{formatting.resumed(resumed, self.catalog)}"
+            work.out.reply = f"{work.out.reply}\n\n{_resumed(resumed, self.catalog)}"
             work.out.ask_user, work.out.choices = resumed.next_question, resumed.choices
 
     def _stays_open(self, goal: Goal) -> bool:
@@ -240,3 +240,10 @@ class DialoguePolicy:
 def _question(spec: Filter | None, name: str) -> Asked:
     assert spec is not None and spec.question, "start-up made sure a required or clarifying filter has a question"
     return Asked(spec.question, list(spec.choices), name)
+
+
+def _resumed(goal: Goal, catalog: Catalog) -> str:
+    """A goal taken up again: the pack's words for it (or the engine's), and its next question."""
+    kind = catalog.pack.goal_kinds.get(goal.type)
+    back = kind.resumed if kind else formatting.say(catalog, "resumed")
+    return f"{back} {goal.next_question}" if goal.next_question else back

@@ -297,6 +297,9 @@ IntentType = Literal[
     "booking", "cancel", "out_of_scope", "unknown", "quote",
 ]  # fmt: skip
 INTENTS: tuple[str, ...] = get_args(IntentType)
+# Groups of those intents, for the layers above (the one place intents are named):
+NEEDS_PRODUCTS: tuple[IntentType, ...] = ("product_info", "comparison", "eligibility_check", "feature_query")  # about items
+HELP_INTENTS: tuple[IntentType, ...] = ("faq", "out_of_scope", "unknown")  # answered by the help centre or handed to people
 CUES = ("greeting", "thanks", "comparison", "eligibility", "want", "cheapest", "booking", "cancel", "faq", "support", "calculate")
 TEMPLATE_FILTERS = ("raw", "first", "lower", "title", "semicolons")
 # Every text the engine says, with its default words and placeholders: a pack's texts override them.

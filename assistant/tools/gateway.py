@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from assistant.pack.model import Catalog, ToolName
+from assistant.pack.model import Catalog, FactValue, FaqEntry, Product, ToolName
 from assistant.tools.calculator import calculate
-from assistant.tools.comparison import compare, ranked
-from assistant.tools.eligibility import check
+from assistant.tools.comparison import Comparison, Rank, compare, ranked
+from assistant.tools.eligibility import Verdict, check
+from assistant.tools.filters import Filters
 from assistant.tools.retrieval import CatalogIndex
 
 
@@ -58,3 +59,46 @@ class ToolGateway:
         if preferred and self.allowed(preferred, tool):
             return preferred
         return next(agent for agent in self.permissions if self.allowed(agent, tool))
+
+
+class Tools:
+    """One turn's calls of the gateway's tools, typed: each named by the agent calling it, checked
+    against that agent's allow-list, and noted in `ran` (the tools the pack's constraints check a
+    reply against: "a price requires the tariff tool"), even when refused. The tools an extension
+    adds are called by name (`call`)."""
+
+    def __init__(self, gateway: ToolGateway, ran: set[str]) -> None:
+        self.gateway = gateway
+        self.ran = ran
+
+    def call(self, agent: str, tool: str, *args: Any, **kwargs: Any) -> Any:
+        self.ran.add(self.gateway.family(tool))
+        return self.gateway.call(agent, tool, *args, **kwargs)
+
+    def search_products(self, agent: str, query: str, filters: Filters, limit: int) -> list[Product]:
+        found: list[Product] = self.call(agent, "search_products", query, filters, limit)
+        return found
+
+    def ranked_products(self, agent: str, filters: Filters, rank: Rank, limit: int) -> list[Product]:
+        found: list[Product] = self.call(agent, "ranked_products", filters, rank, limit)
+        return found
+
+    def search_faq(self, agent: str, query: str, limit: int = 3, device: str | None = None) -> list[tuple[FaqEntry, float]]:
+        hits: list[tuple[FaqEntry, float]] = self.call(agent, "search_faq", query, limit=limit, device=device)
+        return hits
+
+    def compare_products(self, agent: str, products: list[Product]) -> Comparison:
+        comparison: Comparison = self.call(agent, "compare_products", products)
+        return comparison
+
+    def rank_products(self, agent: str, products: list[Product], rank: Rank) -> list[Product]:
+        best_first: list[Product] = self.call(agent, "rank_products", products, rank)
+        return best_first
+
+    def check_eligibility(self, agent: str, product: Product, profile: dict[str, FactValue]) -> Verdict:
+        verdict: Verdict = self.call(agent, "check_eligibility", product, profile)
+        return verdict
+
+    def calculate(self, agent: str, expression: str) -> float | int:
+        result: float | int = self.call(agent, "calculate", expression)
+        return result

@@ -43,8 +43,8 @@ from assistant.dialogue.extension import FlowAction, Reader
 from assistant.dialogue.goals import Goal
 from assistant.dialogue.state import SessionState
 from assistant.language import phrases
-from assistant.pack.model import Catalog, IntentType, Product
-from assistant.understanding.reader import CONFIDENT, NEEDS_PRODUCTS, SURE, Intent, PhraseMatcher, Understanding, normalise
+from assistant.pack.model import NEEDS_PRODUCTS, Catalog, IntentType, Product
+from assistant.understanding.reader import CONFIDENT, SURE, Intent, PhraseMatcher, Understanding, normalise
 from assistant.understanding.references import refer
 
 FOLLOW_UPS = 4  # how far back "and the Creta?" looks for the question it repeats
@@ -193,7 +193,7 @@ class CommandReader:
     def _own(self, reading: Intent, text: str) -> list[Command]:
         """The commands of a message on its own: the act it asks for, then what shapes it."""
         kind = reading.type
-        acts: dict[str, Command] = {
+        acts: dict[IntentType, Command] = {  # by the intents of pack/model.py
             "product_info": Search(),
             "comparison": Compare(),
             "eligibility_check": CheckEligibility(),

@@ -25,15 +25,13 @@ from pydantic import BaseModel, ConfigDict
 from assistant.dialogue.state import Pending, Wishes
 from assistant.language import REACH, Bound, Pointing
 from assistant.language.lexicon import LETTER
-from assistant.pack.model import BOUNDS, Attribute, Catalog, CustomerFact, FactValue, FilterValue, IntentType
+from assistant.pack.model import BOUNDS, NEEDS_PRODUCTS, Attribute, Catalog, CustomerFact, FactValue, FilterValue, IntentType
 from assistant.tools.calculator import find_expression
 from assistant.tools.comparison import Rank, rank_key
 from assistant.tools.filters import FilterRules
 from assistant.tools.help_search import HelpCentre
 from assistant.understanding.router import Routed, Router
 from assistant.understanding.unfamiliar import Unfamiliar
-
-NEEDS_PRODUCTS: tuple[IntentType, ...] = ("product_info", "comparison", "eligibility_check", "feature_query")
 
 CONFIDENT = 0.5  # the router's probability from which its intent is taken as it is
 SURE = 0.8  # from this probability, the router's reading of a question about items stands whatever else says

@@ -23,8 +23,7 @@ from prometheus_client import (
 from prometheus_client.registry import Collector
 
 from assistant.dialogue.turns import ChatResponse
-from assistant.pack.model import Catalog
-from assistant.understanding.reader import NEEDS_PRODUCTS
+from assistant.pack.model import NEEDS_PRODUCTS, Catalog
 from assistant.web.openapi import Fragment, describe
 
 http_log = logging.getLogger("assistant.http")

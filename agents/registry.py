@@ -1,0 +1,46 @@
+"""Every agent, in one list: the registry that drives which agents a turn runs (crew_pipeline's
+`_select_agents` asks each `needed`), their default allow-lists (a pack's `tools:` overrides
+them; its agent names are checked against these and the loaded extensions' agents), and the
+Formatter (which asks each agent, in this order, for its part of the reply).
+
+Adding an agent touches its module and this list only. Its module declares one `Agent`
+(agents/spec.py): its name, its default tools, `needed` (the step of a turn it runs at, or
+None), `run` (its work over the turn's TurnWork) and `show` (its sections of the reply):
+
+    # agents/warranty.py
+    def warranty(work: TurnWork) -> None:
+        work.out.calculation = ...  # what it produced, for its show
+    def needed(asked: Asked) -> Step | None:
+        return Step.CHECK if asked.intent.type == "warranty" else None
+    def show(answer: Answer, work: TurnWork, sections: Sections) -> None:
+        if answer is Answer.PRODUCTS: sections.append(...)
+    AGENT = Agent("warranty", ("search_faq",), needed, warranty, show)
+
+    # here
+    AGENTS = (..., warranty.AGENT, formatter.AGENT)
+
+No agent changes the session state: what it produced goes in the turn's TurnOutput, and the
+pipeline alone commits it. An extension's agent (extensions/base.py) is not listed here: it
+returns a `Part`, which the Formatter shows as it is.
+"""
+
+from __future__ import annotations
+
+from agents import booking, comparator, eligibility, formatter, retriever, support
+from agents.spec import Agent
+from assistant.pack.model import ToolName
+
+AGENTS: tuple[Agent, ...] = (  # the Formatter last: it shows what the others did
+    retriever.AGENT,
+    comparator.AGENT,
+    eligibility.AGENT,
+    booking.AGENT,
+    support.AGENT,
+    formatter.AGENT,
+)
+BY_NAME: dict[str, Agent] = {agent.name: agent for agent in AGENTS}
+
+
+def default_tools() -> dict[str, list[ToolName]]:
+    """Each agent's tools where the pack's `tools:` names none: whatever its own work needs."""
+    return {agent.name: list(agent.tools) for agent in AGENTS}
