@@ -11,6 +11,7 @@ from typing import Any
 from flask import Flask, Response
 
 import crew_pipeline
+from agents import registry
 from assistant.attachments import store as attachments
 from assistant.booking import notifications, reminders
 from assistant.dialogue import sessions
@@ -46,7 +47,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     telemetry.init_app(app)
     sessions.init_app(app)
     ratelimit.init_app(app)
-    retrieval.init_app(app)
+    retrieval.init_app(app, registry.default_tools())  # the agents' own tools, where the pack names none
     notifications.init_app(app)
     reminders.init_app(app)
     attachments.init_app(app)

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from flask import Flask
 
 from agents.crew import OFFLINE as AGENTS
 from agents.registry import AGENTS as REGISTRY
+from agents.registry import BY_NAME
 from agents.spec import Asked
 from agents.work import Services, TurnOutput, TurnRequest, TurnWork
 from assistant.attachments.store import ATTACHMENTS, AttachmentStore
@@ -43,7 +45,7 @@ from assistant.language.privacy import phones_masked, redact_codes
 from assistant.pack import texts as formatting
 from assistant.pack.constraints import broken
 from assistant.pack.display import public_product
-from assistant.pack.model import HELP_INTENTS, NEEDS_PRODUCTS, Catalog, FactValue, FilterValue, Product
+from assistant.pack.model import HELP_INTENTS, NEEDS_PRODUCTS, Catalog, DataError, FactValue, FilterValue, Product
 from assistant.pack.translations import speaking
 from assistant.tools.filters import Filters
 from assistant.tools.gateway import ToolGateway
@@ -92,6 +94,8 @@ class CrewPipeline:
         details = next((d for e in self.extensions.values() if (d := e.details())), None)
         understanding = Understanding(catalog, Router.for_pack(catalog, index.embedder, index.help.reading), index.help, details)
         self.tools = ToolGateway(catalog, index, {name: tool for e in self.extensions.values() for name, tool in e.tools().items()})
+        agents = {*BY_NAME, *(e.agent for e in self.extensions.values() if e.agent)}
+        _check_tools(catalog, self.tools, agents, settings.pack_dir / "pack.yaml")
         self.rules = index.rules
         self.crew_mode = crew_mode  # None: no LLM configured, every turn is offline
         self.attachments = attachments
@@ -462,6 +466,17 @@ class CrewPipeline:
             ),
             limit,
         )
+
+
+def _check_tools(catalog: Catalog, tools: ToolGateway, agents: set[str], where: Path) -> None:
+    """pack.yaml's `tools:` names agents and tools this app has (the registry's and the
+    extensions' agents, the gateway's tools): a typo would otherwise leave an agent without a tool."""
+    strangers = sorted(set(catalog.pack.tools) - agents)
+    if strangers:
+        raise DataError(f"{where}: tools: no agent {strangers}; the agents are {sorted(agents)}")
+    unknown = sorted({tool for allowed in catalog.pack.tools.values() for tool in allowed} - tools.names)
+    if unknown:
+        raise DataError(f"{where}: tools: no tool {unknown}; the tools are {sorted(tools.names)}")
 
 
 def _merge_profile(

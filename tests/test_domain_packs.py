@@ -171,7 +171,7 @@ BREAKAGES = [
     ("pack.yaml", lambda pack: pack["texts"].update(greting="Hi!"), "texts.greting is not a text the engine says"),
     ("pack.yaml", lambda pack: pack["display"]["compare"].append({"attribute": "colour"}), "display.compare names 'colour'"),
     ("pack.yaml", lambda pack: pack["attributes"]["annual_fee"].update(type="money"), "attributes.annual_fee.type"),
-    ("pack.yaml", lambda pack: pack["tools"].update(retriever=["search_products", "send_money"]), "send_money"),
+    ("pack.yaml", lambda pack: pack["tools"].update(retriever=["search_products", "search_faq", "send_money"]), "send_money"),
     ("pack.yaml", lambda pack: pack["search"].update(clarify=["colour"]), "search.clarify names 'colour'"),
     ("pack.yaml", lambda pack: pack["search"].update(clarify=["tier"]), "'tier', whose filter has no question"),
     ("pack.yaml", lambda pack: pack["texts"].update(thanks="Thanks from {buisness}!"), "texts.thanks uses {buisness}"),

@@ -11,6 +11,7 @@ translates like the pack's own words (each model's `shown` fields).
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -21,6 +22,7 @@ from assistant.pack.model import DataError, Pack, Product
 
 class ExtensionData(Protocol):
     stages: tuple[str, ...]  # the prompt phases of the steps it builds (pack.yaml prompting.phases may name them)
+    tools: Mapping[str, tuple[str, ...]]  # its agents' own tools, their allow-list where pack.yaml gives none
 
     def load(self, folder: Path, settings: dict[str, Any], pack: Pack, products: list[Product]) -> BaseModel:
         """Its settings and the files they name, checked against the pack (DataError says which file and what)."""

@@ -3,6 +3,7 @@ pack's words in each language it replies in (its translations)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
@@ -26,12 +27,20 @@ from assistant.pack.translations import ENGINE_FOLDER, FOLDER, TranslationError,
 from assistant.pack.validation import check_item, check_vocabulary, devices_named
 
 
-def load_catalog(folder: Path, translated: bool = True) -> Catalog:
+def load_catalog(folder: Path, translated: bool = True, tools: Mapping[str, Sequence[str]] | None = None) -> Catalog:
     """Load and validate a domain pack folder; `translated=False` leaves out its translations
-    (python3 -m assistant translations lists what they miss)."""
+    (python3 -m assistant translations lists what they miss); `tools`: each agent's own tools,
+    its allow-list where pack.yaml gives none (its extensions add their agents' own)."""
     if not (folder / "pack.yaml").is_file():
         raise DataError(f"{folder}: no pack.yaml here; is DOMAIN the name of a folder under data/?")
-    pack = validated(folder / "pack.yaml", Pack.model_validate, read(folder / "pack.yaml"))
+    raw = read(folder / "pack.yaml")
+    if isinstance(raw, dict) and "tools" not in raw and tools is not None:
+        extensions = raw.get("extensions")
+        added = (
+            {a: t for name in extensions or {} for a, t in data_reader(name).tools.items()} if isinstance(extensions, dict) else {}
+        )
+        raw = {**raw, "tools": {agent: list(allowed) for agent, allowed in {**tools, **added}.items()}}
+    pack = validated(folder / "pack.yaml", Pack.model_validate, raw)
     source = folder / pack.catalog.file
     if source.suffix == ".csv":
         raw_items = rows_from_csv(source, pack.catalog, pack.attributes)

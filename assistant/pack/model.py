@@ -37,10 +37,10 @@ NAME_PATTERN = r"^[a-z][a-z0-9_]{0,39}$"
 BOUNDS: tuple[Literal["min", "max"], ...] = ("min", "max")  # the directions a number filter bounds its attribute in
 MIN_EXAMPLES = 10  # per intent: fewer cannot teach the router a way of asking
 Template = str | list[str]  # a list's pieces are joined; a piece naming a missing value is left out
-AgentName = Literal["retriever", "comparator", "eligibility", "booking", "support", "quote", "formatter"]
-ToolName = Literal[
-    "search_products", "search_faq", "compare_products", "check_eligibility", "calculate", "identify", "select_variant", "tariff",
-]  # fmt: skip
+# An agent of the registry's or of an extension's, and a tool of the gateway's or of an extension's:
+# names the app checks at start-up against what it loaded (agents/registry.py, extensions/base.py).
+AgentName = Annotated[str, Field(pattern=NAME_PATTERN)]
+ToolName = Annotated[str, Field(pattern=NAME_PATTERN)]
 # What a message can ask for; a pack's nlu.yml gives examples of the ones its business serves.
 IntentName = Literal[
     "product_info", "comparison", "eligibility_check", "feature_query", "faq", "support", "calculate", "greeting",
@@ -460,17 +460,6 @@ class Page(Strict):
     labels: Labels = Labels()
 
 
-# Each agent's tools unless the pack says otherwise: whatever its own work needs.
-DEFAULT_TOOLS: dict[AgentName, list[ToolName]] = {
-    "retriever": ["search_products", "search_faq"],
-    "comparator": ["compare_products"],
-    "eligibility": ["check_eligibility"],
-    "booking": [],
-    "support": ["search_faq"],
-    "formatter": [],
-}
-
-
 class Phase(Strict):
     """One phase of the conversation in LLM mode (its own prompt module)."""
 
@@ -512,7 +501,9 @@ class Pack(Strict):
     # the extensions it loads (extensions/<name>/), each with its settings (assistant/pack/extension.py)
     extensions: dict[Annotated[str, Field(pattern=NAME_PATTERN)], dict[str, Any]] = {}
     goals: dict[str, GoalKind] = {}
-    tools: dict[AgentName, list[ToolName]] = Field(default_factory=lambda: dict(DEFAULT_TOOLS))  # which tools each agent may call
+    tools: dict[
+        AgentName, list[ToolName]
+    ]  # which tools each agent may call (loading fills in the agents' own where it is left out)
     texts: dict[str, str] = {}  # the pack's own words; the engine's defaults say the rest (Catalog.text)
     constraints: list[Constraint] = []  # rules on every reply (assistant/pack/constraints.py)
     prompting: Prompting | None = None  # LLM mode's prompt module per phase; None: one prompt

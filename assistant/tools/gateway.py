@@ -38,6 +38,11 @@ class ToolGateway:
             **(more or {}),
         }
 
+    @property
+    def names(self) -> set[str]:
+        """The tools a pack's allow-lists may name (a ranking goes by its search's or comparison's name)."""
+        return {self.family(tool) for tool in self._tools}
+
     @staticmethod
     def family(tool: str) -> str:
         """The tool a pack's lists name for this one: a ranking is a search's or a comparison's."""

@@ -7,6 +7,7 @@ passes them, so every product returned matches every filter the customer gave.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping, Sequence
 
 import chromadb
 from chromadb.api import ClientAPI
@@ -95,10 +96,11 @@ CATALOG: Slot[Catalog] = Slot("catalog")
 INDEX: Slot[CatalogIndex] = Slot("index")
 
 
-def init_app(app: Flask) -> None:
-    """The pack's catalog (DOMAIN or DATA_DIR) and its search index over the local embedding model."""
+def init_app(app: Flask, tools: Mapping[str, Sequence[str]]) -> None:
+    """The pack's catalog (DOMAIN or DATA_DIR) and its search index over the local embedding model;
+    `tools`: each agent's own tools, its allow-list where the pack gives none."""
     # A turn's matrix work is small: BLAS threads would only wait for cores that other requests
     # (or the embedding model) already use. One thread per request, as for the model.
     threadpool_limits(1, user_api="blas")
-    catalog = CATALOG.put(app, load_catalog(SETTINGS.get(app).pack_dir))
+    catalog = CATALOG.put(app, load_catalog(SETTINGS.get(app).pack_dir, tools=tools))
     INDEX.put(app, CatalogIndex(catalog, default_embedder()))

@@ -29,6 +29,7 @@ class HomologationData(BaseModel):
 
 class Data:
     stages = (QUOTE_STAGE, ELEMENT_STAGE, DOCUMENTS_STAGE)
+    tools = {"quote": QUOTE_TOOLS}
 
     def load(self, folder: Path, settings: dict[str, Any], pack: Pack, products: list[Product]) -> HomologationData:
         setup = validated(folder / "pack.yaml", QuoteSetup.model_validate, settings)

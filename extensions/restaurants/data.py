@@ -34,6 +34,7 @@ class ConciergeSetup(BaseModel):
 
 class Data:
     stages: tuple[str, ...] = ()
+    tools: dict[str, tuple[str, ...]] = {}
 
     def load(self, folder: Path, settings: dict[str, Any], pack: Pack, products: list[Product]) -> ConciergeSetup:
         setup = validated(folder / "pack.yaml", ConciergeSetup.model_validate, settings)
