@@ -45,6 +45,7 @@ from assistant.language.privacy import phones_masked, redact_codes
 from assistant.pack import texts as formatting
 from assistant.pack.constraints import broken
 from assistant.pack.display import public_product
+from assistant.pack.flows import ENGINE_ACTIONS
 from assistant.pack.model import HELP_INTENTS, NEEDS_PRODUCTS, Catalog, DataError, FactValue, FilterValue, Product
 from assistant.pack.translations import speaking
 from assistant.tools.filters import Filters
@@ -96,6 +97,7 @@ class CrewPipeline:
         self.tools = ToolGateway(catalog, index, {name: tool for e in self.extensions.values() for name, tool in e.tools().items()})
         agents = {*BY_NAME, *(e.agent for e in self.extensions.values() if e.agent)}
         _check_tools(catalog, self.tools, agents, settings.pack_dir / "pack.yaml")
+        _check_actions(catalog, {*ENGINE_ACTIONS, *(actions or {})}, settings.pack_dir / "pack.yaml")
         self.rules = index.rules
         self.crew_mode = crew_mode  # None: no LLM configured, every turn is offline
         self.attachments = attachments
@@ -267,7 +269,9 @@ class CrewPipeline:
         self.policy.settle(plan, work, state)
         if welcome:
             work.out.reply = f"{welcome}\n\n{work.out.reply}"
-        answered = "faq" if work.out.faq and act.type in HELP_INTENTS else act.type  # an article answered it: a help question
+        extended: Extended | None = first(plan.commands, Extended)
+        answered = extended.intent if extended else act.type  # an extension's act by its own name ("quote")
+        answered = "faq" if work.out.faq and act.type in HELP_INTENTS else answered  # an article answered it: a help question
         handed = self._hand_over_after(answered, work, state, bool(question))
         self._update_state(state, work, answered, [*agents, "formatter"], request.query)
         if known is not None and request.customer_id:
@@ -477,6 +481,13 @@ def _check_tools(catalog: Catalog, tools: ToolGateway, agents: set[str], where: 
     unknown = sorted({tool for allowed in catalog.pack.tools.values() for tool in allowed} - tools.names)
     if unknown:
         raise DataError(f"{where}: tools: no tool {unknown}; the tools are {sorted(tools.names)}")
+
+
+def _check_actions(catalog: Catalog, actions: set[str], where: Path) -> None:
+    """Every flow's action is the engine's or one of the pack's extensions' (a case's `submit`)."""
+    unknown = sorted({f"flows.{name}: {flow.action}" for name, flow in catalog.pack.flows.items() if flow.action not in actions})
+    if unknown:
+        raise DataError(f"{where}: {', '.join(unknown)}: no such action; the actions are {sorted(actions)}")
 
 
 def _merge_profile(

@@ -28,7 +28,7 @@ from assistant.booking.desk import BookingDesk, Reserver
 from assistant.dialogue.extension import FlowAction, Part
 from assistant.dialogue.state import Kept
 from assistant.infra.extensions import Slot
-from assistant.pack.model import Catalog, DataError, IntentType
+from assistant.pack.model import Catalog, DataError
 from assistant.tools.retrieval import CATALOG
 from assistant.understanding.reader import Details
 
@@ -37,7 +37,7 @@ class Extension:
     """A business's own machinery, for the packs that name it; one instance per app."""
 
     name: ClassVar[str]
-    intent: ClassVar[IntentType | None] = None  # the act its agent performs, as clients see it
+    intent: ClassVar[str | None] = None  # the act its agent performs, as clients see it ("quote")
     agent: ClassVar[str | None] = None  # its agent's name: the pack's `tools:` allow-list uses it
 
     def __init__(self, catalog: Catalog, app: Flask) -> None:

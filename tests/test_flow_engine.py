@@ -192,16 +192,16 @@ def test_a_range_bounds_a_number_slot(slot, error):
         Slot.model_validate(slot)
 
 
-def test_a_reserve_flow_needs_a_head_count_and_a_concierge_to_reserve_with(tmp_path):
+def test_a_reserve_flow_needs_a_head_count_and_an_extension_to_reserve_with(tmp_path):
     uncounted = [*TABLE_FLOW["steps"][:1], {"collect": TABLE_FLOW["steps"][1]["collect"][:2]}, *TABLE_FLOW["steps"][2:]]
     with pytest.raises(ValidationError, match=r"a reserve action needs slots of the kinds \['number'\]"):
         Flow.model_validate({**TABLE_FLOW, "action": "reserve", "steps": uncounted})
     folder = tmp_path / "restaurants"
     shutil.copytree(DATA / "restaurants", folder)
     pack = yaml.safe_load((folder / "pack.yaml").read_text())
-    del pack["concierge"]
+    del pack["extensions"]  # no restaurants extension: nothing to reserve a table with
     (folder / "pack.yaml").write_text(yaml.safe_dump(pack, allow_unicode=True))
-    with pytest.raises(DataError, match="flows.booking reserves, which needs .* a pack with a concierge"):
+    with pytest.raises(DataError, match="flows.booking reserves, which needs .* an extension that reserves"):
         app_for(tmp_path, data_dir=folder)
 
 

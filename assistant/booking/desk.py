@@ -8,8 +8,8 @@ passes through here after it is sent: not into replies, state, logs or prompts. 
 after its code was sent gets a code of its own, the old code stops working, and the old number
 is told. An hour with as many bookings as the option's capacity is refused before any code is
 sent, and again, atomically, when the booking is made; the next free hour is offered. A `reserve`
-flow's booking is made by the pack's own service instead (the concierge's tables), the one its
-POST /assistant books with. A message that says a detail of a booking anew ("make it 7pm
+flow's booking is made by the service a pack's extension provides instead (a concierge's
+tables, which its POST /assistant books with). A message that says a detail of a booking anew ("make it 7pm
 instead") changes it: the booking, its reminder and a notice of the change, with no new code,
 as what is booked and for whom stay as confirmed.
 """
@@ -64,7 +64,7 @@ class Refused:
 
 
 class Reserver(Protocol):
-    """The `reserve` action: a pack's own booking service (the concierge's tables)."""
+    """The `reserve` action: the booking service a pack's extension provides (a concierge's tables)."""
 
     def reserve(self, booking: Booking, count: int, before: dt.timedelta, now: dt.datetime, changing: bool) -> Made | Refused:
         """Make the booking for `count` (or, `changing`, move the one with its id), confirm it
@@ -89,7 +89,7 @@ class BookingDesk:
         tables: Reserver | None = None,
         allowances: Allowances | None = None,
     ):
-        """`tables`: what a `reserve` flow books with (a pack with a concierge has them);
+        """`tables`: what a `reserve` flow books with (an extension provides it: a concierge's tables);
         `allowances`: the codes each client and session may be sent (none: no cap but the number's)."""
         self.catalog = catalog
         self.engine = FlowEngine(catalog)
@@ -101,7 +101,9 @@ class BookingDesk:
         self.allowances = allowances
         for name, flow in catalog.pack.flows.items():
             if flow.action == "reserve" and not (tables and flow.schedule and flow.asks_item):
-                raise DataError(f"flows.{name} reserves, which needs an item slot, a schedule and a pack with a concierge")
+                raise DataError(
+                    f"flows.{name} reserves, which needs an item slot, a schedule and an extension that reserves (a concierge)"
+                )
 
     def step(
         self, flow_name: str, goal_id: str, slots: dict[str, Any], said: Said, session_id: str, confirm: bool | None = None

@@ -195,10 +195,10 @@ class Extended(_Command):
 
     kind: Literal["extended"] = "extended"
     extension: str
-    intent: IntentType  # the act its agent performs, as clients see it
+    intent: str  # the act its agent performs, as clients see it (the extension's own name for it)
 
     def act(self) -> IntentType:
-        return self.intent
+        return "extension"
 
 
 class OutOfScope(_Command):

@@ -17,7 +17,6 @@ from assistant.dialogue.flows import FlowStep, Said
 from assistant.dialogue.state import Kept, SessionState
 from assistant.pack.examples import Example
 from assistant.pack.flows import Flow
-from assistant.pack.model import IntentType
 
 ToolCall = Callable[..., Any]  # a tool by name, through the gateway, as the agent running it
 
@@ -29,7 +28,7 @@ class Reader(Protocol):
     def name(self) -> str: ...
 
     @property
-    def intent(self) -> IntentType | None:
+    def intent(self) -> str | None:
         """The act its agent performs, as clients see it; None: it takes no message."""
         ...
 
@@ -48,7 +47,7 @@ class Part:
     the response and the pipeline's commit (an agent returns it; only the pipeline changes state)."""
 
     extension: str
-    intent: IntentType  # the act as clients see it
+    intent: str  # the act as clients see it
     sections: list[str | None]  # the reply, in order
     kept: Kept | None  # what the extension keeps in the session after this turn
     question: str | None = None

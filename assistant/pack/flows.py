@@ -10,7 +10,7 @@ its phone slot, then runs its action. See docs/domain-packs.md, "Flows".
 from __future__ import annotations
 
 import datetime as dt
-from typing import ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -22,9 +22,10 @@ from assistant.tools.validators import Check
 # files sent with the message (photos, PDFs), or an e-mail address.
 SlotKind = Literal["item", "choice", "date", "time", "person", "phone", "number", "text", "notes", "filter", "attachment", "email"]
 AttachmentKind = Literal["image", "pdf"]
-# book: the desk's own booking; reserve: a booking with the service a pack's extension provides;
-# submit: a case handed to an office (a flow action a pack's extension provides)
-FlowAction = Literal["book", "troubleshoot", "reserve", "submit"]
+# The engine's flow actions: book, the desk's own booking; troubleshoot, a fix from the help
+# centre; reserve, a booking with the service a pack's extension provides. An extension may add
+# its own (a case handed to an office), checked at start-up against those it loaded.
+ENGINE_ACTIONS = ("book", "troubleshoot", "reserve")
 AgentOfFlow = Literal["booking", "support"]
 RESERVES_WITH = ("date", "time", "number", "person", "phone")  # a table: when, for how many, for whom
 FORM_KINDS = ("choice", "person", "phone", "number", "text", "attachment", "email")  # what `reads: asked` reads
@@ -162,7 +163,7 @@ class Flow(_Strict):
     steps: list[Step] = Field(min_length=1)
     schedule: Schedule | None = None
     confirm: Literal["code"] | None = None  # a one-time code to the phone slot before the action
-    action: FlowAction
+    action: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]{0,39}$")]  # one of ENGINE_ACTIONS, or an extension's
     reminder_minutes_before: int = Field(default=60, ge=1)
     # "asked": a slot is read only from an answer to its question, or where the message names it
     # ("the e-mail is …") or it has a form nothing else has (an e-mail): a long form whose values
@@ -197,8 +198,6 @@ class Flow(_Strict):
         formless = sorted({s.kind for s in self.slots()} - set(FORM_KINDS))
         if self.reads == "asked" and formless:
             raise ValueError(f"a flow that reads only what was asked can't read the kinds {formless}")
-        if self.action == "submit" and not self.steps[-1].collect[-1].kind == "choice":
-            raise ValueError("a submit action ends with the choice that confirms the review")
         return self
 
     @property

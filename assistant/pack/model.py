@@ -294,7 +294,7 @@ class Search(Strict):
 # the cue sections of vocabulary.intents.
 IntentType = Literal[
     "product_info", "comparison", "eligibility_check", "feature_query", "faq", "support", "calculate", "greeting",
-    "booking", "cancel", "out_of_scope", "unknown", "quote",
+    "booking", "cancel", "out_of_scope", "unknown", "extension",
 ]  # fmt: skip
 INTENTS: tuple[str, ...] = get_args(IntentType)
 # Groups of those intents, for the layers above (the one place intents are named):

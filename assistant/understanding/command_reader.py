@@ -202,7 +202,6 @@ class CommandReader:
             "out_of_scope": OutOfScope(),
             "unknown": NotUnderstood(),
             "cancel": Cancel(),
-            **{r.intent: Extended(extension=r.name, intent=r.intent) for r in self.readers if r.intent},
         }
         flow = self.catalog.pack.flow_for(kind)
         if kind == "greeting":

@@ -43,6 +43,13 @@ class Data:
             raise DataError(
                 f"{folder / pack.catalog.file}: items {drifted[:5]} disagree with {path} (code, category or lowest price)"
             )
+        unconfirmed = [
+            name for name, flow in pack.flows.items() if flow.action == "submit" and flow.steps[-1].collect[-1].kind != "choice"
+        ]
+        if unconfirmed:
+            raise DataError(
+                f"{folder / 'pack.yaml'}: flows {unconfirmed}: a submit action ends with the choice that confirms the review"
+            )
         lacking = [tool for tool in QUOTE_TOOLS if tool not in pack.tools.get("quote", [])]
         if lacking:
             raise DataError(f"{folder / 'pack.yaml'}: tools.quote needs {lacking}")
