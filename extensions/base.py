@@ -17,6 +17,7 @@ docs/domain-packs.md ("Extensions") walks through writing one.
 
 from __future__ import annotations
 
+import datetime as dt
 import importlib
 from collections.abc import Callable
 from typing import Any, ClassVar
@@ -65,6 +66,9 @@ class Extension:
     def settle(self, kept: Kept | None, work: TurnWork) -> Kept | None:
         """What it keeps after a turn its agent did not run (a flow may have used it up)."""
         return kept
+
+    def pin_clock(self, clock: Callable[[], dt.datetime]) -> None:
+        """Its 'now' from `clock` (a conversation test's fixed time), where it keeps one of its own."""
 
     def details(self) -> Details | None:
         return None

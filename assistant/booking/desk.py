@@ -101,9 +101,7 @@ class BookingDesk:
         self.allowances = allowances
         for name, flow in catalog.pack.flows.items():
             if flow.action == "reserve" and not (tables and flow.schedule and flow.asks_item):
-                raise DataError(
-                    f"flows.{name} reserves, which needs an item slot, a schedule and an extension that reserves (a concierge)"
-                )
+                raise DataError(f"flows.{name} reserves, which needs an item slot, a schedule and an extension that reserves")
 
     def step(
         self, flow_name: str, goal_id: str, slots: dict[str, Any], said: Said, session_id: str, confirm: bool | None = None

@@ -33,7 +33,7 @@ from assistant.language import shipped
 from assistant.language.detect import LATIN, script
 from assistant.language.privacy import CODE_LIKE
 from crew_pipeline import PIPELINE
-from extensions.restaurants.routes import CONCIERGE
+from extensions.base import EXTENSIONS
 
 ROOT = Path(__file__).resolve().parents[2]
 FOLDER = ROOT / "tests" / "conversations"  # one folder per pack: tests/conversations/<pack>/*.yml
@@ -165,14 +165,14 @@ class Session:
 
 
 def _pin_clock(app: Flask, now: dt.datetime) -> None:
-    """The booking desk's, the people desk's and the concierge's 'now', so relative dates and
-    opening hours in a file never drift."""
+    """The booking desk's, the people desk's and the pack's extensions' 'now', so relative dates
+    and opening hours in a file never drift."""
     pipeline = PIPELINE.get(app)
     if now.tzinfo is None:
         now = now.replace(tzinfo=ZoneInfo(pipeline.catalog.business.timezone))
     pipeline.desk.clock = pipeline.people.clock = lambda: now
-    if concierge := CONCIERGE.find(app):
-        concierge.clock = lambda: now
+    for extension in EXTENSIONS.get(app):
+        extension.pin_clock(lambda: now)
 
 
 def _play_turn(client: FlaskClient, session_id: str, facts: dict[str, str], turn: Turn, number: int, outbox: Path) -> TurnResult:

@@ -4,6 +4,9 @@ the chat's `reserve` flows book with)."""
 
 from __future__ import annotations
 
+import datetime as dt
+from collections.abc import Callable
+
 from flask import Flask
 
 from assistant.booking.desk import Reserver
@@ -19,6 +22,9 @@ class Restaurants(Extension):
     def __init__(self, catalog: Catalog, app: Flask) -> None:
         super().__init__(catalog, app)
         routes.init_app(app)
+
+    def pin_clock(self, clock: Callable[[], dt.datetime]) -> None:
+        routes.CONCIERGE.get(self.app).clock = clock
 
     def details(self) -> Details | None:
         return routes.SERVICE_READER.find(self.app)
