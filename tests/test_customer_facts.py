@@ -127,9 +127,10 @@ def test_a_pack_words_only_what_it_changes(tmp_path):
     for folder in folders:
         catalog = load_catalog(folder)
         fill = {"business": catalog.name, "support": "", "item": catalog.text["item"], "items": catalog.text["items"]}
+        defaults = {**DEFAULT_TEXTS, **catalog.extension_texts}  # the engine's and its extensions'
         for key, own in catalog.pack.texts.items():
-            blanks = {name: f"<{name}>" for name in placeholders(DEFAULT_TEXTS[key])} | fill
-            assert own.format(**blanks) != DEFAULT_TEXTS[key].format(**blanks), f"{folder.name}: texts.{key}"
+            blanks = {name: f"<{name}>" for name in placeholders(defaults[key])} | fill
+            assert own.format(**blanks) != defaults[key].format(**blanks), f"{folder.name}: texts.{key}"
 
 
 def test_every_default_text_fills_with_its_own_placeholders(catalog):

@@ -11,16 +11,19 @@ translates like the pack's own words (each model's `shown` fields).
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
+import yaml
 from pydantic import BaseModel
 
 from assistant.pack.model import DataError, Pack, Product
+from assistant.pack.translations import read_table
 
 
 class ExtensionData(Protocol):
+    folder: Path  # its package: its default texts (texts.yaml) and their translations (translations/<code>.yaml)
     stages: tuple[str, ...]  # the prompt phases of the steps it builds (pack.yaml prompting.phases may name them)
     tools: Mapping[str, tuple[str, ...]]  # its agents' own tools, their allow-list where pack.yaml gives none
 
@@ -31,6 +34,23 @@ class ExtensionData(Protocol):
     def said_back(self, data: BaseModel, translations: list[BaseModel]) -> BaseModel:
         """Its words extended by their translations, wherever a customer may say them back (a quick reply tapped)."""
         ...
+
+
+def texts_of(readers: Iterable[ExtensionData]) -> dict[str, str]:
+    """The default texts of these extensions (a pack's texts: may word them its own way)."""
+    texts: dict[str, str] = {}
+    for reader in readers:
+        path = reader.folder / "texts.yaml"
+        if path.is_file():
+            texts |= yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    return texts
+
+
+def translations_of(readers: Iterable[ExtensionData], code: str) -> dict[str, str]:
+    """Their default texts in language `code`, by the English source, as the engine's own are."""
+    return {
+        text: said for reader in readers for text, said in read_table(reader.folder / "translations" / f"{code}.yaml").texts.items()
+    }
 
 
 def data_reader(name: str) -> ExtensionData:

@@ -3,12 +3,12 @@ pack's words in each language it replies in (its translations)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from assistant.pack.extension import data_reader
+from assistant.pack.extension import ExtensionData, data_reader, texts_of, translations_of
 from assistant.pack.flows import DONE_STAGE, Flow
 from assistant.pack.ingest import read, rows_from_csv, validated
 from assistant.pack.model import (
@@ -24,7 +24,7 @@ from assistant.pack.model import (
     Vocabulary,
 )
 from assistant.pack.translations import ENGINE_FOLDER, FOLDER, TranslationError, Translator, faithful, read_table, walk
-from assistant.pack.validation import check_item, check_vocabulary, devices_named
+from assistant.pack.validation import check_item, check_texts, check_vocabulary, devices_named
 
 
 def load_catalog(folder: Path, translated: bool = True, tools: Mapping[str, Sequence[str]] | None = None) -> Catalog:
@@ -34,13 +34,14 @@ def load_catalog(folder: Path, translated: bool = True, tools: Mapping[str, Sequ
     if not (folder / "pack.yaml").is_file():
         raise DataError(f"{folder}: no pack.yaml here; is DOMAIN the name of a folder under data/?")
     raw = read(folder / "pack.yaml")
+    named = raw.get("extensions") if isinstance(raw, dict) else None
+    readers = {name: data_reader(name) for name in named or {}} if isinstance(named, dict) else {}
     if isinstance(raw, dict) and "tools" not in raw and tools is not None:
-        extensions = raw.get("extensions")
-        added = (
-            {a: t for name in extensions or {} for a, t in data_reader(name).tools.items()} if isinstance(extensions, dict) else {}
-        )
+        added = {agent: allowed for reader in readers.values() for agent, allowed in reader.tools.items()}
         raw = {**raw, "tools": {agent: list(allowed) for agent, allowed in {**tools, **added}.items()}}
+    extension_texts = texts_of(readers.values())
     pack = validated(folder / "pack.yaml", Pack.model_validate, raw)
+    validated(folder / "pack.yaml", lambda p: check_texts(p, {**DEFAULT_TEXTS, **extension_texts}), pack)
     source = folder / pack.catalog.file
     if source.suffix == ".csv":
         raw_items = rows_from_csv(source, pack.catalog, pack.attributes)
@@ -57,7 +58,6 @@ def load_catalog(folder: Path, translated: bool = True, tools: Mapping[str, Sequ
     validated(vocabulary_path, lambda v: check_vocabulary(v, pack), vocabulary)
     examples_path = folder / "nlu.yml"
     examples = validated(examples_path, Examples.model_validate, read(examples_path))
-    readers = {name: data_reader(name) for name in pack.extensions}
     extras = {name: readers[name].load(folder, settings, pack, products) for name, settings in pack.extensions.items()}
     stages = {DONE_STAGE, *(step.stage for flow in pack.flows.values() for step in flow.steps if step.stage)}
     stages |= {stage for reader in readers.values() for stage in reader.stages}
@@ -72,10 +72,10 @@ def load_catalog(folder: Path, translated: bool = True, tools: Mapping[str, Sequ
                 raise DataError(f"{folder / 'pack.yaml'}: prompting.phases.{stage}.prompt: {phase.prompt} is not in the pack")
             prompts[stage] = path.read_text(encoding="utf-8").strip()
     try:
-        versions = _versions(folder, pack, faq, extras) if translated else {}
+        versions = _versions(folder, pack, faq, extras, readers) if translated else {}
         if versions:
             pack, faq, vocabulary, extras = _known_in_every_language(pack, faq, vocabulary, extras, versions)
-            versions = _versions(folder, pack, faq, extras)  # the translations know the same words
+            versions = _versions(folder, pack, faq, extras, readers)  # the translations know the same words
         return Catalog(
             name=pack.business.name,
             own_pack=pack,
@@ -84,6 +84,7 @@ def load_catalog(folder: Path, translated: bool = True, tools: Mapping[str, Sequ
             vocabulary=vocabulary,
             examples=examples,
             own_extras=extras,
+            extension_texts=extension_texts,
             prompts=prompts,
             versions=versions,
         )
@@ -97,7 +98,19 @@ UNIT_KEYWORDS = frozenset({"currency", "percent"})  # units the engine formats i
 ENGINE_TEXTS = frozenset([*DEFAULT_TEXTS.values(), *(str(f.default) for f in Labels.model_fields.values())])
 
 
-def _versions(folder: Path, pack: Pack, faq: list[FaqEntry], extras: dict[str, BaseModel]) -> dict[str, Version]:
+def engine_translator(code: str, folder: Path, pack: Pack, readers: Iterable[ExtensionData]) -> Translator:
+    """The translator of a pack into `code`: its own table, then the engine's and its extensions'
+    (whose default texts, in English, are the engine's sentences too)."""
+    readers = list(readers)
+    path, engine = folder / FOLDER / f"{code}.yaml", read_table(ENGINE_FOLDER / f"{code}.yaml")
+    engine = engine.model_copy(update={"texts": {**engine.texts, **translations_of(readers, code)}})
+    sentences = ENGINE_TEXTS | frozenset(texts_of(readers).values())
+    return Translator(code, pack.language, sentences, read_table(path), engine, path, UNIT_KEYWORDS)
+
+
+def _versions(
+    folder: Path, pack: Pack, faq: list[FaqEntry], extras: dict[str, BaseModel], readers: dict[str, ExtensionData]
+) -> dict[str, Version]:
     """The pack in each language it replies in besides its own (once the pack has a translation
     file for it), and in its own where the engine's sentences (English) need translating into it
     (once the engine has one). Until then that language is replied to in the pack's own words."""
@@ -109,22 +122,30 @@ def _versions(folder: Path, pack: Pack, faq: list[FaqEntry], extras: dict[str, B
         path, engine_path = folder / FOLDER / f"{code}.yaml", ENGINE_FOLDER / f"{code}.yaml"
         if not (engine_path if code == own else path).is_file():
             continue  # not translated yet: replies in the pack's own words
-        table, engine = read_table(path), read_table(engine_path)
-        translate = Translator(code, own, ENGINE_TEXTS, table, engine, path, UNIT_KEYWORDS)
-        versions[code] = translated_version(code, translate, pack, faq, extras)
+        translate = engine_translator(code, folder, pack, readers.values())
+        versions[code] = translated_version(code, translate, pack, faq, extras, texts_of(readers.values()))
         translate.check()
     return versions
 
 
-def translated_version(code: str, translate: Translator, pack: Pack, faq: list[FaqEntry], extras: dict[str, BaseModel]) -> Version:
-    """The pack's words in language `code`; what the translation lacks is on `translate.problems`."""
-    whole = pack.model_copy(update={"texts": {**DEFAULT_TEXTS, **pack.texts}})  # every sentence, said in the pack's words
+def translated_version(
+    code: str,
+    translate: Translator,
+    pack: Pack,
+    faq: list[FaqEntry],
+    extras: dict[str, BaseModel],
+    extension_texts: Mapping[str, str] | None = None,
+) -> Version:
+    """The pack's words in language `code`; what the translation lacks is on `translate.problems`;
+    `extension_texts`: its extensions' default texts, said like the engine's."""
+    whole = pack.model_copy(update={"texts": {**DEFAULT_TEXTS, **(extension_texts or {}), **pack.texts}})  # every sentence
     own = pack.language
-    return Version(
-        pack=walk(whole, translate),
-        faq=[_article(entry, code, own, translate) for entry in faq],
-        extras={name: walk(data, translate) for name, data in extras.items()},
-    )
+    version = {
+        "pack": walk(whole, translate),
+        "faq": [_article(entry, code, own, translate) for entry in faq],
+        "extras": {name: walk(data, translate) for name, data in extras.items()},
+    }
+    return Version.model_validate(version)
 
 
 def _article(entry: FaqEntry, code: str, own: str, translate: Translator) -> FaqEntry:

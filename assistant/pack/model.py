@@ -559,7 +559,6 @@ class Pack(Strict):
         if unknown:
             raise ValueError(f"goals name intents {unknown}; known: {list(INTENTS)}")
         self._check_facts()
-        self._check_texts()
         self._check_templates()
         self._check_tools()
         self._check_constraints()
@@ -582,17 +581,6 @@ class Pack(Strict):
             wrong = [a for a in rule.attributes if self.attributes[a].type not in types]
             if wrong:
                 raise ValueError(f"eligibility[{i}]: '{rule.test}' needs {types[0]} attributes; {wrong} are not")
-
-    def _check_texts(self) -> None:
-        """Every text is one the engine says, using only the placeholders the engine fills for it:
-        the common four and those its default uses."""
-        for key, text in self.texts.items():
-            if key not in DEFAULT_TEXTS:
-                raise ValueError(f"texts.{key} is not a text the engine says (assistant/pack/texts.yaml lists them)")
-            allowed = {*COMMON_PLACEHOLDERS, *placeholders(DEFAULT_TEXTS[key])}
-            unknown = placeholders(text) - allowed
-            if unknown:
-                raise ValueError(f"texts.{key} uses {{{sorted(unknown)[0]}}}; it may use {sorted(allowed)}")
 
     def _check_templates(self) -> None:
         """Display templates name only declared attributes ("{annual_fee}", "{benefits|first}")."""
@@ -622,14 +610,12 @@ class Pack(Strict):
             raise ValueError("some agent in tools needs search_faq to answer help questions")
 
     def _check_constraints(self) -> None:
-        """A constraint requires a tool some agent has, and says a text the engine has."""
+        """A constraint requires a tool some agent has (the loader checks it says a text the engine has)."""
         tools = {tool for allowed in self.tools.values() for tool in allowed}
         for rule in self.constraints:
             missing = [tool for tool in rule.requires if tool not in tools]
             if missing:
                 raise ValueError(f"constraints.{rule.name} requires {missing}, which no agent in tools has")
-            if rule.template not in DEFAULT_TEXTS:
-                raise ValueError(f"constraints.{rule.name}: template '{rule.template}' is not a text the engine says")
 
     def _check_prompting(self) -> None:
         """Every stage a flow step names has its phase (the loader checks every phase is a stage:
@@ -832,6 +818,7 @@ class Catalog(BaseModel):
     vocabulary: Vocabulary
     examples: Examples
     own_extras: dict[str, BaseModel] = Field(default={}, alias="extras")  # each extension's data (assistant/pack/extension.py)
+    extension_texts: dict[str, str] = {}  # the default texts of its extensions, under the pack's own
     prompts: dict[str, str] = {}  # each phase's prompt module (pack.yaml prompting), read from its file
     versions: dict[str, Version] = {}  # by language code: the pack's words in the other languages it replies in
 
@@ -874,8 +861,8 @@ class Catalog(BaseModel):
 
     @property
     def text(self) -> dict[str, str]:
-        """The engine's default texts, with the pack's own words over them."""
-        return {**DEFAULT_TEXTS, **self.pack.texts}
+        """The engine's default texts and its extensions', with the pack's own words over them."""
+        return {**DEFAULT_TEXTS, **self.extension_texts, **self.pack.texts}
 
     def product(self, product_id: str) -> Product | None:
         return self._by_id.get(product_id)

@@ -4,7 +4,9 @@ filters (an extension checks its own data against the pack as it loads it)."""
 
 from __future__ import annotations
 
-from assistant.pack.model import CUES, FaqEntry, Pack, Product, Vocabulary
+from collections.abc import Mapping
+
+from assistant.pack.model import COMMON_PLACEHOLDERS, CUES, FaqEntry, Pack, Product, Vocabulary, placeholders
 
 
 def check_item(item: Product, pack: Pack) -> None:
@@ -88,3 +90,19 @@ def _is_number(text: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def check_texts(pack: Pack, said: Mapping[str, str]) -> None:
+    """Every text is one the engine or one of the pack's extensions says (`said`: their defaults),
+    using only the placeholders filled for it: the common four and those its default uses; and
+    every constraint's template is one of them."""
+    for key, text in pack.texts.items():
+        if key not in said:
+            raise ValueError(f"texts.{key} is not a text the engine says (assistant/pack/texts.yaml lists them)")
+        allowed = {*COMMON_PLACEHOLDERS, *placeholders(said[key])}
+        unknown = placeholders(text) - allowed
+        if unknown:
+            raise ValueError(f"texts.{key} uses {{{sorted(unknown)[0]}}}; it may use {sorted(allowed)}")
+    for rule in pack.constraints:
+        if rule.template not in said:
+            raise ValueError(f"constraints.{rule.name}: template '{rule.template}' is not a text the engine says")

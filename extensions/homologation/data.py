@@ -28,6 +28,7 @@ class HomologationData(BaseModel):
 
 
 class Data:
+    folder = Path(__file__).parent
     stages = (QUOTE_STAGE, ELEMENT_STAGE, DOCUMENTS_STAGE)
     tools = {"quote": QUOTE_TOOLS}
 

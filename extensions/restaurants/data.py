@@ -33,6 +33,7 @@ class ConciergeSetup(BaseModel):
 
 
 class Data:
+    folder = Path(__file__).parent
     stages: tuple[str, ...] = ()
     tools: dict[str, tuple[str, ...]] = {}
 
