@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
@@ -58,7 +59,7 @@ def load_catalog(folder: Path, translated: bool = True, tools: Mapping[str, Sequ
     validated(vocabulary_path, lambda v: check_vocabulary(v, pack), vocabulary)
     examples_path = folder / "nlu.yml"
     examples = validated(examples_path, Examples.model_validate, read(examples_path))
-    extras = {name: readers[name].load(folder, settings, pack, products) for name, settings in pack.extensions.items()}
+    extras = {name: _extension_data(readers[name], folder, settings, pack, products) for name, settings in pack.extensions.items()}
     stages = {DONE_STAGE, *(step.stage for flow in pack.flows.values() for step in flow.steps if step.stage)}
     stages |= {stage for reader in readers.values() for stage in reader.stages}
     unknown = sorted(set(pack.prompting.phases) - stages) if pack.prompting else []
@@ -92,6 +93,13 @@ def load_catalog(folder: Path, translated: bool = True, tools: Mapping[str, Sequ
         raise DataError(str(exc)) from exc
     except ValidationError as exc:
         raise DataError(f"{folder}: {exc}") from exc
+
+
+def _extension_data(
+    reader: ExtensionData, folder: Path, settings: dict[str, Any], pack: Pack, products: list[Product]
+) -> BaseModel:
+    """An extension's data; settings it refuses name pack.yaml, as the pack's own do."""
+    return validated(folder / "pack.yaml", lambda raw: reader.load(folder, raw, pack, products), settings)
 
 
 UNIT_KEYWORDS = frozenset({"currency", "percent"})  # units the engine formats itself: never words to translate
