@@ -13,13 +13,13 @@ from assistant.dialogue.commands import Command
 from assistant.dialogue.extension import FlowAction, Part
 from assistant.dialogue.flows import FlowStep, Said
 from assistant.dialogue.goals import Goal
-from assistant.dialogue.state import Pending, SessionState
+from assistant.dialogue.state import SessionState
 from assistant.pack.model import Catalog, FaqEntry, Product
 from assistant.tools.comparison import Comparison
 from assistant.tools.eligibility import Verdict
 from assistant.tools.gateway import ToolGateway, Tools
 from assistant.tools.retrieval import CatalogIndex
-from assistant.understanding.reader import Intent
+from assistant.understanding.reader import Intent, Pending
 
 
 @dataclass(frozen=True)

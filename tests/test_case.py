@@ -18,9 +18,9 @@ from PIL import Image
 from assistant.attachments.store import ATTACHMENTS
 from assistant.dialogue.flows import FlowEngine, FlowStep, Said, Sent
 from assistant.dialogue.state import Kept, SessionState
+from assistant.pack.checks import Check
 from assistant.pack.loading import load_catalog
 from assistant.tools import validators
-from assistant.tools.validators import Check
 from extensions.homologation.case import CaseDesk
 from extensions.homologation.case_store import CASES
 from extensions.homologation.data import NAME

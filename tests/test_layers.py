@@ -44,13 +44,10 @@ KNOWN: dict[str, str] = {
     "assistant.dialogue.policy -> agents.work": "the policy plans on the turn's TurnWork, which agents/work.py holds",
     "assistant.handover.desk -> agents.work": "the people desk reads the turn's TurnWork, which agents/work.py holds",
     "assistant.infra.allowance -> assistant.booking.codes": "a hold lives as long as a booking code: CODE_TTL is booking's",
-    "assistant.pack.flows -> assistant.tools.validators": "Check is defined beside the validators",
-    "assistant.tools.help_search -> assistant.understanding.classifier": "it reuses the classifier's phrasings",
     "assistant.understanding.command_reader -> assistant.booking.desk": "it reads a message in the conversation's context",
     "assistant.understanding.command_reader -> assistant.dialogue.commands": "it reads a message in the conversation's context",
     "assistant.understanding.command_reader -> assistant.dialogue.goals": "it reads a message in the conversation's context",
     "assistant.understanding.command_reader -> assistant.dialogue.state": "it reads a message in the conversation's context",
-    "assistant.understanding.reader -> assistant.dialogue.state": "Intent.wishes() makes the state's Wishes",
     "crew_pipeline -> assistant.web.telemetry": "LLM mode's breaker registers with web's /metrics",
 }
 

@@ -9,8 +9,8 @@ import pytest
 from sklearn.model_selection import StratifiedKFold
 
 from assistant.pack.loading import load_catalog
+from assistant.tools.classifier import Classifier
 from assistant.tools.embeddings import default_embedder
-from assistant.understanding.classifier import Classifier
 from assistant.understanding.router import Router, filter_phrases
 
 DATA = Path(__file__).resolve().parent.parent / "data"

@@ -19,6 +19,7 @@ from assistant.dialogue.whose import Parties
 from assistant.language import phrases, pieces
 from assistant.language.phones import PHONE_LIKE, e164
 from assistant.language.privacy import EMAIL_IN_TEXT
+from assistant.pack.checks import Check
 from assistant.pack.flows import Flow, Slot
 from assistant.pack.model import Catalog
 from assistant.pack.texts import say
@@ -96,7 +97,7 @@ class FormReader:
         """What the slot keeps of an answer, or why it can't."""
         if slot.kind == "number":
             if slot.range:
-                bounds = validators.Check(min=slot.range[0], max=slot.range[1])
+                bounds = Check(min=slot.range[0], max=slot.range[1])
                 return validators.check_number(text, slot.check or bounds)
             return validators.check_number(text, slot.check)
         if slot.kind == "choice":

@@ -36,13 +36,13 @@ from assistant.dialogue.commands import (
     first,
 )
 from assistant.dialogue.goals import QUICK_PRIORITY, Goal
-from assistant.dialogue.state import SessionState, Wishes
+from assistant.dialogue.state import SessionState
 from assistant.pack import texts as formatting
 from assistant.pack.model import NEEDS_PRODUCTS, Catalog, Filter, Product
 from assistant.tools.eligibility import check
 from assistant.tools.retrieval import CatalogIndex
 from assistant.understanding.command_reader import Understood
-from assistant.understanding.reader import Intent
+from assistant.understanding.reader import Intent, Wishes
 
 CLARIFYING = "clarify_product"  # what the session waits for after a clarifying question
 

@@ -10,8 +10,8 @@ from pydantic import BaseModel, Field, field_validator
 
 from assistant.dialogue.goals import GoalBoard
 from assistant.pack.model import FactValue, FilterValue
+from assistant.understanding.reader import Pending, Wishes
 
-Pending = str  # "clarify_product", or the name of the customer fact the pack's question asked for
 HANDED_OVER = "handover"  # a message's intent while people have the conversation
 
 
@@ -26,16 +26,6 @@ class Kept(BaseModel):
 
 class NotYourSession(PermissionError):
     """The session belongs to another caller: a signed-in customer other than the caller, or a guest."""
-
-
-class Wishes(BaseModel):
-    """What a message answered with a clarifying question asked for, taken back with the answer."""
-
-    comparison: bool = False
-    eligibility: bool = False
-    rank: dict[str, str] | None = None  # the ranking asked for (attribute, best end)
-    topics: list[str] = []  # the facts asked about ("lounge")
-    lines: list[str] = []
 
 
 class Turn(BaseModel):

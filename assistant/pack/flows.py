@@ -15,7 +15,7 @@ from typing import Annotated, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from assistant.language.lexicon import Weekday
-from assistant.tools.validators import Check
+from assistant.pack.checks import Check
 
 # How a slot is read: a catalog item, one of its options, a day, a time, a person's name, a
 # phone number, a number, the answer as said, everything said about it, a filter's value, the

@@ -33,8 +33,8 @@ import numpy as np
 from assistant.language.lexicon import LETTER
 from assistant.language.reading import Reading
 from assistant.pack.model import Catalog, FaqEntry
+from assistant.tools.classifier import Classifier, LeastSquares
 from assistant.tools.embeddings import MiniLMEmbedder
-from assistant.understanding.classifier import Classifier, LeastSquares
 
 LEXICAL_WEIGHT = 0.02  # BM25 points worth one unit of cosine similarity, tuned on the bank's dev set
 CLASSIFIER_SHARE = 0.4  # the classifier's weight in the blended belief, the search's being the rest

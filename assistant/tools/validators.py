@@ -1,4 +1,4 @@
-"""Checks on a value a customer typed into a form: number bounds, a pattern, a length, and
+"""The checks on a value a customer typed into a form (assistant/pack/checks.py says which): number bounds, a pattern, a length, and
 named checks that are a country's or an industry's convention (a national id's check letter,
 a vehicle identification number). Pack data selects them per field; the reasons are text
 keys, so the pack words the refusal (assistant/pack/texts.yaml, `check_*`).
@@ -10,13 +10,9 @@ import datetime as dt
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from assistant.pack.checks import Check, NamedCheck
 
-# id_check_letter: 8 digits and a letter, or a letter, 7 digits and a letter, the last letter
-# the number modulo 23 (the convention of Spain's DNI and NIE).
-NamedCheck = Literal["id_check_letter", "vin", "email", "date"]
 _ID_LETTERS = "TRWAGMYFPDXBNJZSQVHLCKE"
 _ID_PREFIXES = {"X": "0", "Y": "1", "Z": "2"}
 _ID = re.compile(r"^([XYZ]?)(\d{7,8})([A-Z])$")
@@ -25,27 +21,6 @@ _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
 _DATE = (re.compile(r"^(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})$"), re.compile(r"^(\d{4})-(\d{1,2})-(\d{1,2})$"))
 _NUMBER = re.compile(r"-?\d+(?:[.,]\d+)?")
 _SEPARATORS = re.compile(r"[\s.-]")
-
-
-class Check(BaseModel):
-    """What a field's value must be (pack data: a field's `validation`)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    min: float | None = None  # numbers
-    max: float | None = None
-    pattern: str | None = None  # the whole value, regardless of case ("^\\d{4}\\s?[B-DF-HJ-NP-TV-Z]{3}$")
-    min_length: int | None = Field(default=None, ge=0)
-    max_length: int | None = Field(default=None, ge=1)
-    named: NamedCheck | None = None
-
-    @model_validator(mode="after")
-    def _sane(self) -> Check:
-        if self.pattern:
-            re.compile(self.pattern)
-        if self.min is not None and self.max is not None and self.min > self.max:
-            raise ValueError("validation: min is above max")
-        return self
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,6 @@ from typing import Any, Literal, NamedTuple, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
-from assistant.dialogue.state import Pending, Wishes
 from assistant.language import REACH, Bound, Pointing
 from assistant.language.lexicon import LETTER
 from assistant.pack.model import BOUNDS, NEEDS_PRODUCTS, Attribute, Catalog, CustomerFact, FactValue, FilterValue, IntentType
@@ -51,6 +50,19 @@ _CUE_INTENTS = {
 LARGEST = 1e15  # no amount, count or size anyone means is this large: a longer number is read as none
 _FUZZY_MIN_LENGTH = 5
 _FUZZY_CUTOFF = 0.84
+
+
+Pending = str  # "clarify_product", or the name of the customer fact the pack's question asked for
+
+
+class Wishes(BaseModel):
+    """What a message answered with a clarifying question asked for, taken back with the answer."""
+
+    comparison: bool = False
+    eligibility: bool = False
+    rank: dict[str, str] | None = None  # the ranking asked for (attribute, best end)
+    topics: list[str] = []  # the facts asked about ("lounge")
+    lines: list[str] = []
 
 
 class Details(Protocol):

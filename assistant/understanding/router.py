@@ -2,7 +2,7 @@
 
 Keyword rules recognise the phrasings someone wrote them for; customers phrase things every
 other way. So the intent comes from a classifier over sentence embeddings of the pack's
-examples (assistant/understanding/classifier.py), while rules keep the jobs they do best: amounts, dates,
+examples (assistant/tools/classifier.py), while rules keep the jobs they do best: amounts, dates,
 filter values and names.
 """
 
@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from assistant.language.reading import Reading
 from assistant.pack.model import Catalog, Examples
+from assistant.tools.classifier import Classifier, Ranked
 from assistant.tools.embeddings import MiniLMEmbedder
-from assistant.understanding.classifier import Classifier, Ranked
 
 # Inverse regularisation strength, chosen by cross-validation on the packs' examples
 # (bench/intent_eval.py and tests/test_router.py): higher fits the examples more tightly.

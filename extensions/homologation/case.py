@@ -23,11 +23,11 @@ from assistant.dialogue.flows import FlowEngine, FlowStep, Said, filled
 from assistant.dialogue.state import SessionState
 from assistant.language import phrases
 from assistant.language.privacy import redact_codes
+from assistant.pack.checks import Check
 from assistant.pack.display import money
 from assistant.pack.flows import Flow, Option, Slot, Step
 from assistant.pack.model import Catalog
 from assistant.pack.texts import every_way, one_of, say
-from assistant.tools.validators import Check
 from extensions.homologation.data import DOCUMENTS_STAGE, ELEMENT_STAGE, NAME, data_of
 from extensions.homologation.elements import DataField, Elements
 from extensions.homologation.quote import images, kept_quote
