@@ -38,6 +38,7 @@ from assistant.handover.desk import PeopleDesk
 from assistant.handover.store import HANDOVERS
 from assistant.infra import replay
 from assistant.infra.allowance import allowances
+from assistant.infra.collectors import collect
 from assistant.infra.config import SETTINGS, Settings, bookings_file, sessions_file
 from assistant.infra.counters import shared_counters
 from assistant.infra.extensions import Slot
@@ -55,7 +56,6 @@ from assistant.understanding import guard
 from assistant.understanding.command_reader import CommandReader
 from assistant.understanding.reader import Intent, Understanding
 from assistant.understanding.router import Router
-from assistant.web import telemetry
 from extensions.base import EXTENSIONS, Extension
 
 if TYPE_CHECKING:  # crewai is imported only when an LLM is configured
@@ -540,7 +540,7 @@ def init_app(app: Flask) -> None:
         from assistant.llm.crew_mode import CrewMode
 
         breaker = Breaker(shared_counters(app), settings)
-        telemetry.collect(app, breaker)
+        collect(app, breaker)
         crew_mode = CrewMode(settings, catalog, breaker)
     PIPELINE.put(
         app,

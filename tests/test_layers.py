@@ -23,32 +23,23 @@ LAYERS: list[tuple[str, ...]] = [
     ("dialogue", "booking", "handover"),  # the conversation and the desks it commits to
     ("agents", "tasks"),  # each agent's offline work over one turn; the tasks a model is given
     ("llm",),  # LLM mode around the agents
-    ("extensions",),  # a business's own machinery (a quotation, a concierge), over the engine it plugs into
+    ("extensions.base",),  # what the engine asks of a pack's extensions: their interface, not a business
     ("crew_pipeline",),  # one chat turn end to end
     ("web",),  # HTTP
+    ("extensions",),  # a business's own machinery (a quotation, a concierge, their routes), over the whole engine
     ("app",),  # the Flask app assembled
     ("conversations", "__main__"),  # scripted conversations and the command line run the app
 ]
 LEVEL = {unit: level for level, units in enumerate(LAYERS) for unit in units}
 
-ROUTES = "an extension's routes are HTTP: web's errors, identity and OpenAPI fragments"
 KNOWN: dict[str, str] = {
     "assistant.understanding.command_reader -> assistant.dialogue.extension": "it reads a message in the conversation's context",
-    "extensions.homologation.routes -> assistant.web.errors": ROUTES,
-    "extensions.homologation.routes -> assistant.web.identity": ROUTES,
-    "extensions.homologation.routes -> assistant.web.openapi": ROUTES,
-    "extensions.restaurants.routes -> assistant.web.errors": ROUTES,
-    "extensions.restaurants.routes -> assistant.web.identity": ROUTES,
-    "extensions.restaurants.routes -> assistant.web.openapi": ROUTES,
-    "extensions.restaurants.routes -> assistant.web.ratelimit": "an extension's routes are HTTP: its rate limits are web's",
     "assistant.dialogue.policy -> agents.work": "the policy plans on the turn's TurnWork, which agents/work.py holds",
     "assistant.handover.desk -> agents.work": "the people desk reads the turn's TurnWork, which agents/work.py holds",
-    "assistant.infra.allowance -> assistant.booking.codes": "a hold lives as long as a booking code: CODE_TTL is booking's",
     "assistant.understanding.command_reader -> assistant.booking.desk": "it reads a message in the conversation's context",
     "assistant.understanding.command_reader -> assistant.dialogue.commands": "it reads a message in the conversation's context",
     "assistant.understanding.command_reader -> assistant.dialogue.goals": "it reads a message in the conversation's context",
     "assistant.understanding.command_reader -> assistant.dialogue.state": "it reads a message in the conversation's context",
-    "crew_pipeline -> assistant.web.telemetry": "LLM mode's breaker registers with web's /metrics",
 }
 
 
@@ -62,10 +53,13 @@ def _modules() -> Iterator[tuple[str, Path]]:
 
 
 def _unit(module: str) -> str | None:
-    """The layer unit a module belongs to: its package under assistant/, or the top-level name."""
+    """The layer unit a module belongs to: its package under assistant/, the extensions' interface,
+    or the top-level name."""
     parts = module.split(".")
     if parts[0] == "assistant":
         return parts[1] if len(parts) > 1 else None
+    if parts[:2] == ["extensions", "base"]:
+        return "extensions.base"
     return parts[0] if parts[0] in LEVEL else None
 
 

@@ -18,9 +18,9 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from assistant.infra.config import CODE_TTL
 from assistant.infra.sqlite import SharedSQLite
 
-CODE_TTL = dt.timedelta(minutes=10)
 MAX_WRONG_TRIES = 3
 MAX_CODES_PER_GOAL = 4  # the first code and three resends
 

@@ -17,8 +17,7 @@ from dataclasses import dataclass
 
 from flask import Flask
 
-from assistant.booking.codes import CODE_TTL
-from assistant.infra.config import SETTINGS
+from assistant.infra.config import CODE_TTL, SETTINGS
 from assistant.infra.counters import RateCounters, shared_counters
 from assistant.infra.extensions import Slot
 

@@ -6,6 +6,7 @@ every component then reads the app's one `Settings` (`SETTINGS.get(app)`).
 
 from __future__ import annotations
 
+import datetime as dt
 import ipaddress
 import os
 import re
@@ -20,6 +21,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from assistant.infra.extensions import Slot
 
 ROOT = Path(__file__).resolve().parents[2]
+CODE_TTL = dt.timedelta(minutes=10)  # a one-time code's life, and so a table's held for one
 OPERATOR_KEY_MIN_CHARS = 32  # a shorter key may be guessed; secrets.token_urlsafe(32) makes a 43-character one
 _NAMED_KEY = re.compile(r"([A-Za-z][\w.-]{0,39}):(.+)", re.DOTALL)  # "asha:<key>": the key, known as asha's
 

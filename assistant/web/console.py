@@ -25,8 +25,8 @@ from assistant.dialogue.state import Turn
 from assistant.dialogue.turns import session_id as canonical_session_id
 from assistant.handover.clusters import grouped
 from assistant.handover.store import HANDOVERS, REASONS, Handover, HandoverStore, NotHeld, Panic, Taken
+from assistant.infra.collectors import collect
 from assistant.pack.model import Catalog
-from assistant.web import telemetry
 from assistant.web.errors import ApiError, json_object
 from assistant.web.identity import require_operator
 from assistant.web.openapi import OPERATOR, TURN, UUID, Fragment, describe, errors, json_answer
@@ -415,4 +415,4 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(page)
     app.register_blueprint(bp)
     describe(app, _contract)
-    telemetry.collect(app, HandoverMetrics(HANDOVERS.get(app)))
+    collect(app, HandoverMetrics(HANDOVERS.get(app)))

@@ -20,9 +20,9 @@ from prometheus_client import (
     generate_latest,
     multiprocess,
 )
-from prometheus_client.registry import Collector
 
 from assistant.dialogue.turns import ChatResponse
+from assistant.infra.collectors import collectors
 from assistant.pack.model import NEEDS_PRODUCTS, Catalog
 from assistant.web.openapi import Fragment, describe
 
@@ -46,7 +46,6 @@ PRODUCT_SOURCE = Counter(
 )
 LLM_CALLS = Counter("assistant_llm_calls_total", "LLM calls made")
 LLM_FALLBACKS = Counter("assistant_llm_fallbacks_total", "Turns where the LLM's reply was not used", ["reason"])
-_COLLECTORS = "metrics_collectors"
 SECURITY_EVENTS = Counter("assistant_security_events_total", "Refused attempts to misuse the assistant", ["kind"])
 
 
@@ -87,7 +86,7 @@ def init_app(app: Flask) -> None:
             registry = CollectorRegistry()
             multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]  # prometheus_client leaves it unannotated
         shared = CollectorRegistry()  # this app's own, read from its stores at each scrape
-        for collector in app.extensions.get(_COLLECTORS, []):
+        for collector in collectors(app):
             shared.register(collector)
         return Response(generate_latest(registry) + generate_latest(shared), mimetype=CONTENT_TYPE_LATEST)
 
@@ -108,12 +107,6 @@ def _contract(catalog: Catalog) -> Fragment:
             }
         }
     )
-
-
-def collect(app: Flask, collector: Collector) -> None:
-    """Metrics that a component reads from its shared store at each scrape (the same in every
-    worker), beside the counters each process keeps."""
-    app.extensions.setdefault(_COLLECTORS, []).append(collector)
 
 
 def record_turn(response: ChatResponse, started: float, request_id: str | None) -> None:

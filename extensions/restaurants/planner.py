@@ -29,11 +29,12 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, Field
 
-from assistant.booking.codes import CODE_TTL, BookingStore
+from assistant.booking.codes import BookingStore
 from assistant.booking.desk import Refused
 from assistant.dialogue.flows import FlowEngine, Said
 from assistant.dialogue.sessions import SessionLocks
 from assistant.infra.allowance import CODES, HOLDS, Allowances
+from assistant.infra.config import CODE_TTL
 from assistant.infra.sqlite import SharedSQLite
 from assistant.language import blank, phrases
 from assistant.language.phones import PHONE_LIKE, e164
