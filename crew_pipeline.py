@@ -26,6 +26,7 @@ from assistant.booking.codes import BookingStore
 from assistant.booking.desk import BookingDesk
 from assistant.booking.notifications import NOTIFIER
 from assistant.booking.reminders import REMINDERS
+from assistant.dialogue.command_reader import CommandReader
 from assistant.dialogue.commands import Command, Extended, ShowMore, first
 from assistant.dialogue.extension import FlowAction
 from assistant.dialogue.policy import DialoguePolicy
@@ -53,7 +54,6 @@ from assistant.tools.filters import Filters
 from assistant.tools.gateway import ToolGateway
 from assistant.tools.retrieval import CATALOG, INDEX, CatalogIndex
 from assistant.understanding import guard
-from assistant.understanding.command_reader import CommandReader
 from assistant.understanding.reader import Intent, Understanding
 from assistant.understanding.router import Router
 from extensions.base import EXTENSIONS, Extension

@@ -33,13 +33,8 @@ LAYERS: list[tuple[str, ...]] = [
 LEVEL = {unit: level for level, units in enumerate(LAYERS) for unit in units}
 
 KNOWN: dict[str, str] = {
-    "assistant.understanding.command_reader -> assistant.dialogue.extension": "it reads a message in the conversation's context",
     "assistant.dialogue.policy -> agents.work": "the policy plans on the turn's TurnWork, which agents/work.py holds",
     "assistant.handover.desk -> agents.work": "the people desk reads the turn's TurnWork, which agents/work.py holds",
-    "assistant.understanding.command_reader -> assistant.booking.desk": "it reads a message in the conversation's context",
-    "assistant.understanding.command_reader -> assistant.dialogue.commands": "it reads a message in the conversation's context",
-    "assistant.understanding.command_reader -> assistant.dialogue.goals": "it reads a message in the conversation's context",
-    "assistant.understanding.command_reader -> assistant.dialogue.state": "it reads a message in the conversation's context",
 }
 
 

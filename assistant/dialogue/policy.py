@@ -1,7 +1,7 @@
 """The one dialogue policy: applies a message's commands to the session's goals and decides the
 one next question.
 
-Understanding says what a message asks (assistant/understanding/command_reader.py); only here
+Understanding says what a message asks (assistant/dialogue/command_reader.py); only here
 does that change the goals: a flow continues, starts, is set aside by a quicker request and
 resumed after it, or is cancelled; what a goal committed to (a booking made) changes only on a
 command that names it, and only once the customer confirms the change shown old -> new. Which
@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from agents.work import TurnWork
 from assistant.booking.desk import PROPOSED
+from assistant.dialogue.command_reader import Understood
 from assistant.dialogue.commands import (
     AskAttribute,
     Cancel,
@@ -41,7 +42,6 @@ from assistant.pack import texts as formatting
 from assistant.pack.model import NEEDS_PRODUCTS, Catalog, Filter, Product
 from assistant.tools.eligibility import check
 from assistant.tools.retrieval import CatalogIndex
-from assistant.understanding.command_reader import Understood
 from assistant.understanding.reader import Intent, Wishes
 
 CLARIFYING = "clarify_product"  # what the session waits for after a clarifying question
