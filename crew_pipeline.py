@@ -270,7 +270,7 @@ class CrewPipeline:
         if welcome:
             work.out.reply = f"{welcome}\n\n{work.out.reply}"
         extended: Extended | None = first(plan.commands, Extended)
-        answered = extended.intent if extended else act.type  # an extension's act by its own name ("quote")
+        answered = extended.intent if extended else act.type  # an extension's act, by the name it gives it
         answered = "faq" if work.out.faq and act.type in HELP_INTENTS else answered  # an article answered it: a help question
         handed = self._hand_over_after(answered, work, state, bool(question))
         self._update_state(state, work, answered, [*agents, "formatter"], request.query)
