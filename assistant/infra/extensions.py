@@ -27,7 +27,7 @@ class Slot(Generic[T]):
         return value
 
     def find(self, app: Flask | None = None) -> T | None:
-        """Like `get`, for a component the app may not have (the concierge of a pack without one)."""
+        """Like `get`, for a component the app may not have (one a pack's extension adds)."""
         value: T | None = _app(app).extensions.get(self.name)
         return value
 

@@ -1,4 +1,4 @@
-"""GET /pack-files/images/<name>.svg: the pack's example drawings, which quote replies send.
+"""GET /pack-files/images/<name>.svg: the pack's example drawings, which replies send (a quote's documentation, a case's).
 
 Only SVG files directly in the pack's images/ folder are served; any other path is not found,
 so nothing else of the pack (or beyond it) can be read through this route.
