@@ -1,4 +1,4 @@
-"""Times the seed's six-message conversation through the real app; prints one JSON line.
+"""Times the README's six-message example conversation through the real app; prints one JSON line.
 
 Measures: cold start (imports + data + embedding index, in a fresh process), per-turn
 server time for each of the six turns (median and slowest over --rounds conversations),

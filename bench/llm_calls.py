@@ -1,14 +1,14 @@
 """LLM calls and prompt tokens per conversation: this pipeline against a naive CrewAI crew.
 
-Replays the README's seed conversation with a counting scripted model: (a) through this app in
+Replays the README's example conversation with a counting scripted model: (a) through this app in
 LLM mode, where the model only frames each reply and weighs a comparison against what the
-customer needs, and (b) through a naive crew that runs the seed's four agents on every turn,
+customer needs, and (b) through a naive crew that runs the four agents of agents/ on every turn,
 sequentially, with their tools attached, as a plain CrewAI crew would. The naive crew's model
 behaves as a tool-using model does: an agent with tools calls one of them once, then answers.
 Prompt tokens are counted the same way for both (the MiniLM WordPiece tokenizer over every
 message sent). A real model asks for no regeneration here; bench/llm_real.py counts those.
 
-Then the homologation pack's case (seed 004's dynamic prompts): a quote, the case opened, each
+Then the homologation pack's case (a prompt module per phase): a quote, the case opened, each
 element's photos and fields, the base documents and the personal and vehicle data, every turn
 in LLM mode, twice: as the app runs it (each phase's prompt module only) and with one static
 prompt (every module in every turn); the saving is the share of prompt tokens the phased
@@ -46,7 +46,7 @@ from assistant.dialogue.state import SessionState  # noqa: E402
 from assistant.understanding.reader import Intent  # noqa: E402
 from bench.seed import SEED_CONVERSATION  # noqa: E402
 
-# The seed's crew as a plain CrewAI crew would declare it: each agent's role and its tools.
+# The four agents as a plain CrewAI crew would declare them: each agent's role and its tools.
 NAIVE_AGENTS = {
     "retriever": ("Product Retriever", ["search_products", "search_faq"]),
     "comparator": ("Product Comparator", ["compare_products"]),

@@ -1,4 +1,4 @@
-"""LLM mode against a real model: the README's seed conversation and 20 varied turns; prints one JSON line.
+"""LLM mode against a real model: the README's example conversation and 20 varied turns; prints one JSON line.
 
     python3 bench/llm_real.py [--base-url http://127.0.0.1:8765/v1] [--model openai/local] [--deadline 12] [--breaker 3]
                               [--max-tokens 400]
@@ -109,7 +109,7 @@ def main() -> None:
         wrong: list[str] = []
         seed_calls = 0
         for script in (SEED_CONVERSATION, *VARIED):
-            seed_calls = seed_calls or usage.calls  # the calls the seed conversation took, once it is over
+            seed_calls = seed_calls or usage.calls  # the calls the README's example conversation took, once it is over
             session, twin = str(uuid.uuid4()), str(uuid.uuid4())
             for message in script:
                 body = {"query": message, "user_employment": "business_owner"}

@@ -1,7 +1,7 @@
-"""Load: concurrent sessions replaying the seed conversation against the production server.
+"""Load: concurrent sessions replaying the README's example conversation against the production server.
 
 Starts gunicorn (gunicorn.conf.py) with the app on 127.0.0.1, drives --clients concurrent
-clients, each replaying the seed's six messages in fresh sessions for --seconds, then runs the
+clients, each replaying its six messages in fresh sessions for --seconds, then runs the
 same client against a bare Flask JSON endpoint under the same server as the ceiling. With
 --chaos one worker is killed (SIGKILL) halfway: afterwards every session's stored state is
 checked against what its client saw answered. Prints one JSON line last.
@@ -69,7 +69,7 @@ def serve(target: str, port: int, folder: Path) -> subprocess.Popen:
 
 
 class Client(threading.Thread):
-    """Replays the seed conversation in fresh sessions until the time is up."""
+    """Replays the README's example conversation in fresh sessions until the time is up."""
 
     def __init__(self, port: int, until: float):
         super().__init__(daemon=True)

@@ -1,4 +1,5 @@
-"""The README's seed conversation (flow 6 with a verdict, then the filter change), replayed by every benchmark."""
+"""The README's example conversation (cards found, compared, an eligibility verdict, then a filter change and
+the fees), replayed by every benchmark."""
 
 SEED_CONVERSATION = [
     "I want a platinum conventional credit card for business",

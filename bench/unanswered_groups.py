@@ -7,7 +7,7 @@ random set of categories and questions of each, in a shuffled order, as they wou
 console. Groups them as GET /console/api/unanswered does (assistant/handover/clusters.py), at
 its threshold and at others around it, and scores the groups against the categories: adjusted
 Rand index, homogeneity (a group holds one category), completeness (a category stays in one
-group) and their harmonic mean V. The threshold in use was chosen here, on the seed below.
+group) and their harmonic mean V. The threshold in use was chosen here, with the default --seed.
 """
 
 from __future__ import annotations

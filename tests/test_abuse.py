@@ -1,8 +1,8 @@
-"""No phone is flooded (issue 16, point 5): every message to a number, codes, confirmations and
-reminders alike, counts against caps per hour and per day kept where the sessions are, whoever
-asks and whichever worker sends; the concierge confirms a guest's number with a one-time code
-before it sends anything else there or holds a table for longer than the code lives; and an
-instruction retried, or sent again under the same Idempotency-Key, books one table."""
+"""No phone is flooded: every message to a number, codes, confirmations and reminders alike, counts
+against caps per hour and per day kept where the sessions are, whoever asks and whichever worker
+sends; the concierge confirms a guest's number with a one-time code before it sends anything else
+there or holds a table for longer than the code lives; and an instruction retried, or sent again
+under the same Idempotency-Key, books one table."""
 
 from __future__ import annotations
 

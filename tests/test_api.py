@@ -20,9 +20,9 @@ def test_missing_session_id_starts_a_new_session(client):
 
 @pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded", None])
 def test_a_json_body_not_declared_json_is_415_and_changes_nothing(client, pipeline, content_type):
-    """The seed's fetch() posted JSON as text/plain: a CORS "simple request", which any page can
-    make a visitor's browser send, so it is refused before anything is read (issue 16, point 6).
-    multipart/form-data brings files (issue 17), from this assistant's own pages only: tests/test_attachments.py."""
+    """JSON posted as text/plain (as the first chat page's fetch() did) is a CORS "simple request",
+    which any page can make a visitor's browser send, so it is refused before anything is read.
+    multipart/form-data brings files, from this assistant's own pages only: tests/test_attachments.py."""
     sid = str(uuid.uuid4())
     body = json.dumps({"query": "I want platinum credit card", "session_id": sid})
     response = client.post("/chat", data=body, content_type=content_type)

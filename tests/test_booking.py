@@ -132,7 +132,7 @@ def test_a_vague_product_is_asked_for_with_choices(chat, catalog):
     "message, slot, complaint",
     [
         ("book a call-back today at 8am for the Visa Platinum Business Credit Card", "time", "already passed"),
-        (  # issue 33, hole 12: the year said is kept, and a day gone by is asked again
+        (  # a year said is kept (never moved to a later one), and a day gone by is asked again
             "book a call-back on 1 January 2020 at 11am for the Visa Platinum Business Credit Card",
             "date",
             "Wednesday 1 January 2020 has already passed.",

@@ -1,5 +1,5 @@
-"""The car showroom (seed 000): budget, body type, fuel, seats and transmission filters, named
-comparisons, the insurance and documents FAQ, and a test drive confirmed by a one-time code."""
+"""The car showroom: budget, body type, fuel, seats and transmission filters, named comparisons,
+the insurance and documents FAQ, and a test drive confirmed by a one-time code."""
 
 from __future__ import annotations
 

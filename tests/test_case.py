@@ -1,6 +1,6 @@
-"""The case (seed 004's collection FSM) on the flow engine: the checks of a form's values, the
-three collection modes, each phase's validation, corrections, status, a person, and a whole
-case through the real app's /chat, handed to the office."""
+"""The homologation case (its phases, collected in order) on the flow engine: the checks of a
+form's values, the three collection modes, each phase's validation, corrections, status, a person,
+and a whole case through the real app's /chat, handed to the office."""
 
 from __future__ import annotations
 

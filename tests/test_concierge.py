@@ -1,5 +1,5 @@
-"""POST /assistant, the restaurant concierge (seed 001): the seed's instruction and JSON shape, the
-clarifying questions that continue the same plan, and the fallbacks of its section 4.6 tests:
+"""POST /assistant, the restaurant concierge: the example instruction of its contract and the JSON
+shape it answers in, the clarifying questions that continue the same plan, and its fallbacks:
 no restaurant found, a fully booked slot (409), a message gateway that is down, a reminder in
 the past. Also Hindi, bad input, and 20 users at once."""
 
@@ -68,7 +68,9 @@ def test_the_final_answer_has_exactly_the_seed_keys(ask):
 
 def test_the_seed_instruction_gets_the_seed_json(ask, catalog, outbox, tmp_path):
     result = ask(SEED_INSTRUCTION)
-    assert set(result) == {"restaurant", "reservation", "notification", "reminder"}, "exactly the seed's keys"
+    assert set(result) == {"restaurant", "reservation", "notification", "reminder"}, (
+        "exactly the keys the concierge's contract names"
+    )
     assert set(result["restaurant"]) == {"id", "name", "address", "rating"}
     assert set(result["reservation"]) == {"reservation_id", "date", "time", "table_number", "status"}
     assert set(result["notification"]) == {"message_id", "status"}
@@ -204,7 +206,7 @@ def test_a_reminder_in_the_past_asks_for_a_valid_time(ask, clock):
 
 
 def test_a_year_gone_by_is_refused_with_the_day_and_asked_again(ask):
-    """Issue 33, hole 12: "1 January 2020" was held for 1 January 2027."""
+    """A year said is kept: "1 January 2020" is that day, gone by, so it is asked again (never moved to 2027)."""
     asked = ask("Book a table for 2 at an Indian restaurant in Bandra, Mumbai on 1 January 2020 at 8 pm")
     assert asked["ask_user"].startswith("Wednesday 1 January 2020 has already passed.") and "Which day" in asked["ask_user"]
     done = ask("tomorrow")

@@ -1,4 +1,4 @@
-"""Issue 33, hole 15: the concierge's external services fail as seed 001 says they may, and each
+"""The concierge's external services fail as any HTTP service may (500, 429, 401), and each
 failure is handled the same way whichever service it is (extensions/restaurants/calls.py): a 500 is
 tried once more, then a person takes over and the plan is kept; a 429 backs off and tells the
 customer when to try again; a 401 is logged at error level and counted for the operators, and the

@@ -141,7 +141,7 @@ GUNICORNS_OWN = [
 
 @pytest.mark.parametrize("name,raw,status,error", GUNICORNS_OWN, ids=[case[0] for case in GUNICORNS_OWN])
 def test_gunicorns_own_errors_are_json(server, name, raw, status, error):
-    """gunicorn answers these before the app sees the request; they come back in the app's shape (issue 16, point 11)."""
+    """gunicorn answers these before the app sees the request; they come back in the app's shape."""
     got, headers, body = exchange(server, raw)
     assert got == status and headers["content-type"] == "application/json"
     answer = json.loads(body)
@@ -176,7 +176,7 @@ def test_the_openapi_document_states_gunicorns_limits(monkeypatch, tmp_path):
 @pytest.mark.parametrize("allowed", [None, "", " , ", "*", "10.0.0.1,*", "0.0.0.0/0", "::/0"])
 def test_a_proxy_count_without_the_proxies_named_refuses_to_start(tmp_path, allowed):
     """X-Forwarded-For is written by whoever sends the request: believing it from anyone lets a
-    client pick its own address, and so its own rate limit (issue 16, point 12)."""
+    client pick its own address, and so its own rate limit."""
     settings = {"proxy_count": 1, "session_db": tmp_path / "s.sqlite3"}
     with pytest.raises(ValidationError, match="FORWARDED_ALLOW_IPS"):
         create_app(settings if allowed is None else settings | {"forwarded_allow_ips": allowed})

@@ -1,4 +1,5 @@
-"""The one flow engine: seed 004's smart collection, and a flow that is only pack data.
+"""The one flow engine: how many fields it asks at once (one or two, or nested conditions: one by
+one; three or more: together, those with a condition after the rest), and a flow that is only pack data.
 
 The restaurants pack's chat reserves tables through its concierge; a copy of its pack.yaml whose
 flow books them itself, confirmed by a code, must work with no code change.

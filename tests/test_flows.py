@@ -1,4 +1,7 @@
-"""The seed's flows 1-6 and scenarios A-E (seeds/002), end to end through POST /chat."""
+"""The bank assistant's reference conversations, end to end through POST /chat: flows 1-6 (retrieve,
+compare, check eligibility, both at once, change a filter, all in turn then the fees) and scenarios A-E
+(employment read from the text, best then eligible with no new search, three agents in one turn, a
+filter change that keeps the other filters)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Whatever a client sends, the answer is a 4xx or a 2xx and JSON, never a 5xx (issue 16, point 10).
+"""Whatever a client sends, the answer is a 4xx or a 2xx and JSON, never a 5xx.
 
 Hypothesis writes the bodies a schema never would: arbitrary bytes, JSON nested past the parser's
 recursion, numbers of hundreds of digits, lone surrogates and other odd unicode, every field with
@@ -178,7 +178,7 @@ def test_the_concierge_never_fails_on_any_instruction(instruction, user_id):
     raw=st.none() | bodies(CONSOLE),
     content_type=content_types,
 )
-@example(action="reply", said="\ud800", raw=None, content_type="application/json")  # were 500s (issue 33)
+@example(action="reply", said="\ud800", raw=None, content_type="application/json")  # a lone surrogate was a 500
 @example(action="release", said="\ud800", raw=None, content_type="application/json")
 def test_an_operators_reply_or_note_never_fails_on_any_body(action, said, raw, content_type):
     """Each on a conversation the operator has just taken, so that what passes is written: the

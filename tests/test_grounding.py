@@ -85,7 +85,7 @@ def test_asking_about_eligibility_is_not_a_verdict(facts, catalog):
     assert violations("I can check whether you're eligible, or if you are eligible elsewhere.", facts, catalog) == []
 
 
-# --- beyond facts: what a real small model did (issue 19) ---------------------------------------
+# --- beyond facts: what a real small model did ----------------------------------------------------
 
 
 @pytest.fixture
@@ -152,8 +152,8 @@ def test_a_reply_that_drops_the_flows_question_is_named(catalog):
 
 
 def test_the_framing_keeps_only_sentences_that_state_nothing(catalog):
-    """Failure 2 of issue 19: a small number with no unit ("a minimum age of 30") passed the
-    figure check, which reads only prices, percentages and numbers of 100 or more. The framing
+    """A small number with no unit ("a minimum age of 30") passed the figure check, which reads
+    only prices, percentages and numbers of 100 or more. The framing
     around the draft keeps no sentence with a number, an item, a date, a promise or a repeat."""
     gold = catalog.product("visa-gold-credit").name
     draft = f"**{gold}**: annual fee ৳3,000."

@@ -1,5 +1,5 @@
 """Every response, pages, API, console and errors alike, forbids framing and type sniffing and
-carries the pages' content policy (issue 33, hole 10); a response with its own policy keeps it."""
+carries the pages' content policy; a response with its own policy keeps it."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Identity comes from credentials: a customer's signed token or an operator's key, never an id
-typed into a request (issue 16, points 1 to 3). Without a token the caller is a guest."""
+typed into a request. Without a token the caller is a guest."""
 
 from __future__ import annotations
 

@@ -49,9 +49,9 @@ def chat(client, session_id: str, query: str, **extra) -> dict:
 
 
 def test_a_model_works_only_where_judgement_adds_something_and_is_offered_no_tool(make_app):
-    """Failure 5 of issue 19: the retriever's, eligibility's and booking's calls only paraphrased
-    deterministic results. Only the comparator (weighing the table against what the customer
-    needs, in a structured answer) and the formatter (framing) call the model now."""
+    """A model call that only paraphrases a deterministic result is waste: the retriever's,
+    eligibility's and booking's did. Only the comparator (weighing the table against what the
+    customer needs, in a structured answer) and the formatter (framing) call the model now."""
     llm = ScriptedLLM(default=restate_draft)
     client, session = make_app(llm), str(uuid.uuid4())
     for query, agents, judges in SEED:
@@ -263,8 +263,9 @@ def test_names_phones_and_emails_reach_the_model_only_as_placeholders(make_app, 
 
 
 def test_a_filter_only_the_model_read_narrows_that_search_and_is_not_kept(make_app, catalog):
-    """Failure 7 of issue 19: "whats good", read by the model as conventional cards, kept every
-    later search to conventional cards, though the customer never said so."""
+    """A filter only the model read is not the customer's: "whats good", read by the model as
+    conventional cards, kept every later search to conventional cards, though the customer never
+    said so."""
     reading = json.dumps(
         {"commands": [{"kind": "search", "filters": {"banking_type": "conventional", "product_type": "credit_card"}}]}
     )
@@ -278,7 +279,7 @@ def test_a_filter_only_the_model_read_narrows_that_search_and_is_not_kept(make_a
 
 
 def test_the_stream_shows_the_verified_draft_while_the_model_frames_it(make_app):
-    """Issue 19, point 3: the customer sees the first words early. The draft is verified, so it
+    """The customer sees the first words early. The draft is verified, so it
     streams before the model answers (the model here answers only once the test has seen the
     first words); the model's own words come with the final answer."""
     framing, released, held = "Happy to help with that.", threading.Event(), []

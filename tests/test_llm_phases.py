@@ -1,6 +1,6 @@
-"""LLM mode by phase (seed 004's dynamic prompts) on the homologation pack: each turn's model
-frames the verified reply from the core prompt, that phase's module alone and a state summary,
-and is offered no tool (the engine has run them); the pack's constraints still hold."""
+"""LLM mode by phase (each phase sends only its own prompt module) on the homologation pack: each
+turn's model frames the verified reply from the core prompt, that phase's module alone and a state
+summary, and is offered no tool (the engine has run them); the pack's constraints still hold."""
 
 from __future__ import annotations
 

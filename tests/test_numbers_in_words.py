@@ -1,5 +1,5 @@
-"""Numbers, dates and times said in words in every pack language (issue 31, item 3): compounds,
-scales said alone, Thai's shortened tails, corrections, and native digits wherever a number is read."""
+"""Numbers, dates and times said in words in every pack language: compounds, scales said alone,
+Thai's shortened tails, corrections, and native digits wherever a number is read."""
 
 from __future__ import annotations
 

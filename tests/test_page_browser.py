@@ -1,5 +1,5 @@
 """The chat page in a real browser (Debian's chromium, headless, driven by Playwright):
-the seed's conversation with cards, table, verdicts and agents; reload; phone width; booking
+the README's example conversation with cards, table, verdicts and agents; reload; phone width; booking
 with the code field; HTML injection; friendly errors; the same page for the showroom and
 the shop; what a reload restores; one welcome however "New conversation" races the page's
 loading; codes masked; emphasis; the attach button; a whole homologation case, photos and all,
@@ -636,7 +636,7 @@ def test_the_homologation_page_speaks_spanish_and_the_banks_stays_english(new_pa
 
 
 def test_a_whole_homologation_case_in_the_page_with_photos_to_the_office(new_page, tmp_path):
-    """Seed 004's desk from the first message to the office: the quote and its warning, the example
+    """The homologation desk from the first message to the office: the quote and its warning, the example
     drawings, real photos through the attach button, every phase typed as a customer types it
     (five answers on five lines with Shift+Enter), the review, and the case read with the operator key."""
     from tests.conftest import OPERATOR_KEY, app_for

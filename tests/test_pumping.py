@@ -1,9 +1,9 @@
-"""Nobody pumps SMS or fills the tables (issue 33, hole 4): the cap per phone number stops one
-number, so codes are also counted per client address (as the rate limiter sees it) and per
-session or concierge user, tables held unconfirmed per client, and unconfirmed guests may hold
-only a share of a time's tables; over a cap POST /assistant answers 429 with Retry-After and the
-chat says, politely, to try later or call, and no code goes out. All through the real app, its
-SQLite counters and its outbox (the SMS gateway is the one thing not run)."""
+"""Nobody pumps SMS or fills the tables: the cap per phone number stops one number, so codes are
+also counted per client address (as the rate limiter sees it) and per session or concierge user,
+tables held unconfirmed per client, and unconfirmed guests may hold only a share of a time's
+tables; over a cap POST /assistant answers 429 with Retry-After and the chat says, politely, to try
+later or call, and no code goes out. All through the real app, its SQLite counters and its outbox
+(the SMS gateway is the one thing not run)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""One waiting hand-over per client (issue 33, hole 6): thirty new sessions from one address, or
-one signed-in customer's many sessions, asking for a person put one conversation in the
-operators' queue; the others are told a person already has their request and their place in the
-queue. Through the real app and its SQLite queue."""
+"""One waiting hand-over per client: thirty new sessions from one address, or one signed-in
+customer's many sessions, asking for a person put one conversation in the operators' queue; the
+others are told a person already has their request and their place in the queue. Through the real
+app and its SQLite queue."""
 
 from __future__ import annotations
 

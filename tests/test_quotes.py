@@ -1,5 +1,5 @@
 """The quotation: identify, select_variant and tariff over elements.yaml, the quote's steps
-(the seed's anti-patterns as tests), the pack's constraints, and whole turns of the homologation pack."""
+(what it must never do, as tests), the pack's constraints, and whole turns of the homologation pack."""
 
 from __future__ import annotations
 
@@ -145,7 +145,8 @@ def test_elements_yaml_is_checked(elements):
         Elements.model_validate(raw)
 
 
-# the quote's steps: the seed's anti-patterns
+# the quote's steps: never identify again once a variant is answered, every warning with the price, example
+# images offered before they are sent and sent once, a category asked once
 
 
 def test_a_variant_answer_selects_and_never_identifies_again(elements):

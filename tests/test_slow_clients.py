@@ -1,5 +1,5 @@
-"""Slow clients against the real thing (issue 33, hole 1): gunicorn with gunicorn.conf.py and two
-threads, and Debian's nginx with deploy/nginx.conf in front of it, as docker-compose.yml runs them.
+"""Slow clients against the real thing: gunicorn with gunicorn.conf.py and two threads, and
+Debian's nginx with deploy/nginx.conf in front of it, as docker-compose.yml runs them.
 
 A dozen connections that send their request head a line a second, and others that declare a
 16 kB body and send a byte a second, take every gthread thread of a bare gunicorn: /health times

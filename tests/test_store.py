@@ -1,5 +1,7 @@
-"""The electronics store (seed 003): acceptance tests T1, T2 and T3 as written, the pass
-criteria on the goal stack, tool permissions per role, and the safe calculator."""
+"""The electronics store: its acceptance tests as written (T1: a sale asks the budget, then
+recommends what is in stock; T2: a fault asks the model, then gives the fix; T3: a fault reported
+mid-sale suspends the sale and resumes it once fixed), the pass criteria on the goal stack, tool
+permissions per role, and the safe calculator."""
 
 from __future__ import annotations
 
