@@ -268,7 +268,9 @@ class CrewPipeline:
         #    customer showed they prefer; a filter only a model read narrowed this search alone
         #    ("whats good" read as conventional cards isn't the customer's wish).
         state.filters = said
-        self.policy.settle(plan, work, state)
+        resumed = self.policy.settle(plan, work, state)
+        if resumed:
+            work.out.take(resumed)
         if welcome:
             work.out.reply = f"{welcome}\n\n{work.out.reply}"
         extended: Extended | None = first(plan.commands, Extended)

@@ -123,8 +123,18 @@ class Question:
     pending: Pending | None = None
 
 
+@dataclass(frozen=True)
+class Resumed:
+    """A goal taken up again once the turn's is done, as the dialogue policy settles it: the words
+    the reply ends with, and its question, which is then the turn's."""
+
+    said: str
+    question: str | None
+    choices: list[str] = field(default_factory=list)
+
+
 Produced = Found | Looked | Calculated | Compared | Checked | Stepped | Formatted  # what a registry agent's `run` returns
-Result = Produced | Part | Question  # what the pipeline applies: an agent's, an extension agent's, the policy's question
+Result = Produced | Part | Question | Resumed  # what the pipeline applies: an agent's, an extension agent's, the policy's
 
 
 @dataclass
@@ -179,6 +189,9 @@ class TurnOutput:
                 self.part = result
             case Question(text, choices, pending):
                 self.ask_user, self.choices, self.pending = text, choices, pending
+            case Resumed(said, question, choices):
+                self.reply = f"{self.reply}\n\n{said}"
+                self.ask_user, self.choices = question, choices
             case _:
                 assert_never(result)
 
