@@ -255,7 +255,9 @@ class CrewPipeline:
         work = TurnWork(TurnRequest(request.query, act, state, plan.goal, files, plan.commands), self.services, out)
         for name in agents:
             self._run(name, work, emit)
-        self.policy.ask(work, question)
+        asking = self.policy.ask(work, question)
+        if asking:
+            work.out.take(asking)
         self._run("formatter", work, emit)
         work.out.reply = self._constrained(work.out.reply, work)
         if crew and not question:
@@ -266,7 +268,9 @@ class CrewPipeline:
         #    customer showed they prefer; a filter only a model read narrowed this search alone
         #    ("whats good" read as conventional cards isn't the customer's wish).
         state.filters = said
-        self.policy.settle(plan, work, state)
+        resumed = self.policy.settle(plan, work, state)
+        if resumed:
+            work.out.take(resumed)
         if welcome:
             work.out.reply = f"{welcome}\n\n{work.out.reply}"
         extended: Extended | None = first(plan.commands, Extended)
@@ -303,12 +307,10 @@ class CrewPipeline:
         )
 
     def _run(self, name: str, work: TurnWork, emit: EventSink) -> None:
+        """One agent's work: it returns what it produced, and only here is that applied to the turn."""
         emit("agent", {"name": name, "status": "started"})
         extension = next((e for e in self.extensions.values() if e.agent == name), None)
-        if extension:
-            work.out.part = extension.run(work)
-        else:
-            AGENTS[name](work)
+        work.out.take(extension.run(work) if extension else AGENTS[name](work))
         emit("agent", {"name": name, "status": "finished"})
 
     def _agent_of(self, extension: str) -> str:

@@ -6,37 +6,36 @@ from __future__ import annotations
 from typing import Any
 
 from agents.help import faq_answer
-from agents.spec import Agent, Answer, Asked, Sections, Step
-from agents.work import TurnWork, goal_of, said
+from agents.spec import Agent, Answer, Asked, Draft, Step
+from agents.work import Stepped, TurnWork, goal_of, said
 from assistant.dialogue.commands import ConfirmChange, first
-from assistant.dialogue.flows import Said, Sent
+from assistant.dialogue.flows import FlowStep, Said, Sent
 from assistant.pack.model import Catalog, Product
 from assistant.pack.texts import say
 from assistant.tools.eligibility import Verdict
 
 
-def booking(work: TurnWork) -> None:
+def booking(work: TurnWork) -> Stepped:
     assert work.services.desk is not None, "the booking agent runs only where the pack books"
     goal, request = goal_of(work), work.request
     action = work.services.actions.get(work.services.catalog.pack.flows[goal.type].action)
     if action:
         files = [Sent(id=f.id, kind=f.kind) for f in request.attachments]
-        step = Said(text=request.query, attachments=files)
-        work.out.flow_step = action.step(goal.type, goal.slots, step, request.state, lambda *args: _call(work, *args))
-        return
+        message = Said(text=request.query, attachments=files)
+        return Stepped(action.step(goal.type, goal.slots, message, request.state, lambda *args: _call(work, *args)))
     confirm: ConfirmChange | None = first(request.commands, ConfirmChange)  # the answer to a change shown old -> new
-    work.out.flow_step = work.services.desk.step(
+    step = work.services.desk.step(
         goal.type, goal.id, goal.slots, said(work), request.state.session_id, confirm.accept if confirm else None
     )
     profile = request.state.profile
     if profile and work.services.tools.allowed("booking", "check_eligibility"):  # an item they can't have is said first
-        work.out.verdicts = [work.tools.check_eligibility("booking", p, profile) for p in _newly_booked(work)] or None
+        return Stepped(step, verdicts=[work.tools.check_eligibility("booking", p, profile) for p in _newly_booked(work, step)])
+    return Stepped(step)
 
 
-def _newly_booked(work: TurnWork) -> list[Product]:
+def _newly_booked(work: TurnWork, step: FlowStep) -> list[Product]:
     """The items a booking flow's step holds that its goal did not hold before this message."""
-    assert work.out.flow_step is not None, "the booking's step, just taken"
-    catalog, before, after = work.services.catalog, goal_of(work).slots, work.out.flow_step.slots
+    catalog, before, after = work.services.catalog, goal_of(work).slots, step.slots
     slots = [s.slot for s in catalog.pack.flows[goal_of(work).type].slots() if s.kind == "item"]
     return catalog.products_by_id([after[s] for s in slots if after.get(s) and after.get(s) != before.get(s)])
 
@@ -52,7 +51,7 @@ def needed(asked: Asked) -> Step | None:
     return Step.FLOW if asked.flow_agent() == "booking" else None
 
 
-def show(answer: Answer, work: TurnWork, sections: Sections) -> None:
+def show(answer: Answer, work: TurnWork, draft: Draft) -> None:
     """A flow's step, whichever agent took it: the items it holds, an item booked that isn't open
     to them said first, then the article that answers or the step's words, then its question."""
     out, catalog = work.out, work.services.catalog
@@ -61,10 +60,10 @@ def show(answer: Answer, work: TurnWork, sections: Sections) -> None:
     step, flow = out.flow_step, catalog.pack.flows[goal_of(work).type]
     assert step is not None, "a flow's answer has its step"
     items = [step.slots.get(s.slot) for s in flow.slots() if s.kind == "item"] if flow.books else []
-    out.products = [p for p in catalog.products_by_id([i for i in items if i])]
+    draft.products = [p for p in catalog.products_by_id([i for i in items if i])]
     refused = [v for v in out.verdicts or [] if v.eligible is False]
-    sections += [*(not_open(v, catalog) for v in refused), faq_answer(out.faq, catalog) if out.faq else step.text]
-    sections.append(out.ask_user)
+    draft.sections += [*(not_open(v, catalog) for v in refused), faq_answer(out.faq, catalog) if out.faq else step.text]
+    draft.sections.append(out.ask_user)
 
 
 AGENT = Agent("booking", (), needed, booking, show)

@@ -3,21 +3,20 @@
 from __future__ import annotations
 
 from agents.retriever import product_line
-from agents.spec import Agent, Answer, Asked, Sections, Step
-from agents.work import TurnWork
+from agents.spec import Agent, Answer, Asked, Draft, Step
+from agents.work import Compared, TurnWork
 from assistant.pack.display import fields, render, show_value
 from assistant.pack.model import Catalog, Product, TopicLine
 from assistant.pack.texts import in_sentence, one_of, say
 from assistant.tools.comparison import Comparison, ComparisonRow, Rank
 
 
-def comparator(work: TurnWork) -> None:
+def comparator(work: TurnWork) -> Compared:
     """ "Which is cheaper?" names the winner on that attribute, not the item winning most rows."""
     intent, selection = work.request.intent, work.out.selection
-    if intent.rank and selection:
-        work.out.ranking = work.tools.rank_products("comparator", selection, intent.rank)
-    if intent.wants_comparison and len(selection) > 1:
-        work.out.comparison = work.tools.compare_products("comparator", selection)
+    ranking = work.tools.rank_products("comparator", selection, intent.rank) if intent.rank and selection else None
+    wanted = intent.wants_comparison and len(selection) > 1
+    return Compared(work.tools.compare_products("comparator", selection) if wanted else None, ranking)
 
 
 def needed(asked: Asked) -> Step | None:
@@ -25,21 +24,21 @@ def needed(asked: Asked) -> Step | None:
     return Step.COMPARE if asked.intent.wants_comparison or asked.at_hand else None
 
 
-def show(answer: Answer, work: TurnWork, sections: Sections) -> None:
+def show(answer: Answer, work: TurnWork, draft: Draft) -> None:
     """ "Which is the safest?": the winner on that, no list or table of everything; otherwise the
     table, of the lines asked if any ("compare their fees"), or a note that one item is no comparison."""
     out, intent, catalog = work.out, work.request.intent, work.services.catalog
     if answer is not Answer.PRODUCTS or out.across_catalog:  # across the catalog the verdicts say what is open to them
         return
     if out.ranking and intent.rank:
-        out.products, out.comparison = out.ranking, None
-        sections.append(ranking(out.ranking, intent.rank, catalog))
-    elif out.comparison:  # of the lines asked, if any, on the page too
+        draft.products, draft.comparison = out.ranking, None
+        draft.sections.append(ranking(out.ranking, intent.rank, catalog))
+    elif draft.comparison:  # of the lines asked, if any, on the page too
         asked = asked_lines(intent.feature_topics, intent.feature_lines, catalog)  # "the late fee": that line
-        out.comparison = on_lines(out.comparison, out.selection, asked, catalog)
-        sections.append(comparison_table(out.comparison, out.selection, catalog))
+        draft.comparison = on_lines(draft.comparison, out.selection, asked, catalog)
+        draft.sections.append(comparison_table(draft.comparison, out.selection, catalog))
     elif intent.wants_comparison:
-        sections.append(single_product_note(out.selection[0], catalog))
+        draft.sections.append(single_product_note(out.selection[0], catalog))
 
 
 AGENT = Agent("comparator", ("compare_products",), needed, comparator, show)

@@ -14,14 +14,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from agents.registry import AGENTS
-from agents.work import TurnWork
+from agents.work import Produced, TurnWork
 
 if TYPE_CHECKING:
     from crewai import Crew
     from crewai.llms.base_llm import BaseLLM
     from pydantic import BaseModel
 
-OFFLINE: dict[str, Callable[[TurnWork], None]] = {agent.name: agent.run for agent in AGENTS}  # each agent's work, by name
+OFFLINE: dict[str, Callable[[TurnWork], Produced]] = {agent.name: agent.run for agent in AGENTS}  # each agent's work, by name
 
 
 def build_crew(

@@ -4,8 +4,8 @@ they do qualify for when they asked about the whole catalog or qualify for nothi
 from __future__ import annotations
 
 from agents.retriever import describe_filters, product_line
-from agents.spec import Agent, Answer, Asked, Sections, Step
-from agents.work import TurnWork
+from agents.spec import Agent, Answer, Asked, Draft, Step
+from agents.work import Checked, TurnWork
 from assistant.pack.model import Catalog, Product
 from assistant.pack.texts import say
 from assistant.tools.comparison import rank_key
@@ -15,7 +15,7 @@ from assistant.tools.filters import Filters
 REASONS_SHOWN = 2  # of the reasons a customer is refused every item asked for, the first few
 
 
-def eligibility(work: TurnWork) -> None:
+def eligibility(work: TurnWork) -> Checked:
     services, out, profile = work.services, work.out, work.request.state.profile
     catalog = services.catalog
 
@@ -23,13 +23,15 @@ def eligibility(work: TurnWork) -> None:
         verdicts = [work.tools.check_eligibility("eligibility", p, profile) for p in products]
         return sorted((p for p, v in zip(products, verdicts, strict=True) if v.eligible), key=lambda p: rank_key(p, catalog))
 
-    out.verdicts = [work.tools.check_eligibility("eligibility", p, profile) for p in out.selection]
+    verdicts = [work.tools.check_eligibility("eligibility", p, profile) for p in out.selection]
+    qualifying: list[Product] = []
     if out.across_catalog:  # "which cards can I get?"
-        out.qualifying = open_to_them(out.selection)[: services.max_products]
-    if profile and out.verdicts and all(v.eligible is False for v in out.verdicts):  # a student asking for credit cards
+        qualifying = open_to_them(out.selection)[: services.max_products]
+    if profile and verdicts and all(v.eligible is False for v in verdicts):  # a student asking for credit cards
         rules, always = services.index.rules, catalog.pack.search.always
         others = [p for p in catalog.products if p not in out.selection and rules.matches(p, always)]
-        out.qualifying = open_to_them(others)[: services.max_products]
+        qualifying = open_to_them(others)[: services.max_products]
+    return Checked(verdicts, qualifying)
 
 
 def needed(asked: Asked) -> Step | None:
@@ -37,26 +39,26 @@ def needed(asked: Asked) -> Step | None:
     return Step.CHECK if asked.intent.wants_eligibility and asked.catalog.pack.eligibility else None
 
 
-def show(answer: Answer, work: TurnWork, sections: Sections) -> None:
+def show(answer: Answer, work: TurnWork, draft: Draft) -> None:
     """Across the catalog, what they can get (or, ruled out of all, why not and what instead), in
     place of any list; otherwise each item's verdict, and what is open to them if none is."""
-    out, catalog, filters = work.out, work.services.catalog, work.request.state.filters
+    out, catalog, filters, sections = work.out, work.services.catalog, work.request.state.filters, draft.sections
     if answer is not Answer.PRODUCTS or out.verdicts is None:
         return
     refused = bool(out.verdicts) and all(v.eligible is False for v in out.verdicts)
     if out.across_catalog and refused:  # "a credit card" for a student: why not, what is
-        out.products = out.qualifying
+        draft.products = out.qualifying
         sections[:] = [ruled_out(out.verdicts, out.selection, filters, catalog)]
         sections += [qualifying(out.qualifying, catalog, "qualifying_instead") if out.qualifying else None]
         sections += [out.ask_user or (None if out.qualifying else say(catalog, "qualifying_none"))]
     elif out.across_catalog:  # what they can get, not a verdict on every item
-        out.products = out.qualifying
+        draft.products = out.qualifying
         sections[:] = [qualifying(out.qualifying, catalog, "qualifying")] if out.qualifying else []
         sections += [out.ask_user or (None if out.qualifying else say(catalog, "qualifying_none"))]
     else:
         sections.append(eligibility_report(out.verdicts, catalog))
         if out.qualifying:  # nothing at hand is open to them: what is
-            out.products = [*out.selection, *out.qualifying]
+            draft.products = [*out.selection, *out.qualifying]
             sections.append(qualifying(out.qualifying, catalog, "qualifying_instead"))
         sections += [out.ask_user] if out.ask_user else []
 

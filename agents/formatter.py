@@ -1,42 +1,44 @@
 """The Formatter, always last: whatever the other agents produced, as the reply. It decides the
-kind of answer the turn's is, asks every agent of the registry, in order, for its part of it,
-and frames the whole (the facts a message told said back, a hello)."""
+kind of answer the turn's is, asks every agent of the registry, in order, for its part of it (on
+its own `Draft`), frames the whole (the facts a message told said back, a hello), and returns it
+as a `Formatted`, which the pipeline applies."""
 
 from __future__ import annotations
 
 from agents.comparator import asked_lines, features_report
-from agents.spec import Agent, Answer, Asked, Sections, Step
-from agents.work import TurnWork
+from agents.spec import Agent, Answer, Asked, Draft, Step
+from agents.work import Formatted, TurnWork
 from assistant.dialogue.commands import Greet, ShowMore, first
 from assistant.dialogue.goals import Goal
 from assistant.pack.model import HELP_INTENTS, Catalog, FactValue
 from assistant.pack.texts import fact_words, say
 
 
-def formatter(work: TurnWork) -> None:
+def formatter(work: TurnWork) -> Formatted:
     """Always last: turns whatever the other agents produced into the reply."""
     from agents.registry import AGENTS  # the registry lists this module's agent too
 
     request, out = work.request, work.out
     kind, catalog = request.intent.type, work.services.catalog
-    sections: Sections = []
-    out.products = list(out.selection)
+    draft = Draft(list(out.selection), out.comparison, list(out.choices), out.handover)
     if out.pending == "clarify_product":
-        out.products, sections = [], [out.ask_user]
+        draft.products, draft.sections = [], [out.ask_user]
     elif out.part:  # an extension's agent worded its own part (a quote)
-        out.products, sections = [], list(out.part.sections)
+        draft.products, draft.sections = [], list(out.part.sections)
     else:
         answer = _answer(work)
         for agent in AGENTS:
             if agent.show:
-                agent.show(answer, work, sections)
+                agent.show(answer, work, draft)
+    sections = draft.sections
     if request.intent.profile and kind != "greeting":  # "I make 60k a month": heard, and used in this answer
         sections.insert(0, noted(request.intent.profile, catalog))
     greeted: Greet | None = first(request.commands, Greet)
     if greeted and kind != "greeting":  # "hi, I want a gaming laptop": hello, then the laptops
         hello = say(catalog, "nice_to_meet", name=greeted.name) if greeted.name else say(catalog, "hello")
         sections.insert(0, hello)
-    out.reply = "\n\n".join(section for section in sections if section)
+    reply = "\n\n".join(section for section in sections if section)
+    return Formatted(reply, draft.products, draft.comparison, draft.choices, draft.handover)
 
 
 def _answer(work: TurnWork) -> Answer:
@@ -60,21 +62,21 @@ def needed(asked: Asked) -> Step | None:
     return None
 
 
-def show(answer: Answer, work: TurnWork, sections: Sections) -> None:
+def show(answer: Answer, work: TurnWork, draft: Draft) -> None:
     """Its own answers (a cancellation, a greeting) and, last, the facts a question asked of the
     items when no table or ranking showed them already."""
     request, out, catalog = work.request, work.out, work.services.catalog
     intent = request.intent
     if answer is Answer.CANCEL:
-        out.products = []
-        sections.append(cancelled(request.goal, catalog))
+        draft.products = []
+        draft.sections.append(cancelled(request.goal, catalog))
     elif answer is Answer.GREETING:
         said = say(catalog, "nice_to_meet", name=intent.name) if intent.name else None
-        out.products = []
-        sections += [said, say(catalog, "thanks" if intent.thanks else "greeting")]
-    elif answer is Answer.PRODUCTS and intent.type == "feature_query" and not (out.comparison or out.ranking):
+        draft.products = []
+        draft.sections += [said, say(catalog, "thanks" if intent.thanks else "greeting")]
+    elif answer is Answer.PRODUCTS and intent.type == "feature_query" and not (draft.comparison or out.ranking):
         asked = asked_lines(intent.feature_topics, intent.feature_lines, catalog)  # "the late fee": that line
-        sections.append(features_report(out.selection, asked, catalog))
+        draft.sections.append(features_report(out.selection, asked, catalog))
 
 
 AGENT = Agent("formatter", (), needed, formatter, show)

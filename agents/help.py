@@ -3,8 +3,8 @@ and how they are shown."""
 
 from __future__ import annotations
 
-from agents.spec import Answer, Sections
-from agents.work import TurnWork
+from agents.spec import Answer, Draft
+from agents.work import Calculated, Looked, TurnWork
 from assistant.dialogue.commands import Calculate, first
 from assistant.pack.display import show_value
 from assistant.pack.model import Catalog, FaqEntry, Product
@@ -15,22 +15,21 @@ SUGGESTIONS = 3  # articles offered beside a hand-over
 SUGGESTION_FLOOR = 0.3  # below this similarity an article is too far off even to suggest
 
 
-def look_up(work: TurnWork, agent: str) -> None:
+def look_up(work: TurnWork, agent: str) -> Looked:
     """The help article that answers the question, if the help centre is sure of one; otherwise
     the nearest few, to offer beside the hand-over. A message not understood, or taken for out
     of scope, that an article answers becomes a faq turn (the pipeline says so)."""
-    request, services, out = work.request, work.services, work.out
+    request, services = work.request, work.services
     question = request.intent.read_as or request.query
     hits = work.tools.search_faq(agent, question, limit=SUGGESTIONS)
     if hits and services.index.help.answers(question, hits[0][0]):
-        out.faq = hits[0][0]
-    else:
-        out.suggestions = [entry for entry, score in hits if score >= SUGGESTION_FLOOR]
+        return Looked(faq=hits[0][0])
+    return Looked(suggestions=[entry for entry, score in hits if score >= SUGGESTION_FLOOR])
 
 
-def calculate(work: TurnWork, agent: str) -> None:
+def calculate(work: TurnWork, agent: str) -> Calculated:
     """Exact arithmetic: the expression said, or the items' prices from the catalog added up."""
-    request, out, catalog = work.request, work.out, work.services.catalog
+    request, catalog = work.request, work.services.catalog
     asked: Calculate | None = first(request.commands, Calculate)
     items = catalog.products_by_id(asked.items) if asked else []
     priced = catalog.pack.search.rank_by  # what an item costs
@@ -38,30 +37,28 @@ def calculate(work: TurnWork, agent: str) -> None:
     try:
         result = work.tools.calculate(agent, expression)
     except CalculationError as error:
-        out.calculation = say(catalog, "calculation_failed", error=error)
-        return
+        return Calculated(say(catalog, "calculation_failed", error=error))
     if items:
-        out.calculation = basket(items, result, catalog)
-        return
+        return Calculated(basket(items, result, catalog))
     shown = f"{result:,}" if isinstance(result, int) else f"{result:,.2f}".rstrip("0").rstrip(".")
-    out.calculation = f"{request.intent.expression} = **{shown}**"
+    return Calculated(f"{request.intent.expression} = **{shown}**")
 
 
-def show_help(answer: Answer, work: TurnWork, sections: Sections) -> None:
+def show_help(answer: Answer, work: TurnWork, draft: Draft) -> None:
     """A sum's answer; the help centre's article, or a hand-over to people with the nearest
     articles as quick replies."""
     out, catalog, kind = work.out, work.services.catalog, work.request.intent.type
-    out.products = []
+    draft.products = []
     if answer is Answer.CALCULATION:
-        sections.append(out.calculation or say(catalog, "unknown"))
+        draft.sections.append(out.calculation or say(catalog, "unknown"))
     elif out.faq:
-        sections.append(faq_answer(out.faq, catalog))
+        draft.sections.append(faq_answer(out.faq, catalog))
     else:
-        out.handover = True
-        sections.append(say(catalog, "faq_not_found" if kind == "faq" else kind))
+        draft.handover = True
+        draft.sections.append(say(catalog, "faq_not_found" if kind == "faq" else kind))
         if out.suggestions:
-            sections.append(suggestions(out.suggestions, catalog))
-            out.choices = [catalog.article(entry).question for entry in out.suggestions]
+            draft.sections.append(suggestions(out.suggestions, catalog))
+            draft.choices = [catalog.article(entry).question for entry in out.suggestions]
 
 
 def basket(items: list[Product], total: float, catalog: Catalog) -> str:

@@ -3,24 +3,27 @@
 them; its agent names are checked against these and the loaded extensions' agents), and the
 Formatter (which asks each agent, in this order, for its part of the reply).
 
-Adding an agent touches its module and this list only. Its module declares one `Agent`
+Adding an agent touches its module and this list only (and, for a new kind of result, the
+results in agents/work.py and `TurnOutput.take`). Its module declares one `Agent`
 (agents/spec.py): its name, its default tools, `needed` (the step of a turn it runs at, or
-None), `run` (its work over the turn's TurnWork) and `show` (its sections of the reply):
+None), `run` (its work over the turn's TurnWork, returning what it produced) and `show` (its
+part of the reply, on the Formatter's draft):
 
     # agents/warranty.py
-    def warranty(work: TurnWork) -> None:
-        work.out.calculation = ...  # what it produced, for its show
+    def warranty(work: TurnWork) -> Calculated:
+        return Calculated(...)  # what it produced: the pipeline applies it, for its show
     def needed(asked: Asked) -> Step | None:
         return Step.CHECK if asked.intent.type == "warranty" else None
-    def show(answer: Answer, work: TurnWork, sections: Sections) -> None:
-        if answer is Answer.PRODUCTS: sections.append(...)
+    def show(answer: Answer, work: TurnWork, draft: Draft) -> None:
+        if answer is Answer.PRODUCTS: draft.sections.append(...)
     AGENT = Agent("warranty", ("search_faq",), needed, warranty, show)
 
     # here
     AGENTS = (..., warranty.AGENT, formatter.AGENT)
 
-No agent changes the session state: what it produced goes in the turn's TurnOutput, and the
-pipeline alone commits it. An extension's agent (extensions/base.py) is not listed here: it
+No agent changes shared state, the turn's or the session's: it returns what it produced, the
+pipeline applies that to the turn's TurnOutput (where later agents and the Formatter read it),
+and commits the session. An extension's agent (extensions/base.py) is not listed here: it
 returns a `Part`, which the Formatter shows as it is.
 """
 

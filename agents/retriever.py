@@ -4,8 +4,8 @@ list of them, or finding none, is shown."""
 from __future__ import annotations
 
 from agents.help import calculate, look_up, show_help
-from agents.spec import Agent, Answer, Asked, Sections, Step
-from agents.work import TurnWork
+from agents.spec import Agent, Answer, Asked, Draft, Step
+from agents.work import Calculated, Found, Looked, TurnWork
 from assistant.dialogue.commands import ShowMore, first
 from assistant.pack.display import render, show_value
 from assistant.pack.model import BOUNDS, HELP_INTENTS, NEEDS_PRODUCTS, Catalog, Product
@@ -14,34 +14,30 @@ from assistant.tools.comparison import Rank
 from assistant.tools.filters import Filters
 
 
-def retriever(work: TurnWork) -> None:
+def retriever(work: TurnWork) -> Found | Looked | Calculated:
     """Products for the filters in effect, or the FAQ answer for a support question.
 
     A message the rules could not place is tried against the FAQ too: a relevant answer
     makes it a faq turn.
     """
-    request, services, out = work.request, work.services, work.out
+    request, services = work.request, work.services
 
     if request.intent.type == "calculate":
-        calculate(work, "retriever")
-        return
+        return calculate(work, "retriever")
     if request.intent.type in HELP_INTENTS:
-        look_up(work, "retriever")
-        return
+        return look_up(work, "retriever")
     filters = request.state.filters
     always = services.catalog.pack.search.always  # never shown: an item out of stock
     named = [p for p in services.catalog.products_by_id(request.intent.named) if services.index.rules.matches(p, always)]
     if first(request.commands, ShowMore):  # the next ones: every match in rank order, less those shown
         every = work.tools.search_products("retriever", request.query, filters, services.index.count_products(filters))
-        out.selection = [p for p in every if p.id not in request.state.seen][: services.max_products]
-    elif named:  # "show me the Legion 5", "is the G502 wireless?": the items named, whatever was searched before
-        out.selection = named[: services.max_products]
-    elif request.intent.rank:
-        out.selection = work.tools.ranked_products("retriever", filters, request.intent.rank, services.max_products)
-    else:
-        query = " ".join([request.query, *map(str, filters.values())])
-        out.selection = work.tools.search_products("retriever", query, filters, services.max_products)
-    out.retrieved = True
+        return Found([p for p in every if p.id not in request.state.seen][: services.max_products])
+    if named:  # "show me the Legion 5", "is the G502 wireless?": the items named, whatever was searched before
+        return Found(named[: services.max_products])
+    if request.intent.rank:
+        return Found(work.tools.ranked_products("retriever", filters, request.intent.rank, services.max_products))
+    query = " ".join([request.query, *map(str, filters.values())])
+    return Found(work.tools.search_products("retriever", query, filters, services.max_products))
 
 
 def needed(asked: Asked) -> Step | None:
@@ -59,14 +55,14 @@ def needed(asked: Asked) -> Step | None:
     return Step.CALCULATE if asked.calculator() == "retriever" else None
 
 
-def show(answer: Answer, work: TurnWork, sections: Sections) -> None:
+def show(answer: Answer, work: TurnWork, draft: Draft) -> None:
     """The items found (or the closest, with what isn't there said back), none found and which
     filter to relax, no more to show; the help centre's answer and sums are help.py's."""
-    request, out, catalog = work.request, work.out, work.services.catalog
+    request, out, catalog, sections = work.request, work.out, work.services.catalog, draft.sections
     intent, filters = request.intent, request.state.filters
     more = first(request.commands, ShowMore) is not None
     if answer in (Answer.CALCULATION, Answer.HELP):
-        show_help(answer, work, sections)
+        show_help(answer, work, draft)
     elif answer is Answer.NOTHING_MORE:
         sections.append(say(catalog, "no_more", what=describe_filters(filters, catalog)))
     elif answer is Answer.NO_MATCH:

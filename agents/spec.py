@@ -1,16 +1,18 @@
 """What an agent declares (agents/registry.py lists them): its name, its default tools, when a
-turn needs it, what it does, and how the Formatter shows its part."""
+turn needs it, what it does (returning what it produced, agents/work.py's results: it changes no
+shared state), and how the Formatter shows its part (on the Formatter's own `Draft`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum, IntEnum
 
-from agents.work import TurnWork
+from agents.work import Produced, TurnWork
 from assistant.dialogue.commands import Command
 from assistant.dialogue.state import SessionState
 from assistant.pack.model import HELP_INTENTS, Catalog, Product, ToolName
+from assistant.tools.comparison import Comparison
 from assistant.tools.gateway import ToolGateway
 from assistant.understanding.reader import Intent
 
@@ -74,15 +76,29 @@ class Asked:
 Sections = list[str | None]  # the reply so far, in order; None: nothing to say there
 
 
+@dataclass
+class Draft:
+    """The reply as the Formatter builds it, its own and this turn's alone (no shared state): the
+    sections so far, and what the reply shows besides (the items, the comparison as shown, quick
+    replies, a hand-over). The Formatter returns it as a `Formatted`, which the pipeline applies."""
+
+    products: list[Product]
+    comparison: Comparison | None
+    choices: list[str]
+    handover: bool = False
+    sections: Sections = field(default_factory=list)
+
+
 @dataclass(frozen=True)
 class Agent:
     """One agent: `tools`, what it may call unless the pack's `tools:` says otherwise; `needed`,
-    the step of a turn it runs at (None: not this turn); `run`, its work; `show`, its part of the
-    reply (the Formatter asks every agent, in the registry's order, for the kind of answer the
-    turn's is; an agent adds its sections, or says nothing)."""
+    the step of a turn it runs at (None: not this turn); `run`, its work, which returns what it
+    produced (the pipeline applies it to the turn's TurnOutput; `run` writes no shared state);
+    `show`, its part of the reply (the Formatter asks every agent, in the registry's order, for
+    the kind of answer the turn's is; an agent adds to the Formatter's draft, or says nothing)."""
 
     name: str
     tools: tuple[ToolName, ...]
     needed: Callable[[Asked], Step | None]
-    run: Callable[[TurnWork], None]
-    show: Callable[[Answer, TurnWork, Sections], None] | None = None
+    run: Callable[[TurnWork], Produced]
+    show: Callable[[Answer, TurnWork, Draft], None] | None = None

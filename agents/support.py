@@ -3,31 +3,26 @@
 from __future__ import annotations
 
 from agents.help import calculate, look_up
-from agents.spec import Agent, Answer, Asked, Sections, Step
-from agents.work import TurnWork, goal_of, said
+from agents.spec import Agent, Answer, Asked, Draft, Step
+from agents.work import Calculated, Looked, Stepped, TurnWork, goal_of, said
 from assistant.dialogue.troubleshooting import find_fix
 from assistant.pack.model import HELP_INTENTS
 
 
-def support(work: TurnWork) -> None:
+def support(work: TurnWork) -> Stepped | Looked | Calculated:
     """A troubleshooting flow: its details first (the model, the symptom), then the fix from the knowledge base."""
     request, services = work.request, work.services
     if request.intent.type == "calculate":
-        calculate(work, "support")
-        return
+        return calculate(work, "support")
     if request.intent.type in HELP_INTENTS:  # a question for the help centre, not a fault to fix
-        look_up(work, "support")
-        return
+        return look_up(work, "support")
     search = lambda query, device: work.tools.search_faq("support", query, limit=1, device=device)  # noqa: E731
     relevant = lambda query, entry, score: services.index.relevant(query, entry, score, services.faq_min_similarity)  # noqa: E731
     assert services.desk is not None, "a flow runs on the desk's flow engine"
     goal = goal_of(work)
     collected = services.desk.engine.collect(goal.type, goal.slots, said(work), services.desk.clock())
-    if collected.missing:
-        work.out.flow_step = collected.asking()
-    else:
-        work.out.flow_step = find_fix(goal.type, collected.slots, services.catalog, search, relevant)
-    work.out.faq = work.out.flow_step.article
+    step = collected.asking() if collected.missing else find_fix(goal.type, collected.slots, services.catalog, search, relevant)
+    return Stepped(step, faq=step.article)
 
 
 def needed(asked: Asked) -> Step | None:
@@ -40,13 +35,13 @@ def needed(asked: Asked) -> Step | None:
     return Step.CALCULATE if asked.calculator() == "support" else None
 
 
-def show(answer: Answer, work: TurnWork, sections: Sections) -> None:
+def show(answer: Answer, work: TurnWork, draft: Draft) -> None:
     """A troubleshooting flow done with no fix known hands the customer to people (the step
     itself is shown as any flow's: booking.py)."""
     if answer is Answer.FLOW:
         assert work.out.flow_step is not None, "a flow's answer has its step"
         flow = work.services.catalog.pack.flows[goal_of(work).type]
-        work.out.handover = work.out.flow_step.done and flow.action == "troubleshoot" and not work.out.faq
+        draft.handover = work.out.flow_step.done and flow.action == "troubleshoot" and not work.out.faq
 
 
 AGENT = Agent("support", ("search_faq",), needed, support, show)

@@ -1,11 +1,15 @@
-"""One turn's shared context, the way CrewAI tasks hand context forward: every agent reads it
-and adds what it produced; the pipeline alone turns it into the session's new state."""
+"""One turn's shared context, the way CrewAI tasks hand context forward, and what each step of
+the turn returns to it. Every agent reads the context and returns what it produced (a `Found`,
+a `Compared`, ... the Formatter's `Formatted`); the pipeline alone applies that to the turn's
+TurnOutput (`TurnOutput.take`), where later agents read it, and turns it into the session's new
+state. The one thing written along the way is the audit trail: the gateway notes each tool an
+agent calls in `tools_run`."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, assert_never
 
 from assistant.attachments.store import Attachment
 from assistant.booking.desk import BookingDesk
@@ -49,9 +53,94 @@ class TurnRequest:
     commands: list[Command] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class Found:
+    """The Retriever's search: the items the turn is about, found now."""
+
+    selection: list[Product]
+
+
+@dataclass(frozen=True)
+class Looked:
+    """The help centre read: the article that answers, or else the nearest few to offer."""
+
+    faq: FaqEntry | None = None
+    suggestions: list[FaqEntry] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Calculated:
+    """A sum worked out, as the reply says it (or why it could not be)."""
+
+    calculation: str
+
+
+@dataclass(frozen=True)
+class Compared:
+    """The Comparator's: the table of the items at hand, their ranking by what was asked (None: not asked)."""
+
+    comparison: Comparison | None = None
+    ranking: list[Product] | None = None
+
+
+@dataclass(frozen=True)
+class Checked:
+    """The Eligibility agent's: each item's verdict, and what the customer does qualify for."""
+
+    verdicts: list[Verdict]
+    qualifying: list[Product] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Stepped:
+    """A flow taken a step: the step; the article its fix is from (troubleshooting); the verdicts
+    on the items it newly books, where it checked them (None: not checked, [] none new)."""
+
+    step: FlowStep
+    faq: FaqEntry | None = None
+    verdicts: list[Verdict] | None = None
+
+
+@dataclass(frozen=True)
+class Formatted:
+    """The Formatter's, last: the reply, the items it shows, the comparison as shown (of the lines
+    asked), its quick replies, and whether it sends the customer to people."""
+
+    reply: str
+    products: list[Product] = field(default_factory=list)
+    comparison: Comparison | None = None
+    choices: list[str] = field(default_factory=list)
+    handover: bool = False
+
+
+@dataclass(frozen=True)
+class Question:
+    """The turn's one question, as the dialogue policy decides it from the agents' work: its text,
+    quick replies, and what the session then waits for (None: nothing in particular)."""
+
+    text: str | None
+    choices: list[str] = field(default_factory=list)
+    pending: Pending | None = None
+
+
+@dataclass(frozen=True)
+class Resumed:
+    """A goal taken up again once the turn's is done, as the dialogue policy settles it: the words
+    the reply ends with, and its question, which is then the turn's."""
+
+    said: str
+    question: str | None
+    choices: list[str] = field(default_factory=list)
+
+
+Produced = Found | Looked | Calculated | Compared | Checked | Stepped | Formatted  # what a registry agent's `run` returns
+Result = Produced | Part | Question | Resumed  # what the pipeline applies: an agent's, an extension agent's, the policy's
+
+
 @dataclass
 class TurnOutput:
-    """What the agents produced, for the Formatter, the response and the pipeline's commit."""
+    """What the agents produced, for the Formatter, the response and the pipeline's commit; only
+    the pipeline writes it, applying what each step returned (`take`)."""
 
     selection: list[Product] = field(default_factory=list)  # the items the turn is about
     products: list[Product] = field(default_factory=list)  # the items shown
@@ -72,6 +161,39 @@ class TurnOutput:
     calculation: str | None = None
     part: Part | None = None  # what an extension's agent did
     tools_run: set[str] = field(default_factory=set)  # what the pack's constraints check a reply against
+
+    def take(self, result: Result) -> None:
+        """What one step of the turn returned, applied (by the pipeline alone): later agents, the
+        Formatter, the response and the commit read it here."""
+        match result:
+            case Found(selection):
+                self.selection, self.retrieved = selection, True
+            case Looked(faq, suggestions):
+                self.faq, self.suggestions = faq, suggestions
+            case Calculated(calculation):
+                self.calculation = calculation
+            case Compared(comparison, ranking):
+                self.comparison, self.ranking = comparison, ranking
+            case Checked(verdicts, qualifying):
+                self.verdicts, self.qualifying = verdicts, qualifying
+            case Stepped(step, faq, verdicts):
+                self.flow_step = step
+                if faq is not None:
+                    self.faq = faq
+                if verdicts is not None:
+                    self.verdicts = verdicts or None
+            case Formatted(reply, products, comparison, choices, handover):
+                self.reply, self.products, self.comparison = reply, products, comparison
+                self.choices, self.handover = choices, handover
+            case Part():
+                self.part = result
+            case Question(text, choices, pending):
+                self.ask_user, self.choices, self.pending = text, choices, pending
+            case Resumed(said, question, choices):
+                self.reply = f"{self.reply}\n\n{said}"
+                self.ask_user, self.choices = question, choices
+            case _:
+                assert_never(result)
 
 
 @dataclass

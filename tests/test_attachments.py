@@ -164,7 +164,7 @@ def seen(monkeypatch):
 
     def spy(work):
         turns.append(list(work.request.attachments))
-        formatter(work)
+        return formatter(work)
 
     monkeypatch.setitem(crew_pipeline.AGENTS, "formatter", spy)
     return turns

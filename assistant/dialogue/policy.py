@@ -10,14 +10,15 @@ requests set a flow aside is the flow's data (`interrupted_by`, beside `priority
 A turn asks at most one question, decided here and nowhere else: before any agent runs, which
 item the message means or a filter a search needs (`clarify`); after the agents, the question
 of their work (a flow's next slot, an extension's, a fact a verdict waits on: `ask`); after
-the reply, the question of a goal resumed (`settle`).
+the reply, the question of a goal resumed (`settle`). `ask` and `settle` return the question;
+the pipeline applies it to the turn.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agents.work import TurnWork
+from agents.work import Question, Resumed, TurnWork
 from assistant.booking.desk import PROPOSED
 from assistant.dialogue.command_reader import Understood
 from assistant.dialogue.commands import (
@@ -180,34 +181,38 @@ class DialoguePolicy:
                 return _question(filters[name][1].filter, name)
         return None
 
-    def ask(self, work: TurnWork, asked: Asked | None) -> None:
+    def ask(self, work: TurnWork, asked: Asked | None) -> Question | None:
         """The turn's question, from what the agents did: a flow's next slot, an extension's question,
-        or the first fact a verdict waits on, in the order the pack lists them."""
+        or the first fact a verdict waits on, in the order the pack lists them (None: no question;
+        the pipeline applies it)."""
         out, catalog = work.out, self.catalog
         if asked:
-            out.ask_user, out.choices, out.pending = asked.text, asked.choices, CLARIFYING
-        elif out.part:
-            out.ask_user, out.choices = out.part.question, out.part.choices
-        elif out.flow_step:
-            out.ask_user, out.choices = out.flow_step.question, out.flow_step.choices
-        elif out.verdicts:
+            return Question(asked.text, asked.choices, CLARIFYING)
+        if out.part:
+            return Question(out.part.question, out.part.choices)
+        if out.flow_step:
+            return Question(out.flow_step.question, out.flow_step.choices)
+        if out.verdicts:
             waiting = [v for v in out.verdicts if v.eligible is None]
             fact = next((name for name in catalog.pack.profile if any(name in v.missing for v in waiting)), None)
             if fact:
                 spec = catalog.pack.profile[fact]
-                out.ask_user, out.choices, out.pending = spec.question, list(spec.choices), fact
+                return Question(spec.question, list(spec.choices), fact)
+        return None
 
-    def settle(self, plan: Plan, work: TurnWork, state: SessionState) -> None:
-        """Close or block the goal with the slots its agent returned (resuming a suspended one,
-        whose question is then the turn's), and what the session waits for next."""
-        self._settle_goal(plan, work, state)
+    def settle(self, plan: Plan, work: TurnWork, state: SessionState) -> Resumed | None:
+        """Close or block the goal with the slots its agent returned, and what the session waits
+        for next; a suspended goal resumed is returned, its question then the turn's (the
+        pipeline applies it)."""
+        resumed = self._settle_goal(plan, work, state)
         state.pending = work.out.pending
         state.wishes = plan.act.wishes() if work.out.pending == CLARIFYING else Wishes()
+        return resumed
 
-    def _settle_goal(self, plan: Plan, work: TurnWork, state: SessionState) -> None:
+    def _settle_goal(self, plan: Plan, work: TurnWork, state: SessionState) -> Resumed | None:
         board, goal = state.goals, plan.goal
         if goal is None:
-            return
+            return None
         step = work.out.flow_step
         if step is not None:  # the flow's slots as they now stand: agents return them, the policy keeps them
             goal.slots, goal.missing = step.slots, step.missing
@@ -222,15 +227,15 @@ class DialoguePolicy:
                 work.out.choices,
                 "waiting for the customer's answer",
             )
-            return
+            return None
         elif self._stays_open(goal):  # answered, but the sale goes on until the customer is done
             board.answered(goal, "answered; the customer may ask more")
-            return
+            return None
         else:
             resumed = board.finish(goal, "answered", keep=bool(step and step.booking))
         if resumed and not resumed.quiet:
-            work.out.reply = f"{work.out.reply}\n\n{_resumed(resumed, self.catalog)}"
-            work.out.ask_user, work.out.choices = resumed.next_question, resumed.choices
+            return Resumed(_resumed(resumed, self.catalog), resumed.next_question, resumed.choices)
+        return None
 
     def _stays_open(self, goal: Goal) -> bool:
         kind = self.catalog.pack.goal_kinds.get(goal.type)
