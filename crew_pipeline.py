@@ -20,7 +20,6 @@ from agents.crew import OFFLINE as AGENTS
 from agents.registry import AGENTS as REGISTRY
 from agents.registry import BY_NAME
 from agents.spec import Asked
-from agents.work import Services, TurnOutput, TurnRequest, TurnWork
 from assistant.attachments.store import ATTACHMENTS, AttachmentStore
 from assistant.booking.codes import BookingStore
 from assistant.booking.desk import BookingDesk
@@ -35,6 +34,7 @@ from assistant.dialogue.reply_language import reply_language
 from assistant.dialogue.sessions import COMMIT_ATTEMPTS, LOCKS, STORE, SessionLocks, SessionStore, VersionConflict
 from assistant.dialogue.state import SessionState, Turn
 from assistant.dialogue.turns import ChatRequest, ChatResponse, Handler, HelpResult, ImageLink, example_url
+from assistant.dialogue.work import Services, TurnOutput, TurnRequest, TurnWork
 from assistant.handover.desk import PeopleDesk
 from assistant.handover.store import HANDOVERS
 from assistant.infra import replay

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agents.retriever import product_line
 from agents.spec import Agent, Answer, Asked, Draft, Step
-from agents.work import Compared, TurnWork
+from assistant.dialogue.work import Compared, TurnWork
 from assistant.pack.display import fields, render, show_value
 from assistant.pack.model import Catalog, Product, TopicLine
 from assistant.pack.texts import in_sentence, one_of, say

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from agents.registry import AGENTS
-from agents.work import Produced, TurnWork
+from assistant.dialogue.work import Produced, TurnWork
 
 if TYPE_CHECKING:
     from crewai import Crew

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from agents.retriever import describe_filters, product_line
 from agents.spec import Agent, Answer, Asked, Draft, Step
-from agents.work import Checked, TurnWork
+from assistant.dialogue.work import Checked, TurnWork
 from assistant.pack.model import Catalog, Product
 from assistant.pack.texts import say
 from assistant.tools.comparison import rank_key

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from agents.comparator import asked_lines, features_report
 from agents.spec import Agent, Answer, Asked, Draft, Step
-from agents.work import Formatted, TurnWork
 from assistant.dialogue.commands import Greet, ShowMore, first
 from assistant.dialogue.goals import Goal
+from assistant.dialogue.work import Formatted, TurnWork
 from assistant.pack.model import HELP_INTENTS, Catalog, FactValue
 from assistant.pack.texts import fact_words, say
 

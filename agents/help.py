@@ -4,8 +4,8 @@ and how they are shown."""
 from __future__ import annotations
 
 from agents.spec import Answer, Draft
-from agents.work import Calculated, Looked, TurnWork
 from assistant.dialogue.commands import Calculate, first
+from assistant.dialogue.work import Calculated, Looked, TurnWork
 from assistant.pack.display import show_value
 from assistant.pack.model import Catalog, FaqEntry, Product
 from assistant.pack.texts import say

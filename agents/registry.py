@@ -4,7 +4,7 @@ them; its agent names are checked against these and the loaded extensions' agent
 Formatter (which asks each agent, in this order, for its part of the reply).
 
 Adding an agent touches its module and this list only (and, for a new kind of result, the
-results in agents/work.py and `TurnOutput.take`). Its module declares one `Agent`
+results in assistant/dialogue/work.py and `TurnOutput.take`). Its module declares one `Agent`
 (agents/spec.py): its name, its default tools, `needed` (the step of a turn it runs at, or
 None), `run` (its work over the turn's TurnWork, returning what it produced) and `show` (its
 part of the reply, on the Formatter's draft):

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from agents.help import calculate, look_up, show_help
 from agents.spec import Agent, Answer, Asked, Draft, Step
-from agents.work import Calculated, Found, Looked, TurnWork
 from assistant.dialogue.commands import ShowMore, first
+from assistant.dialogue.work import Calculated, Found, Looked, TurnWork
 from assistant.pack.display import render, show_value
 from assistant.pack.model import BOUNDS, HELP_INTENTS, NEEDS_PRODUCTS, Catalog, Product
 from assistant.pack.texts import filter_words, in_sentence, one_of, say

@@ -1,5 +1,5 @@
 """What an agent declares (agents/registry.py lists them): its name, its default tools, when a
-turn needs it, what it does (returning what it produced, agents/work.py's results: it changes no
+turn needs it, what it does (returning what it produced, assistant/dialogue/work.py's results: it changes no
 shared state), and how the Formatter shows its part (on the Formatter's own `Draft`)."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum, IntEnum
 
-from agents.work import Produced, TurnWork
 from assistant.dialogue.commands import Command
 from assistant.dialogue.state import SessionState
+from assistant.dialogue.work import Produced, TurnWork
 from assistant.pack.model import HELP_INTENTS, Catalog, Product, ToolName
 from assistant.tools.comparison import Comparison
 from assistant.tools.gateway import ToolGateway

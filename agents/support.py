@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from agents.help import calculate, look_up
 from agents.spec import Agent, Answer, Asked, Draft, Step
-from agents.work import Calculated, Looked, Stepped, TurnWork, goal_of, said
 from assistant.dialogue.troubleshooting import find_fix
+from assistant.dialogue.work import Calculated, Looked, Stepped, TurnWork, goal_of, said
 from assistant.pack.model import HELP_INTENTS
 
 

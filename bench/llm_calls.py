@@ -39,10 +39,10 @@ from PIL import Image  # noqa: E402
 from scripted_llm import ScriptedLLM, restate_draft  # noqa: E402
 from tokenizers import Tokenizer  # noqa: E402
 
-from agents.work import TurnRequest, TurnWork  # noqa: E402
 from app import create_app  # noqa: E402
 from assistant.attachments.store import ATTACHMENTS  # noqa: E402
 from assistant.dialogue.state import SessionState  # noqa: E402
+from assistant.dialogue.work import TurnRequest, TurnWork  # noqa: E402
 from assistant.understanding.reader import Intent  # noqa: E402
 from bench.seed import SEED_CONVERSATION  # noqa: E402
 

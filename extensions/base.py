@@ -24,10 +24,10 @@ from typing import Any, ClassVar
 
 from flask import Flask
 
-from agents.work import TurnWork
 from assistant.booking.desk import BookingDesk, Reserver
 from assistant.dialogue.extension import FlowAction, Part
 from assistant.dialogue.state import Kept
+from assistant.dialogue.work import TurnWork
 from assistant.infra.extensions import Slot
 from assistant.pack.model import Catalog, DataError
 from assistant.tools.retrieval import CATALOG

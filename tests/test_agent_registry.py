@@ -15,10 +15,10 @@ import yaml
 from conftest import app_for
 
 from agents.registry import AGENTS, BY_NAME, default_tools
-from agents.work import Produced, TurnOutput, TurnRequest, TurnWork
 from app import create_app
 from assistant.dialogue.reply_language import reply_language
 from assistant.dialogue.state import SessionState
+from assistant.dialogue.work import Produced, TurnOutput, TurnRequest, TurnWork
 from assistant.pack.loading import load_catalog
 from assistant.pack.model import DataError
 from assistant.pack.translations import speaking

@@ -410,7 +410,7 @@ def test_agreeing_to_open_the_case_is_not_the_quotes(client):
 
 def test_a_price_in_a_turn_without_the_tariff_is_replaced(client, catalog, monkeypatch):
     from agents.crew import OFFLINE
-    from agents.work import Formatted
+    from assistant.dialogue.work import Formatted
 
     def pricing(work):
         return Formatted("Homologar eso cuesta 99 € +IVA.")

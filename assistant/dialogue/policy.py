@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agents.work import Question, Resumed, TurnWork
 from assistant.booking.desk import PROPOSED
 from assistant.dialogue.command_reader import Understood
 from assistant.dialogue.commands import (
@@ -39,6 +38,7 @@ from assistant.dialogue.commands import (
 )
 from assistant.dialogue.goals import QUICK_PRIORITY, Goal
 from assistant.dialogue.state import SessionState
+from assistant.dialogue.work import Question, Resumed, TurnWork
 from assistant.pack import texts as formatting
 from assistant.pack.model import NEEDS_PRODUCTS, Catalog, Filter, Product
 from assistant.tools.eligibility import check

@@ -13,8 +13,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from agents.work import TurnWork
 from assistant.dialogue.state import SessionState
+from assistant.dialogue.work import TurnWork
 from assistant.handover.store import AlreadyWaiting, Handover, HandoverStore
 from assistant.infra.allowance import ASKER
 from assistant.language.lexicon import WEEKDAYS, Weekday

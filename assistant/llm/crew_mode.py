@@ -24,7 +24,6 @@ from crewai.llms.base_llm import BaseLLM
 from pydantic import BaseModel, Field, ValidationError
 
 from agents.crew import build_crew
-from agents.work import TurnWork
 from assistant.dialogue.commands import (
     AnswerFromHelp,
     AskAttribute,
@@ -37,6 +36,7 @@ from assistant.dialogue.commands import (
     act_of,
     first,
 )
+from assistant.dialogue.work import TurnWork
 from assistant.infra.config import Settings
 from assistant.language.privacy import Placeholders, redact_codes
 from assistant.llm import grounding, judgement, phases

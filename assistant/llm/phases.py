@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.work import TurnWork
+from assistant.dialogue.work import TurnWork
 from assistant.language.privacy import masked
 from assistant.pack.flows import DONE_STAGE, Flow
 from assistant.pack.model import Catalog

@@ -8,11 +8,11 @@ from typing import Any
 
 from flask import Flask
 
-from agents.work import TurnWork
 from assistant.booking.desk import BookingDesk
 from assistant.dialogue.commands import Cancel, first
 from assistant.dialogue.extension import FlowAction, Part
 from assistant.dialogue.state import Kept
+from assistant.dialogue.work import TurnWork
 from assistant.pack.model import Catalog
 from extensions.base import Extension
 from extensions.homologation import case_store, routes
