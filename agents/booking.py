@@ -8,7 +8,8 @@ from typing import Any
 from agents.help import faq_answer
 from agents.spec import Agent, Answer, Asked, Draft, Step
 from assistant.dialogue.commands import ConfirmChange, first
-from assistant.dialogue.flows import FlowStep, Said, Sent
+from assistant.dialogue.flows import FlowStep
+from assistant.dialogue.said import Said, Sent
 from assistant.dialogue.work import Stepped, TurnWork, goal_of, said
 from assistant.pack.model import Catalog, Product
 from assistant.pack.texts import say

@@ -16,7 +16,8 @@ import pytest
 from PIL import Image
 
 from assistant.attachments.store import ATTACHMENTS
-from assistant.dialogue.flows import FlowEngine, FlowStep, Said, Sent
+from assistant.dialogue.flows import FlowEngine, FlowStep
+from assistant.dialogue.said import Said, Sent
 from assistant.dialogue.state import Kept, SessionState
 from assistant.pack.checks import Check
 from assistant.pack.loading import load_catalog

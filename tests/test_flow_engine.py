@@ -21,7 +21,8 @@ from flask import Flask
 from pydantic import ValidationError
 from test_domain_packs import DATA
 
-from assistant.dialogue.flows import FlowEngine, Said, collection_mode
+from assistant.dialogue.flows import FlowEngine, collection_mode
+from assistant.dialogue.said import Said
 from assistant.pack.flows import Flow, Slot, Step
 from assistant.pack.loading import load_catalog
 from assistant.pack.model import DataError

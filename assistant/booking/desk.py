@@ -26,7 +26,8 @@ from typing import Any, Protocol
 from assistant.booking.codes import Booking, BookingStore, new_booking_id
 from assistant.booking.notifications import MessagesCapped, Notifier, NotifyError
 from assistant.booking.reminders import ReminderStore
-from assistant.dialogue.flows import FlowEngine, FlowStep, Said, shown_values
+from assistant.dialogue.flows import FlowEngine, FlowStep, shown_values
+from assistant.dialogue.said import Said
 from assistant.infra.allowance import CODES, Allowances, OverAllowance
 from assistant.language.lexicon import WEEKDAYS
 from assistant.language.privacy import CODE_LIKE, masked

@@ -13,7 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from assistant.dialogue.flows import FlowStep, Said
+from assistant.dialogue.flows import FlowStep
+from assistant.dialogue.said import Said
 from assistant.dialogue.state import Kept, SessionState
 from assistant.pack.examples import Example
 from assistant.pack.flows import Flow

@@ -19,6 +19,7 @@ from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
 from assistant.dialogue.forms import FormReader
+from assistant.dialogue.said import Said
 from assistant.language import phrases
 from assistant.language.lexicon import WEEKDAYS
 from assistant.language.phones import PHONE_LIKE, e164
@@ -32,27 +33,6 @@ Mode = Literal["sequential", "batch", "hybrid"]
 _CLAUSE = re.compile(r"\s*(?:[,;.!?]|\band\b|\bbut\b)\s*")
 _NUMBER = re.compile(r"(?<!\d)(\d{1,3})(?!\d)")
 CHOICES_SHOWN = 5
-
-
-@dataclass
-class Said:
-    """A message, with what understanding found in it."""
-
-    text: str
-    filters: dict[str, Any] = field(default_factory=dict)
-    named: Sequence[Product] = ()  # catalog items the message names
-    cached: Sequence[Product] = ()  # the items the conversation is about
-    opens: bool = False  # the message is the one that started the flow ("my laptop freezes")
-    asked: Sequence[str] = ()  # the slots the last question asked for: a bare answer goes to them
-    attachments: Sequence[Sent] = ()  # the files sent with the message
-
-
-@dataclass(frozen=True)
-class Sent:
-    """A file sent with a message, as a flow counts it: its id and kind ("image", "pdf")."""
-
-    id: str
-    kind: str
 
 
 @dataclass

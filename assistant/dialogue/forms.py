@@ -13,8 +13,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from assistant.dialogue.said import Said
 from assistant.dialogue.whose import Parties
 from assistant.language import phrases, pieces
 from assistant.language.phones import PHONE_LIKE, e164
@@ -25,9 +26,6 @@ from assistant.pack.model import Catalog
 from assistant.pack.texts import say
 from assistant.tools import validators
 from assistant.tools.validators import Verdict
-
-if TYPE_CHECKING:  # the engine builds its reader: its message type is the engine's
-    from assistant.dialogue.flows import Said
 
 _LINES = re.compile(r"\s*[\n;]\s*")
 _PARTS = re.compile(r"\s*(?:\n|;|,\s)\s*")  # with no line breaks, ', ' parts an answer too

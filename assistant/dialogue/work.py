@@ -15,8 +15,9 @@ from assistant.attachments.store import Attachment
 from assistant.booking.desk import BookingDesk
 from assistant.dialogue.commands import Command
 from assistant.dialogue.extension import FlowAction, Part
-from assistant.dialogue.flows import FlowStep, Said
+from assistant.dialogue.flows import FlowStep
 from assistant.dialogue.goals import Goal
+from assistant.dialogue.said import Said
 from assistant.dialogue.state import SessionState
 from assistant.pack.model import Catalog, FaqEntry, Product
 from assistant.tools.comparison import Comparison

@@ -19,7 +19,8 @@ from collections.abc import Callable, Sequence
 from typing import Any, Literal, Protocol
 
 from assistant.dialogue.extension import ToolCall
-from assistant.dialogue.flows import FlowEngine, FlowStep, Said, filled
+from assistant.dialogue.flows import FlowEngine, FlowStep, filled
+from assistant.dialogue.said import Said
 from assistant.dialogue.state import SessionState
 from assistant.language import phrases
 from assistant.language.privacy import redact_codes

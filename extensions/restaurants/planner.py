@@ -31,7 +31,8 @@ from pydantic import BaseModel, Field
 
 from assistant.booking.codes import BookingStore
 from assistant.booking.desk import Refused
-from assistant.dialogue.flows import FlowEngine, Said
+from assistant.dialogue.flows import FlowEngine
+from assistant.dialogue.said import Said
 from assistant.dialogue.sessions import SessionLocks
 from assistant.infra.allowance import CODES, HOLDS, Allowances
 from assistant.infra.config import CODE_TTL
