@@ -16,9 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from flask import Flask
 
-from agents.crew import OFFLINE as AGENTS
-from agents.registry import AGENTS as REGISTRY
-from agents.registry import BY_NAME
+from agents import registry
 from agents.spec import Asked
 from assistant.attachments.store import ATTACHMENTS, AttachmentStore
 from assistant.booking.codes import BookingStore
@@ -95,7 +93,7 @@ class CrewPipeline:
         details = next((d for e in self.extensions.values() if (d := e.details())), None)
         understanding = Understanding(catalog, Router.for_pack(catalog, index.embedder, index.help.reading), index.help, details)
         self.tools = ToolGateway(catalog, index, {name: tool for e in self.extensions.values() for name, tool in e.tools().items()})
-        agents = {*BY_NAME, *(e.agent for e in self.extensions.values() if e.agent)}
+        agents = {*registry.BY_NAME, *(e.agent for e in self.extensions.values() if e.agent)}
         _check_tools(catalog, self.tools, agents, settings.pack_dir / "pack.yaml")
         _check_actions(catalog, {*ENGINE_ACTIONS, *(actions or {})}, settings.pack_dir / "pack.yaml")
         self.rules = index.rules
@@ -310,7 +308,7 @@ class CrewPipeline:
         """One agent's work: it returns what it produced, and only here is that applied to the turn."""
         emit("agent", {"name": name, "status": "started"})
         extension = next((e for e in self.extensions.values() if e.agent == name), None)
-        work.out.take(extension.run(work) if extension else AGENTS[name](work))
+        work.out.take(extension.run(work) if extension else registry.BY_NAME[name].run(work))
         emit("agent", {"name": name, "status": "finished"})
 
     def _agent_of(self, extension: str) -> str:
@@ -429,7 +427,7 @@ class CrewPipeline:
         active = state.goals.active
         collecting = self.catalog.pack.flows[active.type].agent if active and self.reader.collecting(active) else None
         asked = Asked(intent, state, selection, commands, self.catalog, self.tools, self._ranks_at_hand(intent, state), collecting)
-        steps = [(step, agent.name) for agent in REGISTRY if (step := agent.needed(asked)) is not None]
+        steps = [(step, agent.name) for agent in registry.AGENTS if (step := agent.needed(asked)) is not None]
         return [name for _, name in sorted(steps, key=lambda needed: needed[0])]  # by step; one step's in the registry's order
 
     def _update_state(self, state: SessionState, work: TurnWork, answered: str, agents: list[str], query: str) -> None:

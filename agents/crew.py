@@ -1,5 +1,5 @@
-"""The crew, assembled in one place: the offline agents by name (agents/registry.py's), and the
-agents whose work a model does in LLM mode, each as a CrewAI crew (crewai is imported only when one is built).
+"""The crew, assembled in one place: the agents whose work a model does in LLM mode, each as a
+CrewAI crew (crewai is imported only when one is built); the offline agents are agents/registry.py's.
 
 Offline, every agent runs its deterministic tools. In LLM mode those tools have already run, so
 a model is asked only where judgement adds something (assistant/llm/crew_mode.py): the
@@ -10,18 +10,12 @@ task's context is the tools' results.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
-
-from agents.registry import AGENTS
-from assistant.dialogue.work import Produced, TurnWork
 
 if TYPE_CHECKING:
     from crewai import Crew
     from crewai.llms.base_llm import BaseLLM
     from pydantic import BaseModel
-
-OFFLINE: dict[str, Callable[[TurnWork], Produced]] = {agent.name: agent.run for agent in AGENTS}  # each agent's work, by name
 
 
 def build_crew(

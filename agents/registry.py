@@ -3,19 +3,20 @@
 them; its agent names are checked against these and the loaded extensions' agents), and the
 Formatter (which asks each agent, in this order, for its part of the reply).
 
-Adding an agent touches its module and this list only (and, for a new kind of result, the
-results in assistant/dialogue/work.py and `TurnOutput.take`). Its module declares one `Agent`
+Adding an agent touches its module and this list only: a result of a kind the others don't
+produce goes back as `Own`, which its `show` reads from `work.out.own`. Its module declares one `Agent`
 (agents/spec.py): its name, its default tools, `needed` (the step of a turn it runs at, or
 None), `run` (its work over the turn's TurnWork, returning what it produced) and `show` (its
 part of the reply, on the Formatter's draft):
 
     # agents/warranty.py
-    def warranty(work: TurnWork) -> Calculated:
-        return Calculated(...)  # what it produced: the pipeline applies it, for its show
+    def warranty(work: TurnWork) -> Own:
+        return Own("warranty", covered)  # what it produced: the pipeline applies it, for its show
     def needed(asked: Asked) -> Step | None:
-        return Step.CHECK if asked.intent.type == "warranty" else None
+        return Step.CHECK if asked.intent.type == "feature_query" else None
     def show(answer: Answer, work: TurnWork, draft: Draft) -> None:
-        if answer is Answer.PRODUCTS: draft.sections.append(...)
+        if answer is Answer.PRODUCTS and "warranty" in work.out.own:
+            draft.sections.append(...)
     AGENT = Agent("warranty", ("search_faq",), needed, warranty, show)
 
     # here

@@ -14,11 +14,13 @@ import pytest
 import yaml
 from conftest import app_for
 
+from agents import registry
 from agents.registry import AGENTS, BY_NAME, default_tools
+from agents.spec import Agent, Answer, Step
 from app import create_app
 from assistant.dialogue.reply_language import reply_language
 from assistant.dialogue.state import SessionState
-from assistant.dialogue.work import Produced, TurnOutput, TurnRequest, TurnWork
+from assistant.dialogue.work import Own, Produced, TurnOutput, TurnRequest, TurnWork
 from assistant.pack.loading import load_catalog
 from assistant.pack.model import DataError
 from assistant.pack.translations import speaking
@@ -132,3 +134,27 @@ def test_agents_return_what_they_produced_and_write_no_shared_state(tmp_path, do
         assert client.post("/chat", json={"query": text, "session_id": session_id}).status_code == 200
     wanted = {"bank": {"retriever", "comparator", "eligibility", "booking"}, "store": {"retriever", "support"}}
     assert wanted[domain] <= ran, f"the messages ran {sorted(ran)}"
+
+
+def _noting(work):
+    """A new agent's work: a result of a kind no other agent produces."""
+    return Own("noting", f"noted: {len(work.out.selection)} item(s) asked about")
+
+
+def _noted(answer, work, draft):
+    if answer is Answer.PRODUCTS and "noting" in work.out.own:
+        draft.sections.append(str(work.out.own["noting"]))
+
+
+def test_adding_an_agent_is_its_module_and_a_line_in_the_registry(tmp_path, monkeypatch):
+    """An agent declared as a module declares it, and listed in the registry (nothing else): the
+    pipeline selects it when it is needed, runs it, and the Formatter shows its part."""
+    noting = Agent("noting", (), lambda asked: Step.CHECK if asked.intent.type == "feature_query" else None, _noting, _noted)
+    monkeypatch.setattr(registry, "AGENTS", (*registry.AGENTS[:-1], noting, registry.AGENTS[-1]))
+    monkeypatch.setattr(registry, "BY_NAME", {agent.name: agent for agent in registry.AGENTS})
+    client, session = app_for(tmp_path).test_client(), str(uuid.uuid4())
+    found = client.post("/chat", json={"query": "I want a platinum conventional credit card for business", "session_id": session})
+    assert "noting" not in found.get_json()["agents"]
+    asked = client.post("/chat", json={"query": "What are the fees?", "session_id": session}).get_json()
+    assert asked["agents"][-2:] == ["noting", "formatter"]
+    assert "noted: " in asked["reply"] and "item(s) asked about" in asked["reply"]

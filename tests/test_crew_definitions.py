@@ -6,8 +6,9 @@ from __future__ import annotations
 import crewai  # noqa: E402
 import pytest
 
-from agents.crew import OFFLINE, build_crew  # noqa: E402
+from agents.crew import build_crew  # noqa: E402
 from agents.definitions import MODEL_AGENTS, build_agent, definitions  # noqa: E402
+from agents.registry import BY_NAME  # noqa: E402
 from assistant.llm.judgement import Judgement
 from tasks import definitions as tasks  # noqa: E402
 
@@ -20,7 +21,7 @@ def llm():
 
 
 def test_only_the_model_agents_are_declared_and_none_has_a_tool(llm):
-    assert set(definitions()) == set(tasks.definitions()) == set(MODEL_AGENTS) <= set(OFFLINE)
+    assert set(definitions()) == set(tasks.definitions()) == set(MODEL_AGENTS) <= set(BY_NAME)
     for name in MODEL_AGENTS:
         agent = build_agent(name, llm, INPUTS)
         assert agent.tools == [], "every tool has run before the model is asked"

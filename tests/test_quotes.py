@@ -409,13 +409,15 @@ def test_agreeing_to_open_the_case_is_not_the_quotes(client):
 
 
 def test_a_price_in_a_turn_without_the_tariff_is_replaced(client, catalog, monkeypatch):
-    from agents.crew import OFFLINE
+    from dataclasses import replace
+
+    from agents.registry import BY_NAME
     from assistant.dialogue.work import Formatted
 
     def pricing(work):
         return Formatted("Homologar eso cuesta 99 € +IVA.")
 
-    monkeypatch.setitem(OFFLINE, "formatter", pricing)
+    monkeypatch.setitem(BY_NAME, "formatter", replace(BY_NAME["formatter"], run=pricing))
     body = chat(client, "hola")
     assert "99" not in body["reply"]
     assert body["reply"] == say(catalog, "constraint_broken")

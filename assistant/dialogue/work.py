@@ -134,7 +134,16 @@ class Resumed:
     choices: list[str] = field(default_factory=list)
 
 
-Produced = Found | Looked | Calculated | Compared | Checked | Stepped | Formatted  # what a registry agent's `run` returns
+@dataclass(frozen=True)
+class Own:
+    """A result of a kind only its agent shows: its `show` reads it back by the agent's name
+    (`TurnOutput.own`), so a new agent needs no new field here."""
+
+    agent: str
+    value: object
+
+
+Produced = Found | Looked | Calculated | Compared | Checked | Stepped | Formatted | Own  # what a registry agent's `run` returns
 Result = Produced | Part | Question | Resumed  # what the pipeline applies: an agent's, an extension agent's, the policy's
 
 
@@ -161,6 +170,7 @@ class TurnOutput:
     flow_step: FlowStep | None = None  # what a booking or troubleshooting flow did
     calculation: str | None = None
     part: Part | None = None  # what an extension's agent did
+    own: dict[str, object] = field(default_factory=dict)  # by agent: results of a kind only that agent shows
     tools_run: set[str] = field(default_factory=set)  # what the pack's constraints check a reply against
 
     def take(self, result: Result) -> None:
@@ -186,6 +196,8 @@ class TurnOutput:
             case Formatted(reply, products, comparison, choices, handover):
                 self.reply, self.products, self.comparison = reply, products, comparison
                 self.choices, self.handover = choices, handover
+            case Own(agent, value):
+                self.own[agent] = value
             case Part():
                 self.part = result
             case Question(text, choices, pending):
