@@ -1,18 +1,21 @@
 """The pack extension interface, and how a pack's extensions are loaded.
 
-A pack names the extensions it loads in pack.yaml (`extensions: [homologation]`); each is the
-package `extensions/<name>/`, whose module `extension.py` names a subclass of `Extension` `EXTENSION`. Every hook has a
-default that adds nothing, so an extension overrides only what its business needs:
+A pack names the extensions it loads in pack.yaml (`extensions: {homologation: {...}}`, each with
+its settings); each is the package `extensions/<name>/`: `data.py` reads its data when the pack
+loads (assistant/pack/extension.py), and `extension.py` names its subclass of `Extension`
+`EXTENSION`. Every hook has a default that adds nothing, so an extension overrides only what its
+business needs:
 
-- `init_app`: its stores and routes (`POST /assistant` is the restaurants' concierge);
+- `__init__`: its stores and routes (`POST /assistant` is the restaurants' concierge);
 - `tools`: the tools it adds to the gateway (the pack's `tools:` allow-list still decides who calls them);
 - `intent`, `agent`, `takes`, `waits`, `run`: an act of its own, the agent that performs it
   (returning a `Part`: its sections, question and what it keeps), and when a message is for it;
 - `actions`: the flow actions it adds to the pack's flows (`submit`: a case for an office);
 - `settle`: what it keeps after a turn its agent did not run;
-- `details` and `reserver`: a reader of the messages' details, and the service a `reserve` flow books with.
+- `details` and `reserver`: a reader of the messages' details, and the service a `reserve` flow books with;
+- `pin_clock`: its "now", where it keeps one (a conversation test fixes it).
 
-docs/domain-packs.md ("Extensions") walks through writing one.
+docs/extensions.md walks through writing one.
 """
 
 from __future__ import annotations
