@@ -24,7 +24,17 @@ from pydantic import BaseModel, ConfigDict
 
 from assistant.language import REACH, Bound, Pointing
 from assistant.language.lexicon import LETTER
-from assistant.pack.model import BOUNDS, NEEDS_PRODUCTS, Attribute, Catalog, CustomerFact, FactValue, FilterValue, IntentType
+from assistant.pack.model import (
+    BOUNDS,
+    HELP_INTENTS,
+    NEEDS_PRODUCTS,
+    Attribute,
+    Catalog,
+    CustomerFact,
+    FactValue,
+    FilterValue,
+    IntentType,
+)
 from assistant.tools.calculator import find_expression
 from assistant.tools.comparison import Rank, rank_key
 from assistant.tools.filters import FilterRules
@@ -605,7 +615,7 @@ class Understanding:
         about_items = has_products or bool(filters) or bool(named)
         if kind == "feature_query" and not about_items:
             kind = "faq"  # "what is the late fee?" with nothing at hand is for the help centre
-        elif kind in ("faq", "out_of_scope", "unknown") and topics and (has_products or named):
+        elif kind in HELP_INTENTS and topics and (has_products or named):
             kind = "feature_query"  # a fact the items at hand hold, answered from their data
         elif (
             rank is not None
