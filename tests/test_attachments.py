@@ -7,12 +7,13 @@ import io
 import struct
 import uuid
 import zlib
+from dataclasses import replace
 
 import pytest
 from fpdf import FPDF
 from PIL import Image, ImageFile
 
-import crew_pipeline
+from agents import registry
 from assistant.attachments import content
 from assistant.attachments.content import sniff
 from assistant.attachments.store import ATTACHMENTS
@@ -160,13 +161,13 @@ def test_a_page_of_another_site_cannot_upload(client, session):
 def seen(monkeypatch):
     """The attachments each turn's agents saw."""
     turns: list[list] = []
-    formatter = crew_pipeline.AGENTS["formatter"]
+    formatter = registry.BY_NAME["formatter"]
 
     def spy(work):
         turns.append(list(work.request.attachments))
-        return formatter(work)
+        return formatter.run(work)
 
-    monkeypatch.setitem(crew_pipeline.AGENTS, "formatter", spy)
+    monkeypatch.setitem(registry.BY_NAME, "formatter", replace(formatter, run=spy))
     return turns
 
 
