@@ -90,10 +90,11 @@ class CrewPipeline:
         self.desk = desk
         self.preferences = preferences
         self.extensions = {e.name: e for e in extensions or []}
+        self._by_agent = {e.agent: e for e in self.extensions.values() if e.agent}  # the extensions' agents, by name
         details = next((d for e in self.extensions.values() if (d := e.details())), None)
         understanding = Understanding(catalog, Router.for_pack(catalog, index.embedder, index.help.reading), index.help, details)
         self.tools = ToolGateway(catalog, index, {name: tool for e in self.extensions.values() for name, tool in e.tools().items()})
-        agents = {*registry.BY_NAME, *(e.agent for e in self.extensions.values() if e.agent)}
+        agents = {*registry.BY_NAME, *self._by_agent}
         _check_tools(catalog, self.tools, agents, settings.pack_dir / "pack.yaml")
         _check_actions(catalog, {*ENGINE_ACTIONS, *(actions or {})}, settings.pack_dir / "pack.yaml")
         self.rules = index.rules
@@ -307,7 +308,7 @@ class CrewPipeline:
     def _run(self, name: str, work: TurnWork, emit: EventSink) -> None:
         """One agent's work: it returns what it produced, and only here is that applied to the turn."""
         emit("agent", {"name": name, "status": "started"})
-        extension = next((e for e in self.extensions.values() if e.agent == name), None)
+        extension = self._by_agent.get(name)
         work.out.take(extension.run(work) if extension else registry.BY_NAME[name].run(work))
         emit("agent", {"name": name, "status": "finished"})
 
@@ -443,9 +444,11 @@ class CrewPipeline:
         state.comparison_done |= "comparator" in agents
         state.eligibility_done |= "eligibility" in agents
         part = work.out.part
-        for name, extension in self.extensions.items():
-            kept = part.kept if part and part.extension == name else extension.settle(state.extensions.get(name), work)
-            state.extensions = {k: v for k, v in state.extensions.items() if k != name} | ({name: kept} if kept else {})
+        kept = {
+            name: part.kept if part and part.extension == name else extension.settle(state.extensions.get(name), work)
+            for name, extension in self.extensions.items()
+        }
+        state.extensions = {name: held for name, held in {**state.extensions, **kept}.items() if held}
         shown = [p.id for p in work.out.products]
         state.focus = _focus(work, state.focus)
         if (work.out.retrieved and shown) or work.out.ranking or not set(shown) <= set(state.shown):

@@ -73,10 +73,10 @@ def load_catalog(folder: Path, translated: bool = True, tools: Mapping[str, Sequ
                 raise DataError(f"{folder / 'pack.yaml'}: prompting.phases.{stage}.prompt: {phase.prompt} is not in the pack")
             prompts[stage] = path.read_text(encoding="utf-8").strip()
     try:
-        versions = _versions(folder, pack, faq, extras, readers) if translated else {}
+        versions = _versions(folder, pack, faq, extras, readers, extension_texts) if translated else {}
         if versions:
-            pack, faq, vocabulary, extras = _known_in_every_language(pack, faq, vocabulary, extras, versions)
-            versions = _versions(folder, pack, faq, extras, readers)  # the translations know the same words
+            pack, faq, vocabulary, extras = _known_in_every_language(pack, faq, vocabulary, extras, readers, versions)
+            versions = _versions(folder, pack, faq, extras, readers, extension_texts)  # the translations know the same words
         return Catalog(
             name=pack.business.name,
             own_pack=pack,
@@ -106,18 +106,25 @@ UNIT_KEYWORDS = frozenset({"currency", "percent"})  # units the engine formats i
 ENGINE_TEXTS = frozenset([*DEFAULT_TEXTS.values(), *(str(f.default) for f in Labels.model_fields.values())])
 
 
-def engine_translator(code: str, folder: Path, pack: Pack, readers: Iterable[ExtensionData]) -> Translator:
-    """The translator of a pack into `code`: its own table, then the engine's and its extensions'
-    (whose default texts, in English, are the engine's sentences too)."""
-    readers = list(readers)
-    path, engine = folder / FOLDER / f"{code}.yaml", read_table(ENGINE_FOLDER / f"{code}.yaml")
-    engine = engine.model_copy(update={"texts": {**engine.texts, **translations_of(readers, code)}})
-    sentences = ENGINE_TEXTS | frozenset(texts_of(readers).values())
-    return Translator(code, pack.language, sentences, read_table(path), engine, path, UNIT_KEYWORDS)
+def engine_translator(
+    code: str, language: str, readers: Iterable[ExtensionData], extension_texts: Mapping[str, str], own: Path, engine: Path
+) -> Translator:
+    """The translator of a pack written in `language` into `code`: its own table (`own`), then the
+    engine's (`engine`) and its extensions' (whose default texts, in English, are the engine's
+    sentences too)."""
+    table = read_table(engine)
+    table = table.model_copy(update={"texts": {**table.texts, **translations_of(readers, code)}})
+    sentences = ENGINE_TEXTS | frozenset(extension_texts.values())
+    return Translator(code, language, sentences, read_table(own), table, own, UNIT_KEYWORDS)
 
 
 def _versions(
-    folder: Path, pack: Pack, faq: list[FaqEntry], extras: dict[str, BaseModel], readers: dict[str, ExtensionData]
+    folder: Path,
+    pack: Pack,
+    faq: list[FaqEntry],
+    extras: dict[str, BaseModel],
+    readers: dict[str, ExtensionData],
+    extension_texts: Mapping[str, str],
 ) -> dict[str, Version]:
     """The pack in each language it replies in besides its own (once the pack has a translation
     file for it), and in its own where the engine's sentences (English) need translating into it
@@ -130,8 +137,8 @@ def _versions(
         path, engine_path = folder / FOLDER / f"{code}.yaml", ENGINE_FOLDER / f"{code}.yaml"
         if not (engine_path if code == own else path).is_file():
             continue  # not translated yet: replies in the pack's own words
-        translate = engine_translator(code, folder, pack, readers.values())
-        versions[code] = translated_version(code, translate, pack, faq, extras, texts_of(readers.values()))
+        translate = engine_translator(code, own, readers.values(), extension_texts, path, engine_path)
+        versions[code] = translated_version(code, translate, pack, faq, extras, extension_texts)
         translate.check()
     return versions
 
@@ -180,7 +187,12 @@ def _article(entry: FaqEntry, code: str, own: str, translate: Translator) -> Faq
 
 
 def _known_in_every_language(
-    pack: Pack, faq: list[FaqEntry], vocabulary: Vocabulary, extras: dict[str, BaseModel], versions: dict[str, Version]
+    pack: Pack,
+    faq: list[FaqEntry],
+    vocabulary: Vocabulary,
+    extras: dict[str, BaseModel],
+    readers: dict[str, ExtensionData],
+    versions: dict[str, Version],
 ) -> tuple[Pack, list[FaqEntry], Vocabulary, dict[str, BaseModel]]:
     """The pack's own words extended by their translations wherever a customer may say them
     back: a quick reply tapped in Bangla picks the same option, a help question asked as the
@@ -199,7 +211,7 @@ def _known_in_every_language(
         pack.model_copy(update={"flows": flows}),
         [entry.model_copy(update={"paraphrases": _new(entry.paraphrases, *questions[entry.id])}) for entry in faq],
         vocabulary.model_copy(update={"facts": {**vocabulary.facts, **facts}}),
-        {name: data_reader(name).said_back(data, [v.extras[name] for v in said]) for name, data in extras.items()},
+        {name: readers[name].said_back(data, [v.extras[name] for v in said]) for name, data in extras.items()},
     )
 
 

@@ -12,9 +12,9 @@ import argparse
 import json
 from pathlib import Path
 
-from assistant.pack.extension import data_reader, translations_of
-from assistant.pack.loading import ENGINE_TEXTS, UNIT_KEYWORDS, load_catalog, translated_version
-from assistant.pack.translations import ENGINE_FOLDER, FOLDER, Translator, read_table
+from assistant.pack.extension import data_reader
+from assistant.pack.loading import engine_translator, load_catalog, translated_version
+from assistant.pack.translations import ENGINE_FOLDER, FOLDER
 
 
 def main(argv: list[str]) -> int:
@@ -31,10 +31,8 @@ def main(argv: list[str]) -> int:
     path = args.file or folder / FOLDER / f"{args.lang}.yaml"
     engine = args.engine_file or ENGINE_FOLDER / f"{args.lang}.yaml"
     readers = [data_reader(name) for name in catalog.own_pack.extensions]
-    own, engine_table = read_table(path), read_table(engine)  # the engine's sentences: its own and its extensions'
-    engine_table = engine_table.model_copy(update={"texts": {**engine_table.texts, **translations_of(readers, args.lang)}})
-    sentences = ENGINE_TEXTS | frozenset(catalog.extension_texts.values())
-    translate = Translator(args.lang, catalog.language, sentences, own, engine_table, path, UNIT_KEYWORDS)
+    translate = engine_translator(args.lang, catalog.language, readers, catalog.extension_texts, path, engine)
+    sentences = translate.engine_texts  # the engine's sentences: its own and its extensions'
     translated_version(args.lang, translate, catalog.own_pack, catalog.own_faq, catalog.own_extras, catalog.extension_texts)
     engine_only = {text: where for text, where in translate.missing.items() if text in sentences}
     missing = engine_only if args.engine else {t: w for t, w in translate.missing.items() if t not in sentences}
