@@ -16,7 +16,10 @@ from assistant.attachments import store as attachments
 from assistant.booking import notifications, reminders
 from assistant.dialogue import sessions
 from assistant.handover import store as handovers
-from assistant.infra import config  # sets the crewai telemetry switches first
+from assistant.infra import (
+    config,  # sets the crewai telemetry switches first
+    database,
+)
 from assistant.tools import retrieval
 from assistant.web import (
     api,
@@ -46,6 +49,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     identity.init_app(app)
     telemetry.init_app(app)
     sessions.init_app(app)
+    database.init_app(app)  # before every store of durable records
     ratelimit.init_app(app)
     retrieval.init_app(app, registry.default_tools())  # the agents' own tools, where the pack names none
     notifications.init_app(app)

@@ -38,8 +38,9 @@ from assistant.handover.store import HANDOVERS
 from assistant.infra import replay
 from assistant.infra.allowance import allowances
 from assistant.infra.collectors import collect
-from assistant.infra.config import SETTINGS, Settings, bookings_file, sessions_file
+from assistant.infra.config import SETTINGS, Settings
 from assistant.infra.counters import shared_counters
+from assistant.infra.database import DATABASE
 from assistant.infra.extensions import Slot
 from assistant.language.privacy import phones_masked, redact_codes
 from assistant.pack import texts as formatting
@@ -530,13 +531,13 @@ def init_app(app: Flask) -> None:
     settings, catalog, extensions = SETTINGS.get(app), CATALOG.get(app), EXTENSIONS.get(app)
     desk = BookingDesk(
         catalog,
-        BookingStore(bookings_file(app)),
+        BookingStore(DATABASE.get(app)),
         REMINDERS.get(app),
         NOTIFIER.get(app),
         tables=next((r for e in extensions if (r := e.reserver())), None),
         allowances=allowances(app),
     )
-    preferences = PreferenceStore(sessions_file(app))  # its own table, outliving any session
+    preferences = PreferenceStore(DATABASE.get(app))  # its own table, outliving any session
     crew_mode = None
     if settings.llm_model:
         from assistant.llm.breaker import Breaker

@@ -1,4 +1,8 @@
-"""Shared fixtures: a real app (real SQLite, chromadb and embedding model) per test."""
+"""Shared fixtures: a real app (real SQLite, chromadb and embedding model) per test.
+
+TEST_DATABASE=postgresql runs the same suite with every app's durable records in a real
+PostgreSQL (a throw-away server from Debian's packages, a database per test folder); the
+`database_url` fixture runs a store's tests on both, in every run."""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ os.environ["CREWAI_DISABLE_TELEMETRY"] = "true"
 os.environ["CREWAI_TRACING_ENABLED"] = "false"
 os.environ["CREWAI_TESTING"] = "true"
 
+import atexit  # noqa: E402
 import datetime as dt  # noqa: E402
 import time  # noqa: E402
 import uuid  # noqa: E402
@@ -15,8 +20,11 @@ from pathlib import Path  # noqa: E402
 
 import jwt  # noqa: E402
 import pytest  # noqa: E402
+from servers import Server, new_database, start_postgres  # noqa: E402
 
 from app import create_app  # noqa: E402
+from assistant.infra import migrations  # noqa: E402
+from assistant.infra.database import open_database  # noqa: E402
 from assistant.tools.filters import FilterRules  # noqa: E402
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -24,9 +32,33 @@ TOKEN_SECRET = "the-login-service-signs-customers-tokens-with-this"
 OPERATOR_KEY = "operator-key-for-tests-0123456789abcdef"  # 32+ characters, as start-up requires
 
 
+TEST_DATABASE = os.environ.get("TEST_DATABASE", "sqlite")
+assert TEST_DATABASE in ("sqlite", "postgresql"), "TEST_DATABASE is sqlite or postgresql"
+_postgres: list[Server] = []  # the one server of this run, started when first needed
+_databases: dict[Path, str] = {}  # a test folder's PostgreSQL database
+
+
+def postgres() -> Server:
+    """This run's PostgreSQL, with a database at the code's schema to copy for each test."""
+    if not _postgres:
+        server = start_postgres()
+        atexit.register(server.stop)
+        migrations.upgrade(new_database(server.url, "migrated"))
+        _postgres.append(server)
+    return _postgres[0]
+
+
+def postgres_database() -> str:
+    """A new database at the code's schema, on this run's PostgreSQL."""
+    return new_database(postgres().url, f"t{uuid.uuid4().hex}", template="migrated")
+
+
 def app_for(tmp_path, domain: str = "bank", **settings):
     """A real app for one domain pack, with its own SQLite files and outbox, trusting the tests'
-    login (TOKEN_SECRET) and operator key."""
+    login (TOKEN_SECRET) and operator key; under TEST_DATABASE=postgresql its durable records are
+    in the test folder's own PostgreSQL database."""
+    if TEST_DATABASE == "postgresql" and "database_url" not in settings:
+        settings["database_url"] = _databases.setdefault(Path(tmp_path), postgres_database())
     return create_app(
         {
             "domain": domain,
@@ -39,6 +71,30 @@ def app_for(tmp_path, domain: str = "bank", **settings):
             **settings,
         }
     )
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request, tmp_path):
+    """A durable database at the code's schema: a SQLite file, or a real PostgreSQL database."""
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 'durable.sqlite3'}"
+        migrations.upgrade(url)
+        return url
+    return postgres_database()
+
+
+@pytest.fixture
+def open_db(database_url):
+    """Opens the database as one more worker would (each call a connection or pool of its own)."""
+    opened = []
+
+    def opening():
+        opened.append(open_database(database_url))
+        return opened[-1]
+
+    yield opening
+    for db in opened:
+        db.close()
 
 
 def signed_in(customer_id: str, secret: str = TOKEN_SECRET, **claims) -> dict[str, str]:

@@ -400,9 +400,9 @@ def test_an_hour_at_its_capacity_is_refused_with_the_next_free_one(client, clock
     assert late.say(last_code(outbox))["booking"]["starts_at"] == "2026-11-24T18:00:00+06:00"
 
 
-def test_an_hours_capacity_holds_for_workers_booking_at_once(tmp_path):
-    """Two workers' stores over one file, twelve bookings of one hour at once: only its capacity get it."""
-    stores = [BookingStore(tmp_path / "bookings.sqlite3") for _ in range(2)]
+def test_an_hours_capacity_holds_for_workers_booking_at_once(open_db):
+    """Two workers' stores over one database, twelve bookings of one hour at once: only its capacity get it."""
+    stores = [BookingStore(open_db()) for _ in range(2)]
     with ThreadPoolExecutor(max_workers=12) as pool:
         got = list(pool.map(lambda n: stores[n % 2].claim(f"BK-{n}", "channel=call", "2026-11-24T17", 3), range(12)))
     assert sum(got) == 3 and stores[0].taken("channel=call", "2026-11-24T17") == {"2026-11-24T17": 3}

@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from conftest import Clock, Conversation, app_for
-from test_stores import start_redis
+from servers import start_redis
 
 from assistant.web.errors import store_unavailable
 
@@ -98,14 +98,13 @@ def test_ready_reports_a_write_locked_database(client, tmp_path, database):
 
 
 def test_redis_down_answers_503(tmp_path):
-    url, server = start_redis(tmp_path)
+    server = start_redis()
     try:
-        client = app_for(tmp_path, session_store=url, client_rate_per_min=0, session_rate_per_min=0).test_client()
+        client = app_for(tmp_path, session_store=server.url, client_rate_per_min=0, session_rate_per_min=0).test_client()
         chat = Conversation(client)
         chat.say("hello")
     finally:
-        server.kill()
-        server.wait()
+        server.stop()
     body = {"query": "I want a gold credit card", "session_id": chat.session_id}
     assert_unavailable(client.post("/chat", json=body))
     assert last_event(client.post("/chat/stream", json=body))[1]["error"] == UNAVAILABLE

@@ -66,9 +66,9 @@ def test_a_bad_customer_id_is_a_400(client):
     assert response.status_code == 400 and response.get_json()["error"] == "invalid_request"
 
 
-def test_preferences_saved_in_the_old_shape_keep_what_the_customer_told(tmp_path):
+def test_preferences_saved_in_the_old_shape_keep_what_the_customer_told(open_db):
     """Saved before customer facts were pack data: employment and the income band carry over."""
-    store = PreferenceStore(tmp_path / "preferences.sqlite3")
+    store = PreferenceStore(open_db())
     old = json.dumps({"filters": {"tier": ["gold"]}, "employment": "salaried", "income_band": "৳50,000 to ৳100,000"})
     store._db.write("INSERT INTO preferences VALUES (?, ?)", ("c-old", old))
     kept = store.get("c-old")

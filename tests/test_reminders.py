@@ -38,8 +38,8 @@ class Crashing:
         raise Crash
 
 
-def test_sent_once_when_due_and_not_before(tmp_path):
-    store, notifier = ReminderStore(tmp_path / "r.sqlite3"), Recorder()
+def test_sent_once_when_due_and_not_before(open_db):
+    store, notifier = ReminderStore(open_db()), Recorder()
     reminder_id = store.schedule("BK-1", "+8801712345678", "see you at 11", DUE)
     assert reminder_id.startswith("rem_")
     assert store.pending() == [{"id": reminder_id, "booking_id": "BK-1", "due_at": "2026-11-24T10:00:00+00:00"}]
@@ -50,8 +50,8 @@ def test_sent_once_when_due_and_not_before(tmp_path):
     assert store.pending() == []
 
 
-def test_due_times_in_other_zones_are_compared_in_utc(tmp_path):
-    store, notifier = ReminderStore(tmp_path / "r.sqlite3"), Recorder()
+def test_due_times_in_other_zones_are_compared_in_utc(open_db):
+    store, notifier = ReminderStore(open_db()), Recorder()
     dhaka = dt.timezone(dt.timedelta(hours=6))
     store.schedule("BK-1", "+8801712345678", "soon", dt.datetime(2026, 11, 24, 16, 0, tzinfo=dhaka))  # 10:00 UTC
     assert store.pending()[0]["due_at"] == "2026-11-24T10:00:00+00:00"
@@ -59,25 +59,24 @@ def test_due_times_in_other_zones_are_compared_in_utc(tmp_path):
     assert store.deliver_due(DUE, notifier) == 1
 
 
-def test_naive_times_are_refused(tmp_path):
+def test_naive_times_are_refused(open_db):
     with pytest.raises(ValueError):
-        ReminderStore(tmp_path / "r.sqlite3").schedule("BK-1", "+8801712345678", "soon", dt.datetime(2026, 11, 24))
+        ReminderStore(open_db()).schedule("BK-1", "+8801712345678", "soon", dt.datetime(2026, 11, 24))
 
 
-def test_a_past_due_reminder_is_sent_once_after_a_restart(tmp_path):
-    ReminderStore(tmp_path / "r.sqlite3").schedule("BK-1", "+8801712345678", "soon", DUE)
-    restarted, notifier = ReminderStore(tmp_path / "r.sqlite3"), Recorder()
+def test_a_past_due_reminder_is_sent_once_after_a_restart(open_db):
+    ReminderStore(open_db()).schedule("BK-1", "+8801712345678", "soon", DUE)
+    restarted, notifier = ReminderStore(open_db()), Recorder()
     assert restarted.deliver_due(DUE + dt.timedelta(days=1), notifier) == 1
-    assert ReminderStore(tmp_path / "r.sqlite3").deliver_due(DUE + dt.timedelta(days=1), notifier) == 0
+    assert ReminderStore(open_db()).deliver_due(DUE + dt.timedelta(days=1), notifier) == 0
     assert len(notifier.sent) == 1
 
 
-def test_concurrent_workers_send_each_reminder_once(tmp_path):
-    path = tmp_path / "r.sqlite3"
+def test_concurrent_workers_send_each_reminder_once(open_db):
     for n in range(20):
-        ReminderStore(path).schedule(f"BK-{n}", "+8801712345678", f"reminder {n}", DUE)
+        ReminderStore(open_db()).schedule(f"BK-{n}", "+8801712345678", f"reminder {n}", DUE)
     notifier, counts = Recorder(), []
-    stores = [ReminderStore(path) for _ in range(4)]
+    stores = [ReminderStore(open_db()) for _ in range(4)]
     start = threading.Barrier(len(stores))
 
     def worker(store: ReminderStore) -> None:
@@ -93,8 +92,8 @@ def test_concurrent_workers_send_each_reminder_once(tmp_path):
     assert sum(counts) == 20 and stores[0].pending() == []
 
 
-def test_a_failed_send_is_retried_later_and_the_others_still_go(tmp_path, caplog):
-    store = ReminderStore(tmp_path / "r.sqlite3")
+def test_a_failed_send_is_retried_later_and_the_others_still_go(open_db, caplog):
+    store = ReminderStore(open_db())
     store.schedule("BK-1", "+8801712345678", "code 482913", DUE)
     store.schedule("BK-2", "+8801812345678", "soon", DUE)
     flaky = Recorder(failing_for=("+8801712345678",))
@@ -107,19 +106,18 @@ def test_a_failed_send_is_retried_later_and_the_others_still_go(tmp_path, caplog
     assert working.sent == [("+8801712345678", "code 482913", "reminder")]
 
 
-def test_a_claim_abandoned_by_a_crashed_worker_is_taken_over_after_five_minutes(tmp_path):
-    path = tmp_path / "r.sqlite3"
-    ReminderStore(path).schedule("BK-1", "+8801712345678", "soon", DUE)
+def test_a_claim_abandoned_by_a_crashed_worker_is_taken_over_after_five_minutes(open_db):
+    ReminderStore(open_db()).schedule("BK-1", "+8801712345678", "soon", DUE)
     with pytest.raises(Crash):
-        ReminderStore(path).deliver_due(DUE, Crashing())  # claimed, never sent nor released
-    survivor, notifier = ReminderStore(path), Recorder()
+        ReminderStore(open_db()).deliver_due(DUE, Crashing())  # claimed, never sent nor released
+    survivor, notifier = ReminderStore(open_db()), Recorder()
     assert survivor.deliver_due(DUE + dt.timedelta(minutes=4), notifier) == 0
     assert survivor.deliver_due(DUE + dt.timedelta(minutes=6), notifier) == 1
     assert len(notifier.sent) == 1 and survivor.pending() == []
 
 
-def test_the_scheduler_sends_past_due_reminders_on_start(tmp_path):
-    store, notifier = ReminderStore(tmp_path / "r.sqlite3"), Recorder()
+def test_the_scheduler_sends_past_due_reminders_on_start(open_db):
+    store, notifier = ReminderStore(open_db()), Recorder()
     store.schedule("BK-1", "+8801712345678", "soon", DUE)
     scheduler = ReminderScheduler(store, notifier, interval_s=0.05, clock=lambda: DUE + dt.timedelta(minutes=1))
     threads_before = set(threading.enumerate())

@@ -7,16 +7,14 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import shutil
 import signal
-import socket
-import subprocess
 import threading
 import time
 import uuid
 from pathlib import Path
 
 import pytest
+from servers import start_redis
 
 from app import create_app
 from assistant.dialogue import sessions as store_module
@@ -32,33 +30,11 @@ from assistant.dialogue.state import SessionState, Turn
 from assistant.infra.counters import RedisRateCounters, SQLiteRateCounters
 
 
-def start_redis(folder: Path) -> tuple[str, subprocess.Popen[bytes]]:
-    """A real redis-server on a free port, keeping nothing on disk: its URL and its process."""
-    server = shutil.which("redis-server")
-    assert server, "redis-server is missing: install Debian's redis-server (bash .ci/run does)"
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    process = subprocess.Popen(
-        [server, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", str(folder)],
-        stdout=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return f"redis://127.0.0.1:{port}/0", process
-        except OSError:
-            assert time.monotonic() < deadline, "redis-server did not start"
-            time.sleep(0.05)
-
-
 @pytest.fixture(scope="session")
-def redis_url(tmp_path_factory):
-    url, process = start_redis(tmp_path_factory.mktemp("redis"))
-    yield url
-    process.terminate()
-    process.wait()
+def redis_url():
+    server = start_redis()
+    yield server.url
+    server.stop()
 
 
 @pytest.fixture(params=["sqlite", "redis"])

@@ -1,10 +1,11 @@
-"""Confirmed bookings, the hours they take, and their one-time codes, in SQLite, apart from
-session state.
+"""Confirmed bookings, the hours they take, and their one-time codes, in the durable database,
+apart from session state.
 
 A code lives only here, salted and hashed: it is never in session state, replies, logs or
 prompts. It expires after 10 minutes, allows 3 wrong tries, and is compared in constant time.
-An hour's bookings are counted and a new one added in one transaction, so workers booking the
-same hour at once never take more than its capacity.
+An hour's bookings are counted and a new one added in one transaction holding the hour's lock, so
+workers booking the same hour at once, on any machine, never take more than its capacity; a
+code's row is locked while it is checked, so it confirms once.
 """
 
 from __future__ import annotations
@@ -13,13 +14,12 @@ import datetime as dt
 import hashlib
 import hmac
 import secrets
-from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel
 
 from assistant.infra.config import CODE_TTL
-from assistant.infra.sqlite import SharedSQLite
+from assistant.infra.database import Database
 
 MAX_WRONG_TRIES = 3
 MAX_CODES_PER_GOAL = 4  # the first code and three resends
@@ -40,40 +40,32 @@ class Booking(BaseModel):
 
 
 class BookingStore:
-    def __init__(self, path: Path):
-        self._db = SharedSQLite(
-            path,
-            """
-            CREATE TABLE IF NOT EXISTS bookings (id TEXT PRIMARY KEY, body TEXT NOT NULL);
-            CREATE TABLE IF NOT EXISTS codes (
-                goal_id TEXT PRIMARY KEY, salt BLOB NOT NULL, digest BLOB NOT NULL,
-                expires_at TEXT NOT NULL, wrong INTEGER NOT NULL DEFAULT 0, issued INTEGER NOT NULL);
-            CREATE TABLE IF NOT EXISTS booked_hours (booking_id TEXT PRIMARY KEY, resource TEXT NOT NULL, hour TEXT NOT NULL);
-            CREATE INDEX IF NOT EXISTS booked_hours_by_hour ON booked_hours (resource, hour);
-        """,
-        )
+    def __init__(self, db: Database):
+        self._db = db
 
     def issue_code(self, goal_id: str, now: dt.datetime) -> str | None:
         """A fresh 6-digit code for this goal (replacing any earlier one); None once too many were sent."""
         code = f"{secrets.randbelow(10**6):06d}"
         salt = secrets.token_bytes(16)
         with self._db.transaction() as db:
+            db.lock(f"code:{goal_id}")  # the goal may have no row yet to lock
             row = db.execute("SELECT issued FROM codes WHERE goal_id=?", (goal_id,)).fetchone()
             issued = row[0] if row else 0
             if issued >= MAX_CODES_PER_GOAL:
                 return None
             db.execute(
-                "INSERT OR REPLACE INTO codes VALUES (?, ?, ?, ?, 0, ?)",
+                "INSERT INTO codes VALUES (?, ?, ?, ?, 0, ?) ON CONFLICT (goal_id) DO UPDATE SET salt=excluded.salt,"
+                " digest=excluded.digest, expires_at=excluded.expires_at, wrong=0, issued=excluded.issued",
                 (goal_id, salt, _digest(salt, code), (now + CODE_TTL).isoformat(), issued + 1),
             )
         return code
 
     def check_code(self, goal_id: str, code: str, now: dt.datetime) -> CodeCheck:
         with self._db.transaction() as db:
-            row = db.execute("SELECT salt, digest, expires_at, wrong FROM codes WHERE goal_id=?", (goal_id,)).fetchone()
+            row = db.execute("SELECT salt, digest, expires_at, wrong FROM codes WHERE goal_id=? FOR UPDATE", (goal_id,)).fetchone()
             if row is None:
                 return "none"
-            salt, digest, expires_at, wrong = row
+            salt, digest, expires_at, wrong = bytes(row[0]), bytes(row[1]), row[2], row[3]
             if not digest:  # withdrawn
                 return "none"
             if wrong >= MAX_WRONG_TRIES:
@@ -95,12 +87,17 @@ class BookingStore:
         """The hour (of a resource: a channel, a branch) for this booking, unless `capacity` other
         bookings already take it; a booking that claims again gives up the hour it had."""
         with self._db.transaction() as db:
+            db.lock(f"hour:{resource}:{hour}")  # counts rows a racing booking would add, so no row lock does
             taken = db.execute(
                 "SELECT COUNT(*) FROM booked_hours WHERE resource=? AND hour=? AND booking_id!=?", (resource, hour, booking_id)
             ).fetchone()[0]
             if capacity is not None and taken >= capacity:
                 return False
-            db.execute("INSERT OR REPLACE INTO booked_hours VALUES (?, ?, ?)", (booking_id, resource, hour))
+            db.execute(
+                "INSERT INTO booked_hours VALUES (?, ?, ?) ON CONFLICT (booking_id) DO UPDATE SET resource=excluded.resource,"
+                " hour=excluded.hour",
+                (booking_id, resource, hour),
+            )
         return True
 
     def taken(self, resource: str, since: str) -> dict[str, int]:

@@ -1,8 +1,11 @@
-"""Reminders kept in SQLite and sent when due, exactly once, across restarts and workers.
+"""Reminders kept in the durable database and sent when due, exactly once, across restarts,
+workers and machines.
 
-Each due reminder is claimed with one atomic UPDATE before it is sent, so two workers (or a
-restarted app and the one it replaced) never both send it; a claim left by a process that
-died mid-send expires after five minutes and the reminder is tried again.
+Due reminders are claimed before they are sent: the scheduler that sees them first locks their
+rows (FOR UPDATE SKIP LOCKED, so another machine's scheduler passes over them rather than waiting)
+and marks them its own in one transaction. Two schedulers (or a restarted app and the one it
+replaced) never both send one; a claim left by a process that died mid-send expires after five
+minutes and the reminder is tried again.
 """
 
 from __future__ import annotations
@@ -10,18 +13,16 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import secrets
-import sqlite3
 from collections.abc import Callable
-from pathlib import Path
 from typing import TypedDict
 
 from flask import Flask
 
 from assistant.booking.notifications import NOTIFIER, Notifier
-from assistant.infra.config import SETTINGS, bookings_file
+from assistant.infra.config import SETTINGS
+from assistant.infra.database import DATABASE, ERRORS, Database
 from assistant.infra.extensions import Slot
 from assistant.infra.periodic import Periodic, start_chore
-from assistant.infra.sqlite import SharedSQLite
 from assistant.language.privacy import mask
 
 log = logging.getLogger(__name__)
@@ -42,13 +43,8 @@ class Pending(TypedDict):
 
 
 class ReminderStore:
-    def __init__(self, path: Path):
-        self._db = SharedSQLite(
-            path,
-            """CREATE TABLE IF NOT EXISTS reminders (
-            id TEXT PRIMARY KEY, booking_id TEXT NOT NULL, recipient TEXT NOT NULL, text TEXT NOT NULL,
-            due_at TEXT NOT NULL, claim TEXT, claimed_at TEXT, sent_at TEXT)""",
-        )
+    def __init__(self, db: Database):
+        self._db = db
 
     def schedule(self, booking_id: str, to: str, text: str, due_at: dt.datetime) -> str:
         reminder_id = "rem_" + secrets.token_hex(8)
@@ -67,23 +63,21 @@ class ReminderStore:
         return [{"id": r[0], "booking_id": r[1], "due_at": r[2]} for r in rows]
 
     def deliver_due(self, now: dt.datetime, notifier: Notifier) -> int:
-        """Send every unsent reminder due by `now`; returns how many this call sent."""
-        due = self._db.rows(
-            "SELECT id, recipient, text FROM reminders WHERE sent_at IS NULL AND due_at <= ? ORDER BY due_at", (_utc(now),)
-        )
-        return sum(self._deliver(reminder_id, to, text, now, notifier) for reminder_id, to, text in due)
-
-    def _deliver(self, reminder_id: str, to: str, text: str, now: dt.datetime, notifier: Notifier) -> bool:
-        """Claim, send, mark sent; a failure releases the claim so a later round retries it."""
+        """Send every unsent reminder due by `now` that no other scheduler holds; how many this call sent."""
         claim = secrets.token_hex(8)
+        with self._db.transaction() as db:
+            due = db.execute(
+                "SELECT id, recipient, text FROM reminders WHERE sent_at IS NULL AND due_at <= ?"
+                " AND (claimed_at IS NULL OR claimed_at < ?) ORDER BY due_at FOR UPDATE SKIP LOCKED",
+                (_utc(now), _utc(now - CLAIM_EXPIRES)),
+            ).fetchall()
+            for reminder_id, _, _ in due:
+                db.execute("UPDATE reminders SET claimed_at=?, claim=? WHERE id=?", (_utc(now), claim, reminder_id))
+        return sum(self._deliver(reminder_id, to, text, now, notifier, claim) for reminder_id, to, text in due)
+
+    def _deliver(self, reminder_id: str, to: str, text: str, now: dt.datetime, notifier: Notifier, claim: str) -> bool:
+        """Send one claimed reminder and mark it sent; a failure releases the claim so a later round retries it."""
         try:
-            claimed = self._db.write(
-                "UPDATE reminders SET claimed_at=?, claim=? WHERE id=? AND sent_at IS NULL "
-                "AND (claimed_at IS NULL OR claimed_at < ?)",
-                (_utc(now), claim, reminder_id, _utc(now - CLAIM_EXPIRES)),
-            )
-            if claimed != 1:
-                return False  # sent already, or another worker is sending it
             notifier.send(to, text, "reminder")
         except Exception as error:  # one failing reminder must not stop the others
             log.warning("reminder %s not sent, will retry: %s", reminder_id, mask(str(error)))
@@ -91,7 +85,7 @@ class ReminderStore:
             return False
         try:
             self._db.write("UPDATE reminders SET sent_at=? WHERE id=? AND claim=?", (_utc(now), reminder_id, claim))
-        except sqlite3.Error as error:  # sent but not recorded; the claim holds it back for five minutes
+        except ERRORS as error:  # sent but not recorded; the claim holds it back for five minutes
             log.error("reminder %s sent but not marked sent: %s", reminder_id, error)
         return True
 
@@ -101,7 +95,7 @@ class ReminderStore:
             self._db.write(
                 "UPDATE reminders SET claim=NULL, claimed_at=NULL WHERE id=? AND claim=? AND sent_at IS NULL", (reminder_id, claim)
             )
-        except sqlite3.Error as error:  # the claim then simply expires
+        except ERRORS as error:  # the claim then simply expires
             log.error("reminder %s claim not released: %s", reminder_id, error)
 
 
@@ -123,5 +117,5 @@ REMINDERS: Slot[ReminderStore] = Slot("reminders")
 
 def init_app(app: Flask) -> None:
     """Reminders beside the bookings, sent every REMINDER_POLL_S seconds."""
-    store = REMINDERS.put(app, ReminderStore(bookings_file(app)))
+    store = REMINDERS.put(app, ReminderStore(DATABASE.get(app)))
     start_chore(app, ReminderScheduler(store, NOTIFIER.get(app), SETTINGS.get(app).reminder_poll_s))

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import re
 import time
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
 from assistant.dialogue.state import SessionState
-from assistant.infra.sqlite import SharedSQLite
+from assistant.infra.database import Database
 from assistant.pack.display import money
 from assistant.pack.model import Catalog, FactValue
 from assistant.pack.texts import filter_words, say
@@ -109,17 +108,20 @@ def welcome_back(preferences: Preferences, catalog: Catalog) -> str:
 
 
 class PreferenceStore:
-    """One row per customer in SQLite; shared by every worker that opens the same file."""
+    """One row per customer in the durable database, shared by every worker and machine."""
 
-    def __init__(self, path: Path):
-        self._db = SharedSQLite(path, "CREATE TABLE IF NOT EXISTS preferences (customer_id TEXT PRIMARY KEY, body TEXT NOT NULL)")
+    def __init__(self, db: Database):
+        self._db = db
 
     def get(self, customer_id: str) -> Preferences:
         row = self._db.one("SELECT body FROM preferences WHERE customer_id=?", (customer_id,))
         return Preferences.model_validate_json(row[0]) if row else Preferences()
 
     def save(self, customer_id: str, preferences: Preferences) -> None:
-        self._db.write("INSERT OR REPLACE INTO preferences VALUES (?, ?)", (customer_id, preferences.model_dump_json()))
+        self._db.write(
+            "INSERT INTO preferences VALUES (?, ?) ON CONFLICT (customer_id) DO UPDATE SET body=excluded.body",
+            (customer_id, preferences.model_dump_json()),
+        )
 
     def delete(self, customer_id: str) -> bool:
         return self._db.write("DELETE FROM preferences WHERE customer_id=?", (customer_id,)) > 0

@@ -1,4 +1,4 @@
-"""The people's side of conversations, in the bookings' SQLite file (shared by every worker):
+"""The people's side of conversations, in the durable database (shared by every worker and machine):
 who waits for a person and who has them, every hand-over ever made (for the metrics), the
 global panic switch with its log, and what customers asked that the assistant couldn't answer.
 
@@ -14,9 +14,8 @@ from dataclasses import dataclass
 
 from flask import Flask
 
-from assistant.infra.config import bookings_file
+from assistant.infra.database import DATABASE, Database, Row
 from assistant.infra.extensions import Slot
-from assistant.infra.sqlite import Row, SharedSQLite
 
 REASONS = {  # why a conversation went to people, as the console says it
     "asked": "asked for a person",
@@ -27,44 +26,6 @@ REASONS = {  # why a conversation went to people, as the console says it
     "panic": "the panic switch was on",
 }
 UNANSWERED_KEPT = 2000  # the newest questions the console groups; older ones are dropped
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS handovers (
-    session_id TEXT PRIMARY KEY,
-    pack TEXT NOT NULL,
-    reason TEXT NOT NULL,
-    summary TEXT NOT NULL,
-    since REAL NOT NULL,
-    operator TEXT,
-    taken_at REAL
-);
-CREATE TABLE IF NOT EXISTS handover_clients (  -- who asked: a customer's id, else the client's address
-    session_id TEXT PRIMARY KEY,
-    client TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS handover_clients_by_client ON handover_clients (client);
-CREATE TABLE IF NOT EXISTS handover_log (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    session_id TEXT NOT NULL,
-    reason TEXT NOT NULL,
-    since REAL NOT NULL,
-    operator TEXT,
-    released_at REAL,
-    note TEXT
-);
-CREATE TABLE IF NOT EXISTS panic_log (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    on_ INTEGER NOT NULL,
-    by TEXT NOT NULL,
-    at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS unanswered (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    text TEXT NOT NULL,
-    reason TEXT NOT NULL,
-    at REAL NOT NULL,
-    vector BLOB  -- its meaning, as the pack's embedding model reads it; NULL: a script the model can't read
-);
-"""
 
 
 @dataclass(frozen=True)
@@ -120,7 +81,7 @@ class AlreadyWaiting(RuntimeError):
 
 
 class HandoverStore:
-    def __init__(self, db: SharedSQLite):
+    def __init__(self, db: Database):
         self._db = db
 
     def hand_over(self, session_id: str, pack: str, reason: str, summary: str, client: str | None = None) -> Handover:
@@ -129,6 +90,8 @@ class HandoverStore:
         queue gets AlreadyWaiting for the next, and the queue holds the one."""
         now = time.time()
         with self._db.transaction() as db:
+            db.lock(f"handover:{session_id}")  # rows not there yet decide: no row lock would do
+            db.lock(f"handover-client:{client}")
             if db.execute("SELECT 1 FROM handovers WHERE session_id = ?", (session_id,)).fetchone() is None:
                 waiting = db.execute(
                     "SELECT since, session_id FROM handovers JOIN handover_clients USING (session_id)"
@@ -142,7 +105,10 @@ class HandoverStore:
                     raise AlreadyWaiting(int(db.execute(ahead, (waiting[0], waiting[0], waiting[1])).fetchone()[0]))
                 db.execute("INSERT INTO handovers VALUES (?, ?, ?, ?, ?, NULL, NULL)", (session_id, pack, reason, summary, now))
                 if client is not None:
-                    db.execute("INSERT OR REPLACE INTO handover_clients VALUES (?, ?)", (session_id, client))
+                    db.execute(
+                        "INSERT INTO handover_clients VALUES (?, ?) ON CONFLICT (session_id) DO UPDATE SET client=excluded.client",
+                        (session_id, client),
+                    )
                 db.execute("INSERT INTO handover_log (session_id, reason, since) VALUES (?, ?, ?)", (session_id, reason, now))
         found = self.current(session_id)
         assert found is not None, "just written, and only a release removes it"
@@ -209,16 +175,16 @@ class HandoverStore:
         return by_reason, int(row[0]) if row else 0
 
     def panic(self) -> Panic:
-        row = self._db.one("SELECT on_, by, at FROM panic_log ORDER BY id DESC LIMIT 1")
+        row = self._db.one('SELECT on_, "by", at FROM panic_log ORDER BY id DESC LIMIT 1')
         return Panic(bool(row[0]), str(row[1]), float(row[2])) if row else Panic()
 
     def set_panic(self, on: bool, by: str) -> Panic:
-        self._db.write("INSERT INTO panic_log (on_, by, at) VALUES (?, ?, ?)", (int(on), by, time.time()))
+        self._db.write('INSERT INTO panic_log (on_, "by", at) VALUES (?, ?, ?)', (int(on), by, time.time()))
         return self.panic()
 
     def panic_log(self, limit: int = 50) -> list[Panic]:
         """Every switch, the newest first."""
-        rows = self._db.rows("SELECT on_, by, at FROM panic_log ORDER BY id DESC LIMIT ?", (limit,))
+        rows = self._db.rows('SELECT on_, "by", at FROM panic_log ORDER BY id DESC LIMIT ?', (limit,))
         return [Panic(bool(on), str(by), float(at)) for on, by, at in rows]
 
     def note_unanswered(self, text: str, reason: str, vector: bytes | None) -> None:
@@ -243,4 +209,4 @@ HANDOVERS: Slot[HandoverStore] = Slot("handovers")
 
 
 def init_app(app: Flask) -> None:
-    HANDOVERS.put(app, HandoverStore(SharedSQLite(bookings_file(app), SCHEMA)))
+    HANDOVERS.put(app, HandoverStore(DATABASE.get(app)))

@@ -54,7 +54,12 @@ class Settings(BaseSettings):
         default=5, gt=0, description="how long a write waits for another's lock before answering 503"
     )
     bookings_db: Path | None = Field(
-        default=None, description="SQLite file for bookings, codes and reminders; default: beside session_db"
+        default=None, description="SQLite file for every durable record (bookings, codes, cases...); default: beside session_db"
+    )
+    database_url: str | None = Field(
+        default=None,
+        pattern=r"^(postgres|postgresql|postgresql\+psycopg)://|^sqlite:///",
+        description="postgresql://user:password@host/db to keep every durable record there, shared by every machine",
     )
     notify_outbox: Path | None = Field(default=None, description="append messages to this JSON-lines file")
     notify_webhook_url: str | None = Field(default=None, description="POST messages here (a Slack incoming webhook works)")

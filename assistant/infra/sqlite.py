@@ -1,6 +1,5 @@
-"""The two ways the app opens SQLite: one connection shared by a store's threads (the small
-stores: bookings, codes, reminders, preferences), or one per thread (sessions, their locks and
-rate windows, touched by every turn).
+"""SQLite for the sessions, their locks and rate windows (touched by every turn): a connection per
+thread. The durable records open theirs through assistant/infra/database.py.
 
 A write waits for another worker's write lock at most the busy timeout, then fails with SQLite's
 "database is locked" (which the API answers with 503 and Retry-After, see assistant/web/errors.py).
@@ -11,12 +10,8 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
-Row = tuple[Any, ...]  # a row's columns, typed by the schema each store declares, not by sqlite3
 PROBE_WAIT_S = 0.25  # how long the readiness probe waits for the write lock
 _busy_timeout_s = 5.0  # SQLITE_BUSY_TIMEOUT_S once an app set it; stores opened outside an app wait this
 
@@ -41,44 +36,6 @@ def writable(path: Path) -> bool:
     except sqlite3.Error:
         return False
     return True
-
-
-class SharedSQLite:
-    """One connection per store instance, shared by its threads behind a lock; WAL so other
-    workers' readers never wait, and a busy timeout so their writers queue instead of failing."""
-
-    def __init__(self, path: Path, schema: str):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path, check_same_thread=False, timeout=_busy_timeout_s, isolation_level=None)
-        self._lock = threading.Lock()
-        with self._lock:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.executescript(schema)
-
-    def rows(self, sql: str, params: tuple[object, ...] = ()) -> list[Row]:
-        with self._lock:
-            return self._db.execute(sql, params).fetchall()
-
-    def one(self, sql: str, params: tuple[object, ...] = ()) -> Row | None:
-        found = self.rows(sql, params)
-        return found[0] if found else None
-
-    def write(self, sql: str, params: tuple[object, ...] = ()) -> int:
-        """One autocommitted statement; how many rows it changed."""
-        with self._lock:
-            return self._db.execute(sql, params).rowcount
-
-    @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
-        """Several statements as one, atomic across workers (the write lock is taken at once)."""
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._db
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
 
 
 class _Connections(threading.local):

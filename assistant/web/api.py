@@ -22,9 +22,8 @@ from assistant.dialogue.sessions import STORE, SessionBusy, VersionConflict
 from assistant.dialogue.state import NotYourSession, SessionState
 from assistant.dialogue.turns import CUSTOMER_ID, ChatRequest, ChatResponse
 from assistant.handover.store import HANDOVERS
-from assistant.infra.config import bookings_file
+from assistant.infra.database import DATABASE
 from assistant.infra.replay import KeyReused
-from assistant.infra.sqlite import writable
 from assistant.pack.display import public_product
 from assistant.pack.model import Catalog, CustomerFact, Labels
 from assistant.pack.translations import speaking
@@ -289,7 +288,7 @@ def ready() -> ResponseReturnValue:
     checks: dict[str, bool] = {}
 
     def stores() -> bool:
-        return STORE.get().ping() and writable(bookings_file(current_app))
+        return STORE.get().ping() and DATABASE.get().writable()
 
     for name, check in (("store", stores), ("index", PIPELINE.get().index.ready)):
         try:

@@ -6,8 +6,10 @@ import logging
 import sqlite3
 from typing import Any
 
+import psycopg
 from flask import Flask, jsonify, request
 from flask.typing import ResponseReturnValue
+from psycopg_pool import PoolTimeout
 from pydantic import ValidationError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -27,7 +29,10 @@ RETRY_LATER = {"Retry-After": "5"}  # a store fault: time for a lock holder to f
 
 def store_unavailable(exc: BaseException) -> bool:
     """A store that cannot answer now but should soon (503, not 500): a SQLite database another
-    writer held locked past the busy timeout, or Redis unreachable. Any other database error is ours."""
+    writer held locked past the busy timeout, PostgreSQL unreachable (or its pool exhausted, or a
+    deadlock it broke), or Redis unreachable. Any other database error is ours."""
+    if isinstance(exc, psycopg.OperationalError | PoolTimeout):
+        return True
     if isinstance(exc, sqlite3.OperationalError):
         code = getattr(exc, "sqlite_errorcode", 0)  # set when SQLite raised it; extended codes carry more bits
         return (code & 0xFF) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
@@ -98,6 +103,8 @@ def init_app(app: Flask) -> None:
         return jsonify(error=code, message=exc.description), exc.code or 500, allow
 
     @app.errorhandler(sqlite3.OperationalError)
+    @app.errorhandler(psycopg.OperationalError)
+    @app.errorhandler(PoolTimeout)
     @app.errorhandler(RedisConnectionError)
     @app.errorhandler(RedisTimeoutError)
     def unavailable(exc: Exception) -> ResponseReturnValue:

@@ -18,28 +18,14 @@ from flask import Flask
 from pydantic import BaseModel, ConfigDict
 
 from assistant.attachments.store import ATTACHMENTS
-from assistant.infra.config import bookings_file
+from assistant.infra.database import DATABASE, Database
 from assistant.infra.extensions import Slot
 from assistant.infra.periodic import Periodic, start_chore
-from assistant.infra.sqlite import SharedSQLite
 from assistant.language.invisible import visible
 
 STATUSES = ("submitted", "in_review", "done", "rejected", "cancelled")
 LIST_LIMIT = 100
 MANAGED = ("id", "status", "created_at", "updated_at")  # written by the store, not by the flow
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS cases (
-    id TEXT PRIMARY KEY,
-    session_id TEXT NOT NULL,
-    fingerprint TEXT NOT NULL UNIQUE,
-    status TEXT NOT NULL,
-    created_at TEXT NOT NULL,
-    updated_at TEXT NOT NULL,
-    record TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS cases_by_status ON cases (status, created_at);
-CREATE INDEX IF NOT EXISTS cases_by_session ON cases (session_id);
-"""
 
 
 class CaseRecord(BaseModel):
@@ -55,7 +41,7 @@ class CaseRecord(BaseModel):
 
 
 class CaseStore:
-    def __init__(self, db: SharedSQLite):
+    def __init__(self, db: Database):
         self._db = db
 
     def submit(self, case: Mapping[str, Any], reply: Callable[[str], str] | None = None) -> str:
@@ -70,6 +56,7 @@ class CaseStore:
             record["transcript"].append({"role": "assistant", "text": reply(case_id), "at": now.timestamp()})
         text = json.dumps(record, ensure_ascii=False)  # in the flow's order, which the summary keeps
         with self._db.transaction() as db:
+            db.lock(f"case:{fingerprint}")  # the same record sent twice at once is one case
             kept = db.execute("SELECT id FROM cases WHERE fingerprint = ?", (fingerprint,)).fetchone()
             if kept is not None:
                 return str(kept[0])
@@ -133,6 +120,6 @@ SWEEP_S = 3600  # how often the files of conversations that handed in no case ar
 def init_app(app: Flask) -> None:
     """The cases beside the bookings; every SWEEP_S the files of conversations that handed in
     none, left for ATTACHMENTS_UNUSED_S, are removed."""
-    cases = CASES.put(app, CaseStore(SharedSQLite(bookings_file(app), SCHEMA)))
+    cases = CASES.put(app, CaseStore(DATABASE.get(app)))
     files = ATTACHMENTS.get(app)
     start_chore(app, Periodic("attachments-sweep", SWEEP_S, lambda: files.sweep(cases.handed_in)))

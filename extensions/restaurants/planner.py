@@ -36,7 +36,7 @@ from assistant.dialogue.said import Said
 from assistant.dialogue.sessions import SessionLocks
 from assistant.infra.allowance import CODES, HOLDS, Allowances
 from assistant.infra.config import CODE_TTL
-from assistant.infra.sqlite import SharedSQLite
+from assistant.infra.database import Database
 from assistant.language import blank, phrases
 from assistant.language.phones import PHONE_LIKE, e164
 from assistant.language.privacy import CODE_LIKE, masked, redact_codes
@@ -111,7 +111,7 @@ class Concierge:
         self,
         catalog: Catalog,
         tables: Tables,
-        plans_db: Path,
+        db: Database,
         locks: SessionLocks,
         members: dict[str, dict[str, str]],
         reader: ServiceReader,
@@ -126,10 +126,8 @@ class Concierge:
         self.zone = ZoneInfo(catalog.business.timezone)
         self.clock = clock or (lambda: dt.datetime.now(self.zone))
         self.languages = catalog.languages
-        self._plans = SharedSQLite(
-            plans_db, "CREATE TABLE IF NOT EXISTS concierge_plans (user_id TEXT PRIMARY KEY, body TEXT NOT NULL)"
-        )
-        self.codes = BookingStore(plans_db)  # the booking desk's one-time codes
+        self._plans = db
+        self.codes = BookingStore(db)  # the booking desk's one-time codes
         self.reader = reader
         self.allowances = allowances
         self.engine = FlowEngine(catalog)
@@ -167,7 +165,10 @@ class Concierge:
             plan.first_said, plan.last_said = plan.first_said or retried, retried
             if plan.done:
                 plan.answer = answer
-            self._plans.write("INSERT OR REPLACE INTO concierge_plans VALUES (?, ?)", (key, plan.model_dump_json()))
+            self._plans.write(
+                "INSERT INTO concierge_plans VALUES (?, ?) ON CONFLICT (user_id) DO UPDATE SET body=excluded.body",
+                (key, plan.model_dump_json()),
+            )
             return answer
 
     def _going_on(self, plan: Plan, instruction: str, said: dict[str, Any], again: bool) -> Plan:

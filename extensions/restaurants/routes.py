@@ -23,7 +23,8 @@ from assistant.dialogue.reply_language import written_language
 from assistant.dialogue.sessions import LOCKS, STORE
 from assistant.infra import replay
 from assistant.infra.allowance import HOLDS, OverAllowance, allowances
-from assistant.infra.config import SETTINGS, bookings_file
+from assistant.infra.config import SETTINGS
+from assistant.infra.database import DATABASE
 from assistant.infra.extensions import Slot
 from assistant.pack.model import Catalog
 from assistant.pack.texts import say
@@ -158,10 +159,10 @@ def init_app(app: Flask) -> None:
     reader = SERVICE_READER.put(app, ServiceReader(catalog, _json(pack / setup.service_schema)))
     settings = SETTINGS.get(app)
     calendar, share, backoff = _json(pack / setup.calendar), settings.unconfirmed_hold_share, settings.service_backoff_max_s
-    services = ConciergeServices(catalog, calendar, bookings_file(app), NOTIFIER.get(app), REMINDERS.get(app), share, backoff)
+    services = ConciergeServices(catalog, calendar, DATABASE.get(app), NOTIFIER.get(app), REMINDERS.get(app), share, backoff)
     tables = TABLES.put(app, Tables(catalog, services))
     members = load_members(pack / setup.members)
-    CONCIERGE.put(app, Concierge(catalog, tables, bookings_file(app), LOCKS.get(app), members, reader, allowances(app)))
+    CONCIERGE.put(app, Concierge(catalog, tables, DATABASE.get(app), LOCKS.get(app), members, reader, allowances(app)))
 
 
 def _json(path: Path) -> Any:

@@ -16,14 +16,12 @@ from __future__ import annotations
 import datetime as dt
 import math
 import secrets
-import sqlite3
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, TypeVar
 
 from assistant.booking.notifications import MessagesCapped, Notifier, NotifyError
 from assistant.booking.reminders import ReminderStore
-from assistant.infra.sqlite import SharedSQLite
+from assistant.infra.database import Database, Transaction
 from assistant.language.lexicon import WEEKDAYS
 from assistant.pack.model import Catalog, Product
 from extensions.restaurants.calls import ServiceFault, Unreachable, call_service
@@ -47,7 +45,7 @@ class ConciergeServices:
         self,
         catalog: Catalog,
         calendar: dict[str, dict[str, list[str]]],
-        bookings_db: Path,
+        db: Database,
         notifier: Notifier,
         reminders: ReminderStore,
         hold_share: float,
@@ -61,13 +59,7 @@ class ConciergeServices:
         self.calendar = calendar
         self.notifier = notifier
         self.reminders = reminders
-        self._db = SharedSQLite(
-            bookings_db,
-            """CREATE TABLE IF NOT EXISTS reservations (
-            id TEXT PRIMARY KEY, restaurant_id TEXT NOT NULL, date TEXT NOT NULL, time TEXT NOT NULL,
-            guests INTEGER NOT NULL, name TEXT NOT NULL, phone TEXT NOT NULL, table_number TEXT NOT NULL);
-            CREATE TABLE IF NOT EXISTS held_until (reservation_id TEXT PRIMARY KEY, expires_at TEXT NOT NULL);""",
-        )
+        self._db = db
 
     def call(self, service: str, call: Callable[[], T]) -> T | Unreachable:
         """A call to one of the services, its failures handled by calls.py (5xx retried once, 429 backed off)."""
@@ -106,7 +98,7 @@ class ConciergeServices:
         if not 1 <= guests <= MAX_GUESTS or not user_name.strip() or not user_phone.startswith("+"):
             return {"error": "invalid_request", "details": f"guests must be 1-{MAX_GUESTS}, with a name and an E.164 phone"}
         with self._db.transaction() as db:  # the count and the insert are one step: no double booking
-            _release_lapsed(db, now)
+            _lock_days(db, restaurant.id, {date}, now)
             held = self._hold(db, restaurant, date, time, moving="", holding=until is not None)
             if "table_number" not in held:
                 return held
@@ -123,7 +115,10 @@ class ConciergeServices:
         """The reservation kept for good; False when it was held until a time that has passed
         (its table is free again, and it is gone)."""
         with self._db.transaction() as db:
-            _release_lapsed(db, now)
+            where = db.execute("SELECT restaurant_id, date FROM reservations WHERE id=?", (reservation_id,)).fetchone()
+            if where is None:
+                return False
+            _lock_days(db, where[0], {where[1]}, now)
             db.execute("DELETE FROM held_until WHERE reservation_id=?", (reservation_id,))
             return db.execute("SELECT 1 FROM reservations WHERE id=?", (reservation_id,)).fetchone() is not None
 
@@ -133,7 +128,9 @@ class ConciergeServices:
         if not 1 <= guests <= MAX_GUESTS:
             return {"error": "invalid_request", "details": f"guests must be 1-{MAX_GUESTS}"}
         with self._db.transaction() as db:
-            _release_lapsed(db, now)
+            where = db.execute("SELECT restaurant_id, date FROM reservations WHERE id=?", (reservation_id,)).fetchone()
+            if where is not None:
+                _lock_days(db, where[0], {where[1], date}, now)
             row = db.execute("SELECT restaurant_id FROM reservations WHERE id=?", (reservation_id,)).fetchone()
             restaurant = self.catalog.product(row[0]) if row else None
             if restaurant is None:
@@ -147,13 +144,11 @@ class ConciergeServices:
                 )
         return {"reservation_id": reservation_id, **held} if "table_number" in held else held
 
-    def _hold(
-        self, db: sqlite3.Connection, restaurant: Product, date: str, time: str, moving: str, holding: bool
-    ) -> dict[str, Any]:
+    def _hold(self, db: Transaction, restaurant: Product, date: str, time: str, moving: str, holding: bool) -> dict[str, Any]:
         """A free table at that time (the reservation `moving` aside), inside the caller's
         transaction; `holding`: one held until a time, so within the holds' share too."""
-        counts: dict[str, int] = dict(db.execute(_COUNTS, (restaurant.id, date, moving)))
-        held: dict[str, int] | None = dict(db.execute(_HELD, (restaurant.id, date, moving))) if holding else None
+        counts: dict[str, int] = dict(db.execute(_COUNTS, (restaurant.id, date, moving)).fetchall())
+        held: dict[str, int] | None = dict(db.execute(_HELD, (restaurant.id, date, moving)).fetchall()) if holding else None
         taken = counts.get(time, 0)
         if not self._free(restaurant, date, time, taken, held):
             alternates = self._alternates(restaurant, date, time, counts, held)
@@ -238,11 +233,22 @@ def _utc(moment: dt.datetime) -> str:
     return moment.astimezone(dt.UTC).isoformat()
 
 
-def _release_lapsed(db: sqlite3.Connection, now: dt.datetime) -> None:
-    """Reservations held until a time now past give up their tables, inside the caller's transaction."""
-    lapsed = "SELECT reservation_id FROM held_until WHERE expires_at <= ?"
-    db.execute(f"DELETE FROM reservations WHERE id IN ({lapsed})", (_utc(now),))
-    db.execute("DELETE FROM held_until WHERE expires_at <= ?", (_utc(now),))
+def _lock_days(db: Transaction, restaurant_id: str, dates: set[str], now: dt.datetime) -> None:
+    """The restaurant's tables on those days are this transaction's until it ends (locked in one
+    order, so two transactions never wait for each other), their lapsed holds given up."""
+    for date in sorted(dates):
+        db.lock(f"tables:{restaurant_id}:{date}")
+        lapsed = [
+            row[0]
+            for row in db.execute(
+                "SELECT h.reservation_id FROM held_until h JOIN reservations r ON r.id = h.reservation_id"
+                " WHERE r.restaurant_id = ? AND r.date = ? AND h.expires_at <= ?",
+                (restaurant_id, date, _utc(now)),
+            ).fetchall()
+        ]
+        for reservation_id in lapsed:
+            db.execute("DELETE FROM reservations WHERE id = ?", (reservation_id,))
+            db.execute("DELETE FROM held_until WHERE reservation_id = ?", (reservation_id,))
 
 
 def in_locality(restaurant: Product, locality: str) -> bool:

@@ -1,0 +1,272 @@
+"""The one way the app opens its durable database: bookings, codes, reminders, preferences,
+hand-overs, attachments' descriptions and what extensions keep.
+
+SQLite (a file beside the sessions) is the embedded default: no configuration, one machine.
+DATABASE_URL=postgresql://... puts every durable record in PostgreSQL, shared by every machine.
+Stores write their SQL once, in the subset both understand, with `?` for parameters:
+
+- upserts as `INSERT ... ON CONFLICT (...) DO UPDATE/NOTHING`;
+- `FOR UPDATE` (and `SKIP LOCKED`) where a row read is about to be changed: PostgreSQL locks
+  the rows; on SQLite, where a transaction holds the whole file's write lock from its BEGIN
+  IMMEDIATE, the clause is dropped;
+- `Transaction.lock(key)` where a decision rests on rows that may not exist yet (the bookings an
+  hour already has): PostgreSQL takes an advisory lock for the transaction; SQLite needs none.
+
+The schema is not here: Alembic's migrations make it (assistant/infra/migrations/). Each
+statement sent is counted (`STATEMENTS`), so the load bench can say what a turn costs the database.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Protocol
+
+import psycopg
+from flask import Flask
+from prometheus_client import Counter
+
+from assistant.infra.config import SETTINGS, bookings_file
+from assistant.infra.extensions import Slot
+from assistant.infra.sqlite import writable
+
+Row = tuple[Any, ...]  # a row's columns, typed by the schema each store's migration declares
+Params = Sequence[object]
+ERRORS: tuple[type[Exception], ...] = (sqlite3.Error, psycopg.Error)  # what either may raise
+PROBE_WAIT_S = 0.25  # how long the readiness probe waits for a connection
+POOL_SIZE = 8  # PostgreSQL connections per process: a worker's threads, and its scheduler's
+STATEMENTS = Counter("assistant_db_statements", "Statements sent to the durable database")
+_FOR_UPDATE = re.compile(r"\s+FOR\s+UPDATE(\s+SKIP\s+LOCKED)?", re.IGNORECASE)
+
+
+class Cursor(Protocol):
+    """What a statement in a transaction gives back: sqlite3's cursor and psycopg's both are one."""
+
+    @property
+    def rowcount(self) -> int: ...
+    def fetchone(self) -> Any: ...
+    def fetchall(self) -> list[Any]: ...
+
+
+class Transaction(Protocol):
+    def execute(self, sql: str, params: Params = ()) -> Cursor: ...
+    def lock(self, key: str) -> None:
+        """Until this transaction ends, another transaction locking `key` waits."""
+
+
+class Database(Protocol):
+    url: str  # without its password: for logs and errors
+
+    def rows(self, sql: str, params: Params = ()) -> list[Row]: ...
+    def one(self, sql: str, params: Params = ()) -> Row | None: ...
+    def write(self, sql: str, params: Params = ()) -> int:
+        """One statement, committed on its own; how many rows it changed."""
+
+    def transaction(self) -> Any:
+        """`with db.transaction() as tx:` several statements as one, across every machine."""
+
+    def writable(self) -> bool:
+        """Whether a write could start now (the readiness probe)."""
+
+    def close(self) -> None: ...
+
+
+def open_database(url: str, busy_timeout_s: float = 5.0) -> Database:
+    """`sqlite:///path` or `postgresql://...` (with `+psycopg` or not)."""
+    if url.startswith("sqlite:///"):
+        return SQLite(Path(url.removeprefix("sqlite:///")), busy_timeout_s)
+    if re.match(r"postgres(ql)?(\+psycopg)?://", url):
+        return PostgreSQL(url)
+    raise ValueError(f"DATABASE_URL must start with sqlite:/// or postgresql://, not {url.split(':', 1)[0]}:")
+
+
+def database_url(app: Flask) -> str:
+    """DATABASE_URL, or the SQLite file beside the sessions (BOOKINGS_DB)."""
+    return SETTINGS.get(app).database_url or f"sqlite:///{bookings_file(app)}"
+
+
+def shown(url: str) -> str:
+    """The URL without its password."""
+    return re.sub(r"(://[^:/@]+):[^@]*@", r"\1:***@", url)
+
+
+class _Local(threading.local):
+    pid: int | None = None  # the process that opened this thread's connection
+    db: sqlite3.Connection
+
+
+class SQLite:
+    """A connection per thread (opened again in a forked worker: SQLite connections must not cross
+    a fork), in autocommit so that `transaction` alone begins one. WAL, so readers never wait for
+    a writer; the busy timeout queues another worker's writer instead of failing it."""
+
+    def __init__(self, path: Path, busy_timeout_s: float = 5.0):
+        self.path, self.url = path, f"sqlite:///{path}"
+        self._timeout_s = busy_timeout_s
+        self._local = _Local()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._connection().execute("PRAGMA journal_mode=WAL")
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._local.pid != os.getpid():
+            self._local.db = sqlite3.connect(self.path, timeout=self._timeout_s, isolation_level=None, check_same_thread=False)
+            self._local.db.execute("PRAGMA synchronous=NORMAL")
+            self._local.pid = os.getpid()
+        return self._local.db
+
+    def _execute(self, sql: str, params: Params) -> sqlite3.Cursor:
+        STATEMENTS.inc()
+        return self._connection().execute(_sqlite(sql), tuple(params))
+
+    def rows(self, sql: str, params: Params = ()) -> list[Row]:
+        return self._execute(sql, params).fetchall()
+
+    def one(self, sql: str, params: Params = ()) -> Row | None:
+        row: Row | None = self._execute(sql, params).fetchone()
+        return row
+
+    def write(self, sql: str, params: Params = ()) -> int:
+        return self._execute(sql, params).rowcount
+
+    @contextmanager
+    def transaction(self) -> Iterator[Transaction]:
+        """The write lock is taken at BEGIN, so whatever the transaction reads stays true until it ends."""
+        self._execute("BEGIN IMMEDIATE", ())
+        try:
+            yield _SQLiteTransaction(self)
+        except BaseException:
+            self._execute("ROLLBACK", ())
+            raise
+        self._execute("COMMIT", ())
+
+    def writable(self) -> bool:
+        return writable(self.path)
+
+    def close(self) -> None:
+        if self._local.pid == os.getpid():
+            self._local.db.close()
+            self._local.pid = None
+
+
+class _SQLiteTransaction:
+    def __init__(self, db: SQLite):
+        self._db = db
+
+    def execute(self, sql: str, params: Params = ()) -> Cursor:
+        return self._db._execute(sql, params)
+
+    def lock(self, key: str) -> None:
+        """The transaction holds the file's write lock already."""
+
+
+class PostgreSQL:
+    """A pool of connections per process, opened lazily (so not before gunicorn forks), each in
+    autocommit so that `transaction` alone begins one (READ COMMITTED: what a transaction decides
+    on, it locks with FOR UPDATE or `lock`)."""
+
+    def __init__(self, url: str):
+        self.url = shown(url)
+        self._conninfo = re.sub(r"^postgres(ql)?(\+psycopg)?://", "postgresql://", url)
+        self._pool: Any = None
+        self._pid: int | None = None
+        self._opening = threading.Lock()
+
+    def _connections(self) -> Any:
+        if self._pid != os.getpid():
+            from psycopg_pool import ConnectionPool
+
+            with self._opening:
+                if self._pid != os.getpid():
+                    self._pool = ConnectionPool(
+                        self._conninfo,
+                        min_size=1,
+                        max_size=POOL_SIZE,
+                        kwargs={"autocommit": True},
+                        open=True,
+                        name="assistant",
+                    )
+                    self._pid = os.getpid()
+        return self._pool
+
+    def rows(self, sql: str, params: Params = ()) -> list[Row]:
+        with self._connections().connection() as db:
+            return _pg_execute(db, sql, params).fetchall()  # type: ignore[no-any-return]
+
+    def one(self, sql: str, params: Params = ()) -> Row | None:
+        found = self.rows(sql, params)
+        return found[0] if found else None
+
+    def write(self, sql: str, params: Params = ()) -> int:
+        with self._connections().connection() as db:
+            return _pg_execute(db, sql, params).rowcount  # type: ignore[no-any-return]
+
+    @contextmanager
+    def transaction(self) -> Iterator[Transaction]:
+        with self._connections().connection() as db, db.transaction():
+            STATEMENTS.inc(2)  # BEGIN and COMMIT, each a round trip
+            yield _PostgreSQLTransaction(db)
+
+    def writable(self) -> bool:
+        try:
+            with self._connections().connection(timeout=PROBE_WAIT_S * 8) as db:
+                return bool(db.execute("SELECT NOT pg_is_in_recovery()").fetchone()[0])
+        except Exception:  # any failure to reach it means: not ready
+            return False
+
+    def close(self) -> None:
+        if self._pool is not None and self._pid == os.getpid():
+            self._pool.close()
+            self._pid = None
+
+
+class _PostgreSQLTransaction:
+    def __init__(self, db: Any):
+        self._db = db
+
+    def execute(self, sql: str, params: Params = ()) -> Cursor:
+        return _pg_execute(self._db, sql, params)  # type: ignore[no-any-return]
+
+    def lock(self, key: str) -> None:
+        """A transaction-scoped advisory lock on the key's 64-bit hash."""
+        number = int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big", signed=True)
+        _pg_execute(self._db, "SELECT pg_advisory_xact_lock(?)", (number,))
+
+
+def _pg_execute(db: Any, sql: str, params: Params) -> Any:
+    STATEMENTS.inc()
+    return db.execute(_postgresql(sql), tuple(params))
+
+
+@lru_cache(maxsize=512)
+def _sqlite(sql: str) -> str:
+    return _FOR_UPDATE.sub("", sql)
+
+
+@lru_cache(maxsize=512)
+def _postgresql(sql: str) -> str:
+    """`?` placeholders as psycopg's `%s` (a literal `%` doubled first)."""
+    return sql.replace("%", "%%").replace("?", "%s")
+
+
+DATABASE: Slot[Database] = Slot("database")
+
+
+def init_app(app: Flask) -> None:
+    """The durable database, its schema current: an embedded SQLite file is brought up to date here
+    (one machine owns it); a PostgreSQL database behind the code refuses to start, naming the
+    command that migrates it (several machines must not race to)."""
+    from assistant.infra import migrations
+
+    url = database_url(app)
+    if url.startswith("sqlite:///"):
+        migrations.upgrade(url)
+    else:
+        migrations.check(url)
+    DATABASE.put(app, open_database(url, SETTINGS.get(app).sqlite_busy_timeout_s))
