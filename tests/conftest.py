@@ -24,7 +24,7 @@ from servers import Server, new_database, start_postgres  # noqa: E402
 
 from app import create_app  # noqa: E402
 from assistant.infra import migrations  # noqa: E402
-from assistant.infra.database import open_database  # noqa: E402
+from assistant.infra.database import DATABASE, Database, open_database  # noqa: E402
 from assistant.tools.filters import FilterRules  # noqa: E402
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -36,6 +36,7 @@ TEST_DATABASE = os.environ.get("TEST_DATABASE", "sqlite")
 assert TEST_DATABASE in ("sqlite", "postgresql"), "TEST_DATABASE is sqlite or postgresql"
 _postgres: list[Server] = []  # the one server of this run, started when first needed
 _databases: dict[Path, str] = {}  # a test folder's PostgreSQL database
+_opened: list[Database] = []  # this test's apps' databases and `durable`'s, closed when it ends
 
 
 def postgres() -> Server:
@@ -58,8 +59,10 @@ def app_for(tmp_path, domain: str = "bank", **settings):
     login (TOKEN_SECRET) and operator key; under TEST_DATABASE=postgresql its durable records are
     in the test folder's own PostgreSQL database."""
     if TEST_DATABASE == "postgresql" and "database_url" not in settings:
-        settings["database_url"] = _databases.setdefault(Path(tmp_path), postgres_database())
-    return create_app(
+        if Path(tmp_path) not in _databases:
+            _databases[Path(tmp_path)] = postgres_database()
+        settings["database_url"] = _databases[Path(tmp_path)]
+    app = create_app(
         {
             "domain": domain,
             "session_db": tmp_path / "sessions.sqlite3",
@@ -71,6 +74,22 @@ def app_for(tmp_path, domain: str = "bank", **settings):
             **settings,
         }
     )
+    _opened.append(DATABASE.get(app))
+    return app
+
+
+@pytest.fixture(autouse=True)
+def _close_databases():
+    """A test's apps hold connections (a pool each, on PostgreSQL): closed when it ends."""
+    yield
+    while _opened:
+        _opened.pop().close()
+
+
+def durable(tmp_path) -> Database:
+    """The durable database of the app `app_for` made for this folder, opened as one more worker would."""
+    _opened.append(open_database(_databases.get(Path(tmp_path)) or f"sqlite:///{Path(tmp_path) / 'bookings.sqlite3'}"))
+    return _opened[-1]
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -86,15 +105,12 @@ def database_url(request, tmp_path):
 @pytest.fixture
 def open_db(database_url):
     """Opens the database as one more worker would (each call a connection or pool of its own)."""
-    opened = []
 
     def opening():
-        opened.append(open_database(database_url))
-        return opened[-1]
+        _opened.append(open_database(database_url))
+        return _opened[-1]
 
-    yield opening
-    for db in opened:
-        db.close()
+    return opening
 
 
 def signed_in(customer_id: str, secret: str = TOKEN_SECRET, **claims) -> dict[str, str]:

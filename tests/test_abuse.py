@@ -9,11 +9,10 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-import sqlite3
 from zoneinfo import ZoneInfo
 
 import pytest
-from conftest import Clock, Conversation, app_for, signed_in
+from conftest import Clock, Conversation, app_for, durable, signed_in
 
 from assistant.booking.notifications import NOTIFIER, MessagesCapped
 from assistant.booking.reminders import REMINDERS
@@ -38,8 +37,7 @@ def read_outbox(tmp_path) -> list[dict]:
 
 
 def rows(tmp_path, sql: str) -> list[tuple]:
-    with sqlite3.connect(tmp_path / "bookings.sqlite3") as db:
-        return db.execute(sql).fetchall()
+    return durable(tmp_path).rows(sql)
 
 
 @pytest.fixture

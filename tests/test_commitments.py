@@ -5,10 +5,10 @@ reservation, reminder or case, and send nobody a message."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
+from conftest import durable
 
 from assistant.conversations.runner import Session
 from assistant.conversations.schema import Person, Turn, load
@@ -107,14 +107,9 @@ def test_twenty_unrelated_messages_after_a_flow_ends_change_nothing_committed(pa
 
 
 def _committed(folder: Path) -> dict[str, list[tuple[object, ...]]]:
-    """Every row of the tables holding what was made, in every database of the app."""
-    rows: dict[str, list[tuple[object, ...]]] = {}
-    for path in sorted(folder.glob("*.sqlite3")):
-        with sqlite3.connect(path) as db:
-            tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            for table in sorted(tables & set(COMMITTED)):
-                rows[f"{path.name}:{table}"] = sorted(db.execute(f"SELECT * FROM {table}").fetchall(), key=repr)  # noqa: S608
-    return rows
+    """Every row of the tables holding what was made, in the app's durable database."""
+    db = durable(folder)
+    return {table: sorted(db.rows(f"SELECT * FROM {table}"), key=repr) for table in COMMITTED}  # noqa: S608
 
 
 def _lines(path: Path) -> list[str]:

@@ -8,13 +8,12 @@ from __future__ import annotations
 import datetime as dt
 import json
 import shutil
-import sqlite3
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-from conftest import Clock, Conversation, app_for, signed_in
+from conftest import Clock, Conversation, app_for, durable, signed_in
 
 from assistant.booking.notifications import NotifyError
 from assistant.pack.loading import load_catalog
@@ -93,9 +92,9 @@ def test_the_seed_instruction_gets_the_seed_json(ask, catalog, outbox, tmp_path)
     sent = outbox()[-1]
     assert sent["kind"] == "whatsapp" and sent["to"] == "+919820012345"
     assert restaurant.name in sent["text"] and result["reservation"]["reservation_id"] in sent["text"]
-    with sqlite3.connect(tmp_path / "bookings.sqlite3") as db:
-        due = db.execute("SELECT due_at FROM reminders WHERE id=?", (result["reminder"]["reminder_id"],)).fetchone()[0]
-        guests = db.execute("SELECT guests FROM reservations WHERE id=?", (result["reservation"]["reservation_id"],)).fetchone()[0]
+    db = durable(tmp_path)
+    due = db.rows("SELECT due_at FROM reminders WHERE id=?", (result["reminder"]["reminder_id"],))[0][0]
+    guests = db.rows("SELECT guests FROM reservations WHERE id=?", (result["reservation"]["reservation_id"],))[0][0]
     assert dt.datetime.fromisoformat(due) == dt.datetime(2026, 11, 28, 19, 0, tzinfo=KOLKATA) and guests == 4
 
 
@@ -237,8 +236,7 @@ def test_a_hinglish_reminder_said_before_its_verb(ask):
 def test_bad_input_is_a_clear_400_and_changes_nothing(client, tmp_path, body, field):
     response = client.post("/assistant", json=body)
     assert response.status_code == 400 and field in response.get_json()["message"]
-    with sqlite3.connect(tmp_path / "bookings.sqlite3") as db:
-        assert db.execute("SELECT COUNT(*) FROM concierge_plans").fetchone()[0] == 0
+    assert durable(tmp_path).rows("SELECT COUNT(*) FROM concierge_plans") == [(0,)]
 
 
 def test_twenty_users_at_once_keep_their_own_plans(ask, tmp_path):
@@ -252,8 +250,7 @@ def test_twenty_users_at_once_keep_their_own_plans(ask, tmp_path):
     with ThreadPoolExecutor(max_workers=20) as pool:
         results = list(pool.map(book, range(20)))
     assert all("reservation" in result for _, result in results), results
-    with sqlite3.connect(tmp_path / "bookings.sqlite3") as db:
-        guests = dict(db.execute("SELECT id, guests FROM reservations").fetchall())
+    guests = dict(durable(tmp_path).rows("SELECT id, guests FROM reservations"))
     assert {guests[result["reservation"]["reservation_id"]] for n, result in results} == set(range(1, 7))
     for n, result in results:
         assert guests[result["reservation"]["reservation_id"]] == n % 6 + 1, "no user got another's booking"
@@ -381,8 +378,7 @@ def test_a_table_asked_for_in_hinglish_or_hindi(app, said):
 
 
 def _reservations(tmp_path: Path) -> list[tuple]:
-    with sqlite3.connect(tmp_path / "bookings.sqlite3") as db:
-        return db.execute("SELECT id, restaurant_id, date, time, guests FROM reservations").fetchall()
+    return durable(tmp_path).rows("SELECT id, restaurant_id, date, time, guests FROM reservations")
 
 
 def test_a_change_moves_the_booked_table_and_keeps_everything_else(ask, outbox, tmp_path):
@@ -394,8 +390,7 @@ def test_a_change_moves_the_booked_table_and_keeps_everything_else(ask, outbox, 
     reservation_id, restaurant_id = booked["reservation"]["reservation_id"], booked["restaurant"]["id"]
     assert _reservations(tmp_path) == [(reservation_id, restaurant_id, "2026-11-27", "20:00", 4)]
     assert moved["reminder"]["scheduled_for"] == "2026-11-27T19:00", "the reminder an hour before moves with it"
-    with sqlite3.connect(tmp_path / "bookings.sqlite3") as db:
-        assert db.execute("SELECT COUNT(*) FROM reminders WHERE sent_at IS NULL").fetchone()[0] == 1, "the old one is gone"
+    assert durable(tmp_path).rows("SELECT COUNT(*) FROM reminders WHERE sent_at IS NULL") == [(1,)], "the old one is gone"
     sent = outbox()[-1]
     assert sent["kind"] == "whatsapp" and "is now for 4 on Friday 27 November at 20:00" in sent["text"]
 

@@ -15,8 +15,9 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from conftest import Clock, Conversation, app_for
-from servers import start_redis
+from servers import new_database, start_postgres, start_redis
 
+from assistant.infra import migrations
 from assistant.web.errors import store_unavailable
 
 UNAVAILABLE = "store_unavailable"
@@ -47,8 +48,10 @@ def last_event(response) -> tuple[str, dict]:
 
 @pytest.fixture
 def app(tmp_path):
-    """Waits 0.2 s for a lock; no rate limits, so the turn itself meets the locked database."""
-    return app_for(tmp_path, sqlite_busy_timeout_s=0.2, client_rate_per_min=0, session_rate_per_min=0)
+    """Waits 0.2 s for a lock; no rate limits, so the turn itself meets the locked database. SQLite's
+    write lock holds the whole file: these tests are about that file, whatever TEST_DATABASE says."""
+    bookings = f"sqlite:///{tmp_path / 'bookings.sqlite3'}"
+    return app_for(tmp_path, sqlite_busy_timeout_s=0.2, client_rate_per_min=0, session_rate_per_min=0, database_url=bookings)
 
 
 def test_a_write_locked_sessions_database_answers_503_and_changes_nothing(app, client, pipeline):
@@ -95,6 +98,32 @@ def test_ready_reports_a_write_locked_database(client, tmp_path, database):
     assert response.status_code == 503 and response.headers["Retry-After"]
     assert response.get_json()["checks"] == {"store": False, "index": True}
     assert client.get("/ready").status_code == 200
+
+
+def test_postgresql_down_answers_503_and_changes_nothing(tmp_path):
+    """The durable database unreachable mid-booking: 503 with Retry-After, /ready says so, and the
+    same message goes through once it is back."""
+    server = start_postgres()
+    try:
+        url = new_database(server.url, "bookings")
+        migrations.upgrade(url)
+        app = app_for(tmp_path, database_url=url, sqlite_busy_timeout_s=1, client_rate_per_min=0, session_rate_per_min=0)
+        app.extensions["pipeline"].desk.clock = Clock(dt.datetime(2026, 11, 23, 9, 30, tzinfo=ZoneInfo("Asia/Dhaka")))
+        client = app.test_client()
+        chat = Conversation(client, "business_owner")
+        for message in ("I want a platinum conventional credit card for business", "I'd like to apply for the Mastercard one"):
+            chat.say(message)
+        chat.say("a call-back tomorrow at 5 pm please")
+        chat.say("Rahim Uddin")
+        before = app.extensions["pipeline"].store.load(chat.session_id)
+        server.process.terminate()
+        server.process.wait()
+        body = {"query": "01712345678", "session_id": chat.session_id, "user_employment": "business_owner"}
+        assert_unavailable(client.post("/chat", json=body))
+        assert client.get("/ready").get_json()["checks"]["store"] is False
+        assert app.extensions["pipeline"].store.load(chat.session_id) == before
+    finally:
+        server.stop()
 
 
 def test_redis_down_answers_503(tmp_path):

@@ -10,11 +10,10 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-import sqlite3
 from zoneinfo import ZoneInfo
 
 import pytest
-from conftest import Clock, Conversation, app_for, signed_in
+from conftest import Clock, Conversation, app_for, durable, signed_in
 
 KOLKATA, DHAKA = ZoneInfo("Asia/Kolkata"), ZoneInfo("Asia/Dhaka")
 MONDAY = dt.datetime(2026, 11, 23, 10, 0, tzinfo=KOLKATA)
@@ -30,8 +29,7 @@ def codes_sent(tmp_path) -> list[str]:
 
 
 def held(tmp_path) -> int:
-    with sqlite3.connect(tmp_path / "bookings.sqlite3") as db:
-        return int(db.execute("SELECT COUNT(*) FROM held_until").fetchone()[0])
+    return int(durable(tmp_path).rows("SELECT COUNT(*) FROM held_until")[0][0])
 
 
 @pytest.fixture

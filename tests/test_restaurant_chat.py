@@ -8,12 +8,11 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-import sqlite3
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-from conftest import Clock, Conversation
+from conftest import Clock, Conversation, durable
 
 DOMAIN = "restaurants"
 KOLKATA = ZoneInfo("Asia/Kolkata")
@@ -49,8 +48,7 @@ def outbox(tmp_path):
 @pytest.fixture
 def db(tmp_path):
     def rows(sql: str, *params: object) -> list[tuple]:
-        with sqlite3.connect(tmp_path / "bookings.sqlite3") as connection:
-            return connection.execute(sql, params).fetchall()
+        return durable(tmp_path).rows(sql, params)
 
     return rows
 

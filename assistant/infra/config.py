@@ -51,7 +51,9 @@ class Settings(BaseSettings):
         default=24 * 3600, gt=0, description="how long a retried message (same X-Request-ID) gets its stored answer"
     )
     sqlite_busy_timeout_s: float = Field(
-        default=5, gt=0, description="how long a write waits for another's lock before answering 503"
+        default=5,
+        gt=0,
+        description="how long a write waits for another's lock (or PostgreSQL for a connection) before answering 503",
     )
     bookings_db: Path | None = Field(
         default=None, description="SQLite file for every durable record (bookings, codes, cases...); default: beside session_db"

@@ -83,7 +83,7 @@ def open_database(url: str, busy_timeout_s: float = 5.0) -> Database:
     if url.startswith("sqlite:///"):
         return SQLite(Path(url.removeprefix("sqlite:///")), busy_timeout_s)
     if re.match(r"postgres(ql)?(\+psycopg)?://", url):
-        return PostgreSQL(url)
+        return PostgreSQL(url, busy_timeout_s)
     raise ValueError(f"DATABASE_URL must start with sqlite:/// or postgresql://, not {url.split(':', 1)[0]}:")
 
 
@@ -171,8 +171,11 @@ class PostgreSQL:
     autocommit so that `transaction` alone begins one (READ COMMITTED: what a transaction decides
     on, it locks with FOR UPDATE or `lock`)."""
 
-    def __init__(self, url: str):
+    def __init__(self, url: str, lock_timeout_s: float = 5.0):
+        """`lock_timeout_s`: how long a statement waits for another transaction's lock before it
+        fails (and the API answers 503), as SQLite's busy timeout does."""
         self.url = shown(url)
+        self._options, self._wait_s = f"-c lock_timeout={int(lock_timeout_s * 1000)}", lock_timeout_s
         self._conninfo = re.sub(r"^postgres(ql)?(\+psycopg)?://", "postgresql://", url)
         self._pool: Any = None
         self._pid: int | None = None
@@ -188,7 +191,8 @@ class PostgreSQL:
                         self._conninfo,
                         min_size=1,
                         max_size=POOL_SIZE,
-                        kwargs={"autocommit": True},
+                        kwargs={"autocommit": True, "options": self._options},
+                        timeout=self._wait_s,  # for a connection: a pool spent or a server gone answers 503 then
                         open=True,
                         name="assistant",
                     )
