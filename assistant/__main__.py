@@ -9,7 +9,8 @@ USAGE = """usage: python3 -m assistant COMMAND ...
 commands:
   new-domain NAME [--data-dir DIR]     create a new, valid domain pack to fill in
   test-conversations PACK [--dir DIR]  play a pack's conversation tests (docs/conversation-tests.md)
-  translations PACK LANG [--engine]    what a pack's translation into LANG lacks, as the file wants it"""
+  translations PACK LANG [--engine]    what a pack's translation into LANG lacks, as the file wants it
+  migrate [--check]                    bring the durable database (DATABASE_URL) to the code's schema"""
 USAGE_ERROR = 2
 
 
@@ -29,6 +30,10 @@ def main(argv: list[str]) -> int:
         from assistant.pack.untranslated import main as translations
 
         return translations(argv[1:])
+    if command == "migrate":
+        from assistant.infra.migrations import main as migrate
+
+        return migrate(argv[1:])
     asked = command in ("-h", "--help")
     if command and not asked:
         print(f"error: unknown command {command!r}", file=sys.stderr)

@@ -204,6 +204,9 @@ def init_app(app: Flask, overrides: Mapping[str, Any] | None = None) -> None:
     SETTINGS.put(app, Settings(**given))
 
 
+INSTANCE = ROOT / "instance"  # the app's instance folder (Flask's default for app.py)
+
+
 def sessions_file(app: Flask) -> Path:
     """SESSION_DB, or sessions.sqlite3 in the app's instance folder."""
     return SETTINGS.get(app).session_db or Path(app.instance_path) / "sessions.sqlite3"
@@ -212,6 +215,12 @@ def sessions_file(app: Flask) -> Path:
 def bookings_file(app: Flask) -> Path:
     """BOOKINGS_DB, or bookings.sqlite3 beside the sessions."""
     return SETTINGS.get(app).bookings_db or sessions_file(app).parent / "bookings.sqlite3"
+
+
+def durable_url(settings: Settings, instance: Path = INSTANCE) -> str:
+    """DATABASE_URL, or the SQLite file BOOKINGS_DB (by default beside the sessions)."""
+    sessions = settings.session_db or instance / "sessions.sqlite3"
+    return settings.database_url or f"sqlite:///{settings.bookings_db or sessions.parent / 'bookings.sqlite3'}"
 
 
 def attachments_dir(app: Flask) -> Path:

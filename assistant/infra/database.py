@@ -33,7 +33,7 @@ import psycopg
 from flask import Flask
 from prometheus_client import Counter
 
-from assistant.infra.config import SETTINGS, bookings_file
+from assistant.infra.config import SETTINGS, durable_url
 from assistant.infra.extensions import Slot
 from assistant.infra.sqlite import writable
 
@@ -85,11 +85,6 @@ def open_database(url: str, busy_timeout_s: float = 5.0) -> Database:
     if re.match(r"postgres(ql)?(\+psycopg)?://", url):
         return PostgreSQL(url, busy_timeout_s)
     raise ValueError(f"DATABASE_URL must start with sqlite:/// or postgresql://, not {url.split(':', 1)[0]}:")
-
-
-def database_url(app: Flask) -> str:
-    """DATABASE_URL, or the SQLite file beside the sessions (BOOKINGS_DB)."""
-    return SETTINGS.get(app).database_url or f"sqlite:///{bookings_file(app)}"
 
 
 def shown(url: str) -> str:
@@ -268,7 +263,7 @@ def init_app(app: Flask) -> None:
     command that migrates it (several machines must not race to)."""
     from assistant.infra import migrations
 
-    url = database_url(app)
+    url = durable_url(SETTINGS.get(app), Path(app.instance_path))
     if url.startswith("sqlite:///"):
         migrations.upgrade(url)
     else:

@@ -7,7 +7,9 @@ Alembic drives SQLAlchemy, used here only to run migrations; the stores send the
 
 from __future__ import annotations
 
+import argparse
 import fcntl
+import sys
 from pathlib import Path
 
 from alembic import command
@@ -15,6 +17,7 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.pool import NullPool
 
 HERE = Path(__file__).resolve().parent
@@ -64,7 +67,9 @@ def heads(url: str) -> set[str]:
 
 
 def current(url: str) -> set[str]:
-    """The migrations the database has reached."""
+    """The migrations the database has reached (none, for a SQLite file not made yet)."""
+    if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
+        return set()
     engine = create_engine(_sqlalchemy_url(url), poolclass=NullPool)
     try:
         with engine.connect() as connection:
@@ -79,6 +84,27 @@ def check(url: str) -> None:
     if have != want:
         missing = ", ".join(sorted(want - have)) or "none"
         raise Behind(
-            f"the database at DATABASE_URL is not at the code's schema (it lacks: {missing}; it has: "
+            f"the database is not at the code's schema (it lacks: {missing}; it has: "
             f"{', '.join(sorted(have)) or 'nothing'}): run `{COMMAND}` with the same DATABASE_URL, then start again"
         )
+
+
+def main(argv: list[str]) -> int:
+    """`python3 -m assistant migrate [--check]`, on the database the app would open (DATABASE_URL,
+    else the SQLite file beside the sessions): 0 when it is at the code's schema afterwards."""
+    from assistant.infra.config import Settings, durable_url
+    from assistant.infra.database import shown
+
+    parser = argparse.ArgumentParser(prog="python3 -m assistant migrate", description=main.__doc__)
+    parser.add_argument("--check", action="store_true", help="only say whether the database is behind; change nothing")
+    args = parser.parse_args(argv)
+    url = durable_url(Settings())
+    try:
+        if not args.check:
+            upgrade(url)
+        check(url)
+    except (Behind, OperationalError) as failed:
+        print(f"{shown(url)}: {failed}", file=sys.stderr)
+        return 1
+    print(f"{shown(url)}: at {', '.join(sorted(current(url)))}")
+    return 0
