@@ -36,12 +36,22 @@ def test_dockerfile_variables_are_settings():
     assert names and all(known(n) for n in names if not NOT_OURS.match(n)), names
 
 
-def test_compose_variables_are_settings_and_sessions_go_to_redis():
-    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
-    environment = compose["services"]["app"]["environment"]
+def test_compose_variables_are_settings_sessions_go_to_redis_and_records_to_migrated_postgresql():
+    services = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
+    environment = services["app"]["environment"]
     assert all(known(n) for n in environment), environment
     assert environment["SESSION_STORE"].startswith("redis://redis:")
-    Settings(session_store=environment["SESSION_STORE"])  # a value the app accepts
+    assert environment["DATABASE_URL"].startswith("postgresql://") and "@db:5432/" in environment["DATABASE_URL"]
+    Settings(session_store=environment["SESSION_STORE"], database_url=environment["DATABASE_URL"])  # values the app accepts
+    migrate = services["migrate"]
+    assert migrate["command"] == ["python", "-m", "assistant", "migrate"]
+    assert migrate["environment"]["DATABASE_URL"] == environment["DATABASE_URL"]
+    assert services["app"]["depends_on"]["migrate"] == {"condition": "service_completed_successfully"}
+    assert migrate["depends_on"]["db"] == {"condition": "service_healthy"} and services["db"]["healthcheck"]
+    db = services["db"]["environment"]
+    assert (
+        environment["DATABASE_URL"] == f"postgresql://{db['POSTGRES_USER']}:{db['POSTGRES_PASSWORD']}@db:5432/{db['POSTGRES_DB']}"
+    )
 
 
 def test_gunicorn_config_reads_the_settings(monkeypatch, tmp_path):

@@ -47,10 +47,10 @@ class PeopleDesk:
     def before_turn(self, session_id: str, text: str) -> tuple[Handover | None, str | None]:
         """The conversation's hand-over if people have it, and the reason to hand it over now if
         not: the panic switch is on, or the message asks for a person."""
-        held = self.store.current(session_id)
+        held, panic = self.store.standing(session_id)
         if held is not None:
             return held, None
-        if self.store.panic().on:
+        if panic:
             return None, "panic"
         return None, "asked" if self.catalog.languages.asks_for_person(text) else None
 

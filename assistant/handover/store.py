@@ -119,6 +119,18 @@ class HandoverStore:
         row = self._db.one(f"SELECT {_COLUMNS} FROM handovers WHERE session_id = ?", (session_id,))
         return _handover(row) if row else None
 
+    def standing(self, session_id: str) -> tuple[Handover | None, bool]:
+        """The conversation's hand-over (as `current`) and whether the panic switch is on, in one
+        round trip: every turn asks both."""
+        row = self._db.one(
+            f"SELECT {_HELD_COLUMNS}, p.on_ FROM (SELECT 1 AS here) AS here"
+            " LEFT JOIN handovers AS h ON h.session_id = ?"
+            " LEFT JOIN (SELECT on_ FROM panic_log ORDER BY id DESC LIMIT 1) AS p ON 1 = 1",
+            (session_id,),
+        )
+        assert row is not None, "the one row of (SELECT 1)"
+        return (_handover(row[:-1]) if row[0] is not None else None), bool(row[-1])
+
     def queue(self) -> list[Handover]:
         """Every conversation with people, the longest waiting first."""
         return [_handover(row) for row in self._db.rows(f"SELECT {_COLUMNS} FROM handovers ORDER BY since, session_id")]
@@ -199,6 +211,7 @@ class HandoverStore:
 
 
 _COLUMNS = "session_id, pack, reason, summary, since, operator, taken_at"
+_HELD_COLUMNS = ", ".join(f"h.{column}" for column in _COLUMNS.split(", "))
 
 
 def _handover(row: Row) -> Handover:
