@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import logging
 import secrets
-import sqlite3
 import threading
 import time
 import zlib
@@ -28,10 +27,10 @@ from typing import TYPE_CHECKING, Protocol
 
 from assistant.dialogue.state import SessionState
 from assistant.infra.config import SETTINGS, sessions_file
+from assistant.infra.database import SQLite, Transaction
 from assistant.infra.extensions import Slot
 from assistant.infra.periodic import Periodic, start_chore
 from assistant.infra.redis_client import connect_redis
-from assistant.infra.sqlite import ThreadSQLite, set_busy_timeout, writable
 
 if TYPE_CHECKING:
     from flask import Flask
@@ -135,9 +134,9 @@ class SQLiteSessionStore:
     """One row per session (JSON state, version, last update) and per remembered answer; WAL lets
     readers run freely."""
 
-    def __init__(self, path: Path, ttl_s: float, replay_ttl_s: float):
-        self._db = ThreadSQLite(
-            path,
+    def __init__(self, path: Path, ttl_s: float, replay_ttl_s: float, busy_timeout_s: float = 5.0):
+        self._db = SQLite(path, busy_timeout_s, kind="sessions")
+        self._db.script(
             "CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY,"
             " version INTEGER NOT NULL, data TEXT NOT NULL, updated_at REAL NOT NULL);"
             "CREATE TABLE IF NOT EXISTS answers (scope TEXT NOT NULL, key TEXT NOT NULL,"
@@ -147,10 +146,8 @@ class SQLiteSessionStore:
         self.ttl_s, self.replay_ttl_s = ttl_s, replay_ttl_s
 
     def load(self, session_id: str) -> SessionState | None:
-        row = (
-            self._db.connect()
-            .execute("SELECT version, data FROM sessions WHERE id = ? AND updated_at >= ?", (session_id, time.time() - self.ttl_s))
-            .fetchone()
+        row = self._db.one(
+            "SELECT version, data FROM sessions WHERE id = ? AND updated_at >= ?", (session_id, time.time() - self.ttl_s)
         )
         if row is None:
             return None
@@ -162,7 +159,7 @@ class SQLiteSessionStore:
         new_version = state.version + 1
         data = state.model_copy(update={"version": new_version}).model_dump_json()
         now = time.time()
-        with self._db.connect() as db:  # one transaction: the session and its answer, or neither
+        with self._db.transaction() as db:  # one transaction: the session and its answer, or neither
             if state.version == 0:  # new, or replacing an expired session of the same id
                 cursor = db.execute(
                     "INSERT INTO sessions (id, version, data, updated_at) VALUES (?, ?, ?, ?)"
@@ -182,42 +179,39 @@ class SQLiteSessionStore:
         state.version = new_version
 
     def remember(self, scope: str, key: str, answer: str) -> None:
-        with self._db.connect() as db:
+        with self._db.transaction() as db:
             self._remember(db, scope, key, answer)
 
     @staticmethod
-    def _remember(db: sqlite3.Connection, scope: str, key: str, answer: str) -> None:
+    def _remember(db: Transaction, scope: str, key: str, answer: str) -> None:
         db.execute("INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?)", (scope, key, answer, time.time()))
 
     def recall(self, scope: str, key: str) -> str | None:
-        row = (
-            self._db.connect()
-            .execute(
-                "SELECT answer FROM answers WHERE scope = ? AND key = ? AND saved_at >= ?",
-                (scope, key, time.time() - self.replay_ttl_s),
-            )
-            .fetchone()
+        row = self._db.one(
+            "SELECT answer FROM answers WHERE scope = ? AND key = ? AND saved_at >= ?",
+            (scope, key, time.time() - self.replay_ttl_s),
         )
         return None if row is None else str(row[0])
 
     def purge_expired(self) -> int:
         now = time.time()
-        with self._db.connect() as db:
+        with self._db.transaction() as db:
             db.execute("DELETE FROM answers WHERE saved_at < ?", (now - self.replay_ttl_s,))
             return db.execute("DELETE FROM sessions WHERE updated_at < ?", (now - self.ttl_s,)).rowcount
 
     def ping(self) -> bool:
         """Whether a turn could be saved now: a database write-locked by another process is not ready."""
-        return writable(self.path)
+        return self._db.writable()
 
 
 class SQLiteLocks:
     """A row per held key and its lease's end, in the sessions' file, so the lock holds across
     worker processes; a key's threads in this process queue on a thread lock first, not on the database."""
 
-    def __init__(self, path: Path):
-        self._db = ThreadSQLite(
-            path, "CREATE TABLE IF NOT EXISTS session_locks (id TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at REAL NOT NULL)"
+    def __init__(self, path: Path, busy_timeout_s: float = 5.0):
+        self._db = SQLite(path, busy_timeout_s, kind="sessions")
+        self._db.script(
+            "CREATE TABLE IF NOT EXISTS session_locks (id TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at REAL NOT NULL)"
         )
         self._threads = StripedLocks()
 
@@ -227,7 +221,7 @@ class SQLiteLocks:
 
         def acquire() -> bool:
             now = time.time()
-            with self._db.connect() as db:
+            with self._db.transaction() as db:
                 db.execute("DELETE FROM session_locks WHERE id = ? AND expires_at < ?", (key, now))
                 return (
                     db.execute("INSERT OR IGNORE INTO session_locks VALUES (?, ?, ?)", (key, owner, now + LOCK_LEASE_S)).rowcount
@@ -235,13 +229,13 @@ class SQLiteLocks:
                 )
 
         def renew() -> None:
-            with self._db.connect() as db:
+            with self._db.transaction() as db:
                 db.execute(
                     "UPDATE session_locks SET expires_at = ? WHERE id = ? AND owner = ?", (time.time() + LOCK_LEASE_S, key, owner)
                 )
 
         def release() -> None:
-            with self._db.connect() as db:
+            with self._db.transaction() as db:
                 db.execute("DELETE FROM session_locks WHERE id = ? AND owner = ?", (key, owner))
 
         with self._threads(key), _leased(key, acquire, renew, release):
@@ -354,15 +348,16 @@ LOCKS: Slot[SessionLocks] = Slot("session_locks")
 def init_app(app: Flask) -> None:
     """Sessions and their locks in Redis when SESSION_STORE names one (several machines), else in
     SQLite (one machine); expired sessions are purged hourly. Sessions open the app's first
-    database, so they set the busy timeout of every SQLite store opened after them."""
+    database."""
     settings = SETTINGS.get(app)
-    set_busy_timeout(settings.sqlite_busy_timeout_s)
+    busy_s = settings.sqlite_busy_timeout_s
     url, ttl_s, replay_ttl_s = settings.session_store, settings.session_ttl_s, settings.replay_ttl_s
     if url:
         store: SessionStore = RedisSessionStore(url, ttl_s, replay_ttl_s)
         locks: SessionLocks = RedisLocks(url)
     else:
-        store, locks = SQLiteSessionStore(sessions_file(app), ttl_s, replay_ttl_s), SQLiteLocks(sessions_file(app))
+        store = SQLiteSessionStore(sessions_file(app), ttl_s, replay_ttl_s, busy_s)
+        locks = SQLiteLocks(sessions_file(app), busy_s)
     STORE.put(app, store)
     LOCKS.put(app, locks)
     start_chore(app, Periodic("session-purge", 3600, store.purge_expired))

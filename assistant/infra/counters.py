@@ -14,10 +14,10 @@ from typing import Protocol
 from flask import Flask
 
 from assistant.infra.config import SETTINGS, sessions_file
+from assistant.infra.database import SQLite
 from assistant.infra.extensions import Slot
 from assistant.infra.periodic import Periodic, start_chore
 from assistant.infra.redis_client import connect_redis
-from assistant.infra.sqlite import ThreadSQLite
 
 LONGEST_WINDOW_S = 86400  # a day: no counter needs a window longer than this
 
@@ -39,9 +39,9 @@ class RateCounters(Protocol):
 class SQLiteRateCounters:
     """A row per key: its window's start and count, restarted by the first hit of a new window."""
 
-    def __init__(self, path: Path):
-        self._db = ThreadSQLite(
-            path,
+    def __init__(self, path: Path, busy_timeout_s: float = 5.0):
+        self._db = SQLite(path, busy_timeout_s, kind="sessions")
+        self._db.script(
             "CREATE TABLE IF NOT EXISTS rate_windows (key TEXT PRIMARY KEY, window_start REAL NOT NULL, count INTEGER NOT NULL);"
             "CREATE TABLE IF NOT EXISTS marks (key TEXT PRIMARY KEY, until REAL NOT NULL)",
         )
@@ -49,7 +49,7 @@ class SQLiteRateCounters:
     def hit(self, key: str, window_s: int) -> tuple[int, float]:
         now = time.time()
         start = now - now % window_s
-        with self._db.connect() as db:
+        with self._db.transaction() as db:
             (count,) = db.execute(
                 "INSERT INTO rate_windows VALUES (?, ?, 1) ON CONFLICT (key) DO UPDATE SET"
                 " count = CASE WHEN window_start = excluded.window_start THEN count + 1 ELSE 1 END,"
@@ -59,17 +59,17 @@ class SQLiteRateCounters:
         return int(count), start + window_s - now
 
     def mark(self, key: str, for_s: float) -> None:
-        with self._db.connect() as db:
+        with self._db.transaction() as db:
             db.execute("INSERT OR REPLACE INTO marks VALUES (?, ?)", (key, time.time() + for_s))
 
     def marked(self, key: str) -> float:
-        row = self._db.connect().execute("SELECT until FROM marks WHERE key = ?", (key,)).fetchone()
+        row = self._db.one("SELECT until FROM marks WHERE key = ?", (key,))
         return max(0.0, float(row[0]) - time.time()) if row else 0.0
 
     def purge_expired(self) -> int:
         """Rows whose window ended (a client, session or number that went quiet), and marks gone by."""
         now = time.time()
-        with self._db.connect() as db:
+        with self._db.transaction() as db:
             db.execute("DELETE FROM marks WHERE until < ?", (now,))
             return db.execute("DELETE FROM rate_windows WHERE window_start < ?", (now - LONGEST_WINDOW_S,)).rowcount
 
@@ -110,6 +110,8 @@ def shared_counters(app: Flask) -> RateCounters:
     if found is not None:
         return found
     url = SETTINGS.get(app).session_store
-    counters = COUNTERS.put(app, RedisRateCounters(url) if url else SQLiteRateCounters(sessions_file(app)))
+    counters = COUNTERS.put(
+        app, RedisRateCounters(url) if url else SQLiteRateCounters(sessions_file(app), SETTINGS.get(app).sqlite_busy_timeout_s)
+    )
     start_chore(app, Periodic("rate-window-purge", 3600, counters.purge_expired))
     return counters

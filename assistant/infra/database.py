@@ -35,14 +35,14 @@ from prometheus_client import Counter
 
 from assistant.infra.config import SETTINGS, durable_url
 from assistant.infra.extensions import Slot
-from assistant.infra.sqlite import writable
 
 Row = tuple[Any, ...]  # a row's columns, typed by the schema each store's migration declares
 Params = Sequence[object]
 ERRORS: tuple[type[Exception], ...] = (sqlite3.Error, psycopg.Error)  # what either may raise
-PROBE_WAIT_S = 0.25  # how long the readiness probe waits for a connection
+PROBE_WAIT_S = 0.25  # how long the readiness probe waits for SQLite's write lock, or a connection
 POOL_SIZE = 8  # PostgreSQL connections per process: a worker's threads, and its scheduler's
-STATEMENTS = Counter("assistant_db_statements", "Statements sent to the durable database")
+STATEMENTS = Counter("assistant_db_statements", "Statements sent to a database", ["database"])  # durable, or sessions
+_DURABLE = STATEMENTS.labels("durable")  # PostgreSQL keeps only durable records
 _FOR_UPDATE = re.compile(r"\s+FOR\s+UPDATE(\s+SKIP\s+LOCKED)?", re.IGNORECASE)
 
 
@@ -102,11 +102,14 @@ class SQLite:
     a fork), in autocommit so that `transaction` alone begins one. WAL, so readers never wait for
     a writer; the busy timeout queues another worker's writer instead of failing it."""
 
-    def __init__(self, path: Path, busy_timeout_s: float = 5.0):
-        self.path, self.url = path, f"sqlite:///{path}"
+    def __init__(self, path: Path, busy_timeout_s: float = 5.0, kind: str = "durable"):
+        """`kind`: what it keeps, as /metrics counts its statements (durable, or sessions)."""
+        self.path = Path(path)
+        self.url = f"sqlite:///{self.path}"
+        self._statements = STATEMENTS.labels(kind)
         self._timeout_s = busy_timeout_s
         self._local = _Local()
-        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._connection().execute("PRAGMA journal_mode=WAL")
 
     def _connection(self) -> sqlite3.Connection:
@@ -117,7 +120,7 @@ class SQLite:
         return self._local.db
 
     def _execute(self, sql: str, params: Params) -> sqlite3.Cursor:
-        STATEMENTS.inc()
+        self._statements.inc()
         return self._connection().execute(_sqlite(sql), tuple(params))
 
     def rows(self, sql: str, params: Params = ()) -> list[Row]:
@@ -141,8 +144,24 @@ class SQLite:
             raise
         self._execute("COMMIT", ())
 
+    def script(self, sql: str) -> None:
+        """Tables of the sessions' file, which keeps what Redis keeps on several machines and makes
+        its own (the durable records' schema is the migrations')."""
+        self._connection().executescript(sql)
+
     def writable(self) -> bool:
-        return writable(self.path)
+        """Takes the write lock (BEGIN IMMEDIATE) and lets it go, on a connection of its own so no
+        store's transaction is touched."""
+        try:
+            db = sqlite3.connect(self.path, timeout=PROBE_WAIT_S, isolation_level=None)
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                db.execute("ROLLBACK")
+            finally:
+                db.close()
+        except sqlite3.Error:
+            return False
+        return True
 
     def close(self) -> None:
         if self._local.pid == os.getpid():
@@ -209,7 +228,7 @@ class PostgreSQL:
     @contextmanager
     def transaction(self) -> Iterator[Transaction]:
         with self._connections().connection() as db, db.transaction():
-            STATEMENTS.inc(2)  # BEGIN and COMMIT, each a round trip
+            _DURABLE.inc(2)  # BEGIN and COMMIT, each a round trip
             yield _PostgreSQLTransaction(db)
 
     def writable(self) -> bool:
@@ -239,7 +258,7 @@ class _PostgreSQLTransaction:
 
 
 def _pg_execute(db: Any, sql: str, params: Params) -> Any:
-    STATEMENTS.inc()
+    _DURABLE.inc()
     return db.execute(_postgresql(sql), tuple(params))
 
 
