@@ -20,7 +20,7 @@ from pathlib import Path  # noqa: E402
 
 import jwt  # noqa: E402
 import pytest  # noqa: E402
-from servers import Server, new_database, start_postgres  # noqa: E402
+from servers import Server, new_database, s3_server, start_postgres  # noqa: E402
 
 from app import create_app  # noqa: E402
 from assistant.infra import migrations  # noqa: E402
@@ -111,6 +111,28 @@ def open_db(database_url):
         return _opened[-1]
 
     return opening
+
+
+@pytest.fixture(scope="session")
+def s3_endpoint():
+    """This run's S3 (moto's server), started when first needed."""
+    with s3_server() as endpoint:
+        yield endpoint
+
+
+@pytest.fixture
+def s3_url(s3_endpoint, monkeypatch):
+    """ATTACHMENTS_URL for a new, empty bucket of this run's S3, with the dummy credentials and
+    region boto3 signs with (moto takes any): `s3://<bucket>/files?endpoint_url=...`."""
+    import boto3
+
+    for name, value in {"AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test", "AWS_DEFAULT_REGION": "us-east-1"}.items():
+        monkeypatch.setenv(name, value)
+    for name in ("AWS_PROFILE", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "AWS_SESSION_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    bucket = f"t{uuid.uuid4().hex}"
+    boto3.session.Session().client("s3", endpoint_url=s3_endpoint).create_bucket(Bucket=bucket)
+    return f"s3://{bucket}/files?endpoint_url={s3_endpoint}"
 
 
 def signed_in(customer_id: str, secret: str = TOKEN_SECRET, **claims) -> dict[str, str]:

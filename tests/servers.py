@@ -1,6 +1,7 @@
 """Throw-away servers from Debian's packages, for the tests and the load bench: a redis-server and
 a PostgreSQL cluster on free loopback ports, keeping their data in a temporary folder, stopped
-(and the folder removed) by `stop`. Real servers, never mocks (bash .ci/run installs both)."""
+(and the folder removed) by `stop`. Real servers, never mocks (bash .ci/run installs both).
+S3 is moto's server (requirements-dev.txt), answering S3's HTTP API from a thread of this process."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -109,3 +112,17 @@ def new_database(server_url: str, name: str, template: str | None = None) -> str
         copy = f" TEMPLATE {template}" if template else ""
         admin.execute(f"CREATE DATABASE {name}{copy}")  # names are ours, never a user's
     return server_url.rsplit("/", 1)[0] + f"/{name}"
+
+
+@contextmanager
+def s3_server() -> Iterator[str]:
+    """moto's S3 on a free loopback port, keeping buckets in memory; its endpoint URL."""
+    from moto.server import ThreadedMotoServer  # only the S3 tests need it
+
+    port = free_port()
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.stop()

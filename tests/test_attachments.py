@@ -18,7 +18,7 @@ from assistant.attachments import content
 from assistant.attachments.content import sniff
 from assistant.attachments.store import ATTACHMENTS
 from assistant.web.edge import body_limit
-from tests.conftest import app_for, signed_in
+from tests.conftest import app_for, durable, signed_in
 
 DOMAIN = "homologation"  # its cases ask for photos and documents
 GPS = 0x8825
@@ -70,8 +70,9 @@ def upload(client, session: str, data: bytes, name: str = "photo.jpg", **headers
 
 
 def kept_files(tmp_path, session: str) -> list:
+    """The session's files in the default directory (their descriptions are the database's)."""
     folder = tmp_path / "attachments" / session
-    return sorted(p for p in folder.iterdir() if p.suffix != ".json") if folder.exists() else []
+    return sorted(folder.iterdir()) if folder.exists() else []
 
 
 def test_a_photo_is_kept_without_its_location(client, tmp_path, session):
@@ -404,7 +405,6 @@ def test_a_conversation_and_the_store_keep_their_quota(tmp_path):
 
 
 def test_files_no_case_took_are_swept_once_left(tmp_path):
-    import os
     import time
 
     from extensions.homologation.case_store import CASES
@@ -415,10 +415,8 @@ def test_files_no_case_took_are_swept_once_left(tmp_path):
     for conversation in (left, handed, recent):
         assert upload(client, conversation, png(), "p.png").status_code == 201
     CASES.get(app).submit({"session_id": handed, "title": "a case"})
-    long_ago = time.time() - 7200
-    for conversation in (left, handed):
-        for path in (tmp_path / "attachments" / conversation).iterdir():
-            os.utime(path, (long_ago, long_ago))
+    durable(tmp_path).write("UPDATE attachments SET created_at = ? WHERE session_id IN (?, ?)", (time.time() - 7200, left, handed))
     store = ATTACHMENTS.get(app)
     assert store.sweep(CASES.get(app).handed_in) == 1
     assert kept_files(tmp_path, left) == [] and kept_files(tmp_path, handed) and kept_files(tmp_path, recent)
+    assert store.of_session(left) == [] and len(store.of_session(handed)) == 1  # the descriptions went with the files

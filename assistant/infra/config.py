@@ -74,6 +74,12 @@ class Settings(BaseSettings):
     max_request_bytes: int = Field(default=16 * 1024, ge=1024)
     # Attachments: photos and PDFs sent with chat messages, kept for the office.
     attachments_dir: Path | None = Field(default=None, description="folder for attachments; default: <instance>/attachments")
+    attachments_url: str | None = Field(
+        default=None,
+        pattern=r"^(file|s3)://",
+        description="where attachments' bytes go instead: file:///path, or s3://bucket/prefix (optionally "
+        "?endpoint_url=http://host:port) shared by every machine, with boto3's credentials and region",
+    )
     attachment_max_bytes: int = Field(default=8 * 1024 * 1024, ge=1024, description="the largest file accepted")
     attachments_per_message: int = Field(default=10, ge=1, le=10, description="files one chat message may carry")
     # Attachments' limits: what an image may cost to decode, and how many files the store takes.
@@ -178,6 +184,13 @@ class Settings(BaseSettings):
                 f"OPERATOR_API_KEYS: {', '.join(short)}'s key is shorter than {OPERATOR_KEY_MIN_CHARS} characters; "
                 "make one with: python3 -c 'import secrets; print(secrets.token_urlsafe(32))'"
             )
+        return self
+
+    @model_validator(mode="after")
+    def _one_attachments_place(self) -> Settings:
+        """Files kept in a folder no one reads while the other setting is believed would be lost from view."""
+        if self.attachments_dir is not None and self.attachments_url is not None:
+            raise ValueError("set ATTACHMENTS_DIR or ATTACHMENTS_URL, not both (ATTACHMENTS_URL=file:///path is a folder)")
         return self
 
     @property

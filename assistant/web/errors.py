@@ -7,6 +7,8 @@ import sqlite3
 from typing import Any
 
 import psycopg
+from botocore.exceptions import ConnectionError as S3ConnectionError
+from botocore.exceptions import HTTPClientError as S3HTTPError
 from flask import Flask, jsonify, request
 from flask.typing import ResponseReturnValue
 from psycopg_pool import PoolTimeout
@@ -30,13 +32,14 @@ RETRY_LATER = {"Retry-After": "5"}  # a store fault: time for a lock holder to f
 def store_unavailable(exc: BaseException) -> bool:
     """A store that cannot answer now but should soon (503, not 500): a SQLite database another
     writer held locked past the busy timeout, PostgreSQL unreachable (or its pool exhausted, or a
-    deadlock it broke), or Redis unreachable. Any other database error is ours."""
+    deadlock it broke), Redis unreachable, or the attachments' S3 endpoint unreachable or cut off
+    mid-answer (one S3 answered with an error is ours). Any other database error is ours."""
     if isinstance(exc, psycopg.OperationalError | PoolTimeout):
         return True
     if isinstance(exc, sqlite3.OperationalError):
         code = getattr(exc, "sqlite_errorcode", 0)  # set when SQLite raised it; extended codes carry more bits
         return (code & 0xFF) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
-    return isinstance(exc, RedisConnectionError | RedisTimeoutError)
+    return isinstance(exc, RedisConnectionError | RedisTimeoutError | S3ConnectionError | S3HTTPError)
 
 
 class ApiError(Exception):
@@ -107,6 +110,8 @@ def init_app(app: Flask) -> None:
     @app.errorhandler(PoolTimeout)
     @app.errorhandler(RedisConnectionError)
     @app.errorhandler(RedisTimeoutError)
+    @app.errorhandler(S3ConnectionError)
+    @app.errorhandler(S3HTTPError)
     def unavailable(exc: Exception) -> ResponseReturnValue:
         if not store_unavailable(exc):
             return unexpected(exc)

@@ -5,6 +5,7 @@ PATCH /cases/<id> moves its status on."""
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 from flask import Blueprint, Flask, Response, jsonify, request, send_file
@@ -66,7 +67,8 @@ def attachment(case_id: str, attachment_id: str) -> Response:
     found = store.get(_case(case_id)["session_id"], [attachment_id])
     if not found:
         raise ApiError(404, "unknown_attachment", "This case's conversation sent no such file.")
-    sent = send_file(store.path(found[0]), mimetype=found[0].mime, as_attachment=True, download_name=found[0].name)
+    data = io.BytesIO(store.read(found[0]))  # from the directory or S3, wherever ATTACHMENTS_URL keeps them
+    sent = send_file(data, mimetype=found[0].mime, as_attachment=True, download_name=found[0].name)
     sent.headers.update(DOWNLOAD)
     return sent
 
