@@ -12,16 +12,16 @@ from urllib.parse import urlsplit
 
 import boto3
 import pytest
+from conftest import OPERATOR_KEY, app_for
 from PIL import Image
 from pydantic import ValidationError
 from servers import free_port
+from test_attachments import asking, upload
 
 from assistant.attachments.blobs import open_blobs
 from assistant.attachments.content import Refused
 from assistant.attachments.store import ATTACHMENTS, AttachmentStore
 from assistant.infra.config import Settings
-from tests.conftest import OPERATOR_KEY, app_for
-from tests.test_attachments import asking, upload
 
 
 def png(shade: int = 0) -> bytes:
@@ -149,3 +149,16 @@ def test_an_s3_out_of_reach_is_a_503_to_try_again(tmp_path, s3_url, monkeypatch)
     client = app_for(tmp_path, "homologation", attachments_url=unreachable).test_client()
     refused = upload(client, asking(client), png(), "p.png")
     assert refused.status_code == 503 and refused.get_json()["error"] == "store_unavailable"
+
+
+def test_files_kept_before_the_database_described_them_are_adopted(open_db, tmp_path):
+    """A folder as the store left it before: <session>/<id>.<ext> with <id>.json beside it."""
+    folder, session = tmp_path / "files", str(uuid.uuid4())
+    db = open_db()
+    kept = AttachmentStore(db, open_blobs(folder.as_uri()), Settings()).save(session, "old.png", png())
+    (folder / session / f"{kept.id}.json").write_text(kept.model_dump_json())
+    db.write("DELETE FROM attachments")
+    again = AttachmentStore(open_db(), open_blobs(folder.as_uri()), Settings())
+    assert again.of_session(session) == [] and again.adopt(folder) == 1
+    assert again.of_session(session) == [kept] and again.read(kept) == png()
+    assert not list(folder.glob("*/*.json")) and again.adopt(folder) == 0

@@ -10,6 +10,7 @@ import zlib
 from dataclasses import replace
 
 import pytest
+from conftest import app_for, durable, signed_in
 from fpdf import FPDF
 from PIL import Image, ImageFile
 
@@ -18,7 +19,6 @@ from assistant.attachments import content
 from assistant.attachments.content import sniff
 from assistant.attachments.store import ATTACHMENTS
 from assistant.web.edge import body_limit
-from tests.conftest import app_for, durable, signed_in
 
 DOMAIN = "homologation"  # its cases ask for photos and documents
 GPS = 0x8825

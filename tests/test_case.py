@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import OPERATOR_KEY
 from PIL import Image
 
 from assistant.attachments.store import ATTACHMENTS
@@ -26,7 +27,6 @@ from extensions.homologation.case import CaseDesk
 from extensions.homologation.case_store import CASES
 from extensions.homologation.data import NAME
 from extensions.homologation.quote import Quote
-from tests.conftest import OPERATOR_KEY
 
 DOMAIN = "homologation"
 PLATE = Check(pattern=r"^(\d{4}\s?-?[BCDFGHJKLMNPRSTVWXYZ]{3}|[A-Z]{1,2}\s?-?\d{4}\s?-?[A-Z]{1,2})$")

@@ -10,11 +10,11 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 import pytest
+from conftest import OPERATOR_KEY, signed_in
 from pdfminer.high_level import extract_text
+from test_attachments import asking, jpeg_with_gps, upload
 
 from extensions.homologation.case_store import CASES
-from tests.conftest import OPERATOR_KEY, signed_in
-from tests.test_attachments import asking, jpeg_with_gps, upload
 
 DOMAIN = "homologation"
 OPERATOR = {"X-API-Key": OPERATOR_KEY}

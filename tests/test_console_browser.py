@@ -12,10 +12,9 @@ import io
 from collections.abc import Iterator
 
 import pytest
+from conftest import OPERATOR_KEY, app_for, signed_in
 from playwright.sync_api import Page, expect
-
-from tests.conftest import OPERATOR_KEY, app_for, signed_in
-from tests.test_page_browser import ARTIFACTS, last_answer, opened, say, serving
+from test_page_browser import ARTIFACTS, last_answer, opened, say, serving
 
 HELLO = "Hello, this is a person from the bank. How can I help?"
 OPERATOR = {"X-API-Key": OPERATOR_KEY}

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import app_for
 
 import extensions
 from assistant.pack.model import DataError
 from assistant.pack.scaffold import new_domain
 from extensions.base import EXTENSIONS
-from tests.conftest import app_for
 
 ROOT = Path(__file__).resolve().parent.parent
 GUIDE = ROOT / "docs" / "extensions.md"

@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import pytest
+from conftest import app_for
 from playwright.sync_api import expect
+from test_page_browser import opened, serving
 
 from assistant.web.headers import POLICY
-from tests.conftest import app_for
-from tests.test_page_browser import opened, serving
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment

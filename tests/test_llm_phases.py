@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 import yaml
+from conftest import app_for
 from PIL import Image
 from scripted_llm import ScriptedLLM, restate_draft
 
 from assistant.attachments.store import ATTACHMENTS
 from assistant.pack.loading import load_catalog
 from assistant.pack.model import DataError
-from tests.conftest import app_for
 
 DOMAIN = "homologation"
 TOOL = re.compile(r"^Tool Name: (\w+)$", re.MULTILINE)

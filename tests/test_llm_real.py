@@ -10,10 +10,10 @@ import time
 import uuid
 
 import pytest
+from conftest import app_for
 from local_llm import Usage, local_model, proxy, wrong_figures
 
 from bench.seed import SEED_CONVERSATION
-from tests.conftest import app_for
 
 
 @pytest.fixture(scope="module")

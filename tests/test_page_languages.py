@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import app_for
 
 from assistant.pack.loading import ENGINE_TEXTS, load_catalog, translated_version
 from assistant.pack.translations import FOLDER, Table, Translator
-from tests.conftest import app_for
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 THAI_PAGE = {  # the store's page in Thai, by where each text is said, as the tests expect to see it

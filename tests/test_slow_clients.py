@@ -22,10 +22,10 @@ from pathlib import Path
 
 import pytest
 import yaml
+from test_deploy import ROOT, answering, free_port, gunicorn, gunicorn_env
 
 from assistant.infra.config import Settings
 from assistant.web.edge import body_limit
-from tests.test_deploy import ROOT, answering, free_port, gunicorn, gunicorn_env
 
 SITE = (ROOT / "deploy" / "nginx.conf").read_text()
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"

@@ -16,8 +16,6 @@ from pathlib import Path
 from typing import Protocol
 from urllib.parse import parse_qs, unquote, urlsplit
 
-import boto3
-
 
 class Blobs(Protocol):
     def put(self, key: str, data: bytes) -> None: ...
@@ -71,6 +69,8 @@ class S3:
     worker process makes its own (gunicorn forks before the app is made)."""
 
     def __init__(self, bucket: str, prefix: str, endpoint_url: str | None = None):
+        import boto3  # only where S3 is used: it costs start-up time
+
         self.bucket, self.prefix = bucket, f"{prefix}/" if prefix else ""
         self._client = boto3.session.Session().client("s3", endpoint_url=endpoint_url)
 

@@ -151,6 +151,26 @@ class AttachmentStore:
     def read(self, attachment: Attachment) -> bytes:
         return self.blobs.get(_key(attachment))
 
+    def adopt(self, folder: Path) -> int:
+        """Descriptions kept as <session id>/<id>.json beside their files, as the store kept them
+        before the database did, become rows (the files stay where they are); how many."""
+        adopted = 0
+        for described in folder.glob("*/*.json"):
+            attachment = Attachment.model_validate_json(described.read_bytes())
+            self.db.write(
+                "INSERT INTO attachments (id, session_id, body, size, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
+                (
+                    attachment.id,
+                    attachment.session_id,
+                    attachment.model_dump_json(),
+                    attachment.size,
+                    attachment.created_at.timestamp(),
+                ),
+            )
+            described.unlink()
+            adopted += 1
+        return adopted
+
     def _described(self, where: str, params: Params) -> list[Attachment]:
         """The rows that match `where` (our own SQL, never a caller's text), oldest first."""
         rows = self.db.rows(f"SELECT body FROM attachments WHERE {where} ORDER BY created_at", params)
@@ -184,4 +204,6 @@ def init_app(app: Flask) -> None:
     """The store over the app's durable database, its bytes where ATTACHMENTS_URL says (ATTACHMENTS_DIR by default)."""
     settings = SETTINGS.get(app)
     blobs = open_blobs(settings.attachments_url) if settings.attachments_url else Directory(attachments_dir(app))
-    ATTACHMENTS.put(app, AttachmentStore(DATABASE.get(app), blobs, settings))
+    store = ATTACHMENTS.put(app, AttachmentStore(DATABASE.get(app), blobs, settings))
+    if isinstance(blobs, Directory):
+        store.adopt(blobs.folder)
