@@ -39,6 +39,7 @@ from assistant.language.invisible import visible
 ATTACHMENT_ID = re.compile(r"[0-9a-f]{32}")
 NAME_CHARS = 120  # of the sender's file name, kept as a label
 COUNTED = "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM attachments"  # files and bytes
+INSERT = "INSERT INTO attachments (id, session_id, body, size, created_at) VALUES (?, ?, ?, ?, ?)"
 
 
 class Attachment(BaseModel):
@@ -87,10 +88,7 @@ class AttachmentStore:
         try:
             with self.db.transaction() as tx:
                 self._room(tx, session_id, attachment.size)
-                tx.execute(
-                    "INSERT INTO attachments (id, session_id, body, size, created_at) VALUES (?, ?, ?, ?, ?)",
-                    (attachment.id, session_id, attachment.model_dump_json(), attachment.size, attachment.created_at.timestamp()),
-                )
+                tx.execute(INSERT, _row(attachment))
         except BaseException:
             self.blobs.delete(_key(attachment))
             raise
@@ -157,16 +155,7 @@ class AttachmentStore:
         adopted = 0
         for described in folder.glob("*/*.json"):
             attachment = Attachment.model_validate_json(described.read_bytes())
-            self.db.write(
-                "INSERT INTO attachments (id, session_id, body, size, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
-                (
-                    attachment.id,
-                    attachment.session_id,
-                    attachment.model_dump_json(),
-                    attachment.size,
-                    attachment.created_at.timestamp(),
-                ),
-            )
+            self.db.write(f"{INSERT} ON CONFLICT (id) DO NOTHING", _row(attachment))
             described.unlink()
             adopted += 1
         return adopted
@@ -185,6 +174,11 @@ def _canonical(session_id: str) -> None:
         canonical = False
     if not canonical:
         raise Refused(400, "invalid_session_id", "Attachments belong to a conversation: send its session_id (a UUID).")
+
+
+def _row(attachment: Attachment) -> tuple[object, ...]:
+    """The attachment as INSERT takes it."""
+    return attachment.id, attachment.session_id, attachment.model_dump_json(), attachment.size, attachment.created_at.timestamp()
 
 
 def _key(attachment: Attachment) -> str:
