@@ -258,8 +258,10 @@ class _PostgreSQLTransaction:
 
 
 def _pg_execute(db: Any, sql: str, params: Params) -> Any:
+    """PostgreSQL's text holds no NUL character, which SQLite's does: a customer's text that has
+    one keeps a visible U+FFFD in its place rather than failing the turn."""
     _DURABLE.inc()
-    return db.execute(_postgresql(sql), tuple(params))
+    return db.execute(_postgresql(sql), tuple(p.replace("\x00", "\ufffd") if isinstance(p, str) else p for p in params))
 
 
 @lru_cache(maxsize=512)
