@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from zoneinfo import ZoneInfo
 
 import pytest
-from conftest import Clock, Conversation
+from conftest import Clock, Conversation, durable
 
 from app import create_app
 from assistant.booking.codes import BookingStore
@@ -408,3 +408,30 @@ def test_an_hours_capacity_holds_for_workers_booking_at_once(open_db):
     assert sum(got) == 3 and stores[0].taken("channel=call", "2026-11-24T17") == {"2026-11-24T17": 3}
     winner = f"BK-{got.index(True)}"
     assert stores[1].claim(winner, "channel=call", "2026-11-24T17", 3), "a booking that has the hour keeps it"
+
+
+class MachineDied(BaseException):
+    """The process gone between keeping the booking's parts: nothing after it runs."""
+
+
+def test_a_machine_dying_mid_confirmation_leaves_the_code_unspent_and_nothing_half_made(chat, outbox, tmp_path, monkeypatch):
+    """The code, the hour, the reminder and the booking are one transaction: dying before the
+    booking is kept spends none of them, and the same code then books once, told once."""
+    fill_until_code(chat)
+    code = last_code(outbox)
+    kept = BookingStore.save
+
+    def dying(store, booking):
+        raise MachineDied
+
+    monkeypatch.setattr(BookingStore, "save", dying)
+    with pytest.raises(MachineDied):
+        chat.say(code)
+    db = durable(tmp_path)
+    assert db.rows("SELECT COUNT(*) FROM booked_hours") == [(0,)] and db.rows("SELECT COUNT(*) FROM reminders") == [(0,)]
+    assert outbox("confirmation") == []
+    monkeypatch.setattr(BookingStore, "save", kept)
+    booked = chat.say(code)["booking"]
+    assert booked["status"] == "confirmed" and len(outbox("confirmation")) == 1
+    assert db.rows("SELECT COUNT(*) FROM bookings") == db.rows("SELECT COUNT(*) FROM reminders") == [(1,)]
+    assert db.rows("SELECT COUNT(*) FROM booked_hours") == [(1,)]

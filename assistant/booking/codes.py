@@ -14,7 +14,7 @@ import datetime as dt
 import hashlib
 import hmac
 import secrets
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
@@ -42,6 +42,11 @@ class Booking(BaseModel):
 class BookingStore:
     def __init__(self, db: Database):
         self._db = db
+
+    def together(self) -> Any:
+        """`with store.together():` what the desk does next in this thread (codes, hours, bookings,
+        reminders: one database) is one transaction."""
+        return self._db.transaction()
 
     def issue_code(self, goal_id: str, now: dt.datetime) -> str | None:
         """A fresh 6-digit code for this goal (replacing any earlier one); None once too many were sent."""

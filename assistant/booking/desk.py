@@ -54,6 +54,15 @@ class Made:
 
 
 @dataclass(frozen=True)
+class Booked:
+    """A booking kept, not yet told to the customer: what its messages say of it."""
+
+    booking: Booking
+    facts: dict[str, str]
+    ahead: str  # how long before it the reminder comes, in words
+
+
+@dataclass(frozen=True)
 class Refused:
     """Why a booking can't be made as asked, in the pack's words, and the kind of slot to ask
     for again (a closed hour: the time); none: it can't be made at all."""
@@ -269,13 +278,15 @@ class BookingDesk:
         )
 
     def _confirm(self, flow: Flow, goal_id: str, slots: dict[str, Any], code: str, now: dt.datetime, session_id: str) -> FlowStep:
-        result = self.bookings.check_code(goal_id, code, now)
-        if result == "wrong":
-            return FlowStep(slots=slots, text=say(self.catalog, "code_wrong"), question=say(self.catalog, "code_again"))
-        if result != "ok":  # expired, locked (third wrong try) or gone: only a new code helps
-            return FlowStep(slots=slots, text=say(self.catalog, f"code_{result}"), question=say(self.catalog, "code_resend"))
-        slots = {**slots, "confirmed": True}
-        return self._make(flow, slots, self._booking(flow, slots, new_booking_id(), session_id), now)
+        with self.bookings.together():  # the code spent only with the booking made: a machine dying between is neither
+            result = self.bookings.check_code(goal_id, code, now)
+            if result == "wrong":
+                return FlowStep(slots=slots, text=say(self.catalog, "code_wrong"), question=say(self.catalog, "code_again"))
+            if result != "ok":  # expired, locked (third wrong try) or gone: only a new code helps
+                return FlowStep(slots=slots, text=say(self.catalog, f"code_{result}"), question=say(self.catalog, "code_resend"))
+            slots = {**slots, "confirmed": True}
+            made = self._keep(flow, slots, self._booking(flow, slots, new_booking_id(), session_id), now)
+        return self._told(flow, slots, made)
 
     def _booking(self, flow: Flow, slots: dict[str, Any], booking_id: str, session_id: str) -> Booking:
         """The booking these slots describe."""
@@ -300,16 +311,33 @@ class BookingDesk:
     def _make(self, flow: Flow, slots: dict[str, Any], booking: Booking, now: dt.datetime, changing: bool = False) -> FlowStep:
         """The flow's action on the booking (or, `changing`, on its change), kept in the booking
         store; a refusal asks again for what it names."""
+        with self.bookings.together():
+            made = self._keep(flow, slots, booking, now, changing)
+        return self._told(flow, slots, made, changing)
+
+    def _keep(
+        self, flow: Flow, slots: dict[str, Any], booking: Booking, now: dt.datetime, changing: bool = False
+    ) -> Made | Booked | Refused:
+        """What the booking commits in the store, inside the caller's transaction: reserved (the
+        extension's tables tell the customer themselves), or its hour taken, its reminder and itself
+        kept, to be told once that is committed."""
         before = dt.timedelta(minutes=flow.reminder_minutes_before)
         if flow.action == "reserve":
             assert self.tables is not None, "a reserve flow runs only where the pack has tables (checked at start-up)"
             count = next(slots[s.slot] for s in flow.slots() if s.kind == "number")
-            made = self.tables.reserve(booking, count, before, now, changing)
+            made: Made | Booked | Refused = self.tables.reserve(booking, count, before, now, changing)
         else:
             made = self._book(flow, slots, booking, before, changing)
+        if not isinstance(made, Refused):
+            (self.bookings.update if changing else self.bookings.save)(made.booking)
+        return made
+
+    def _told(self, flow: Flow, slots: dict[str, Any], made: Made | Booked | Refused, changing: bool = False) -> FlowStep:
+        """The step that says what was made (a booking confirmed to the phone now), or why not."""
         if isinstance(made, Refused):
             return self._refused(flow, slots, made)
-        (self.bookings.update if changing else self.bookings.save)(made.booking)
+        if isinstance(made, Booked):
+            made = self._tell(made, changing)
         assert flow.schedule is not None, "a booking flow has a schedule (checked at start-up)"
         starts = made.booking.starts_at.astimezone(self.engine.zone)  # the service may have found another time
         slots = {
@@ -362,9 +390,8 @@ class BookingDesk:
             say(self.catalog, "flow_full", free=free_when, **asked), again="time" if free.date() == starts.date() else "date"
         )
 
-    def _book(self, flow: Flow, slots: dict[str, Any], booking: Booking, before: dt.timedelta, changing: bool) -> Made | Refused:
-        """The `book` action: the booking's hour taken (or, `changing`, moved), confirmed to the
-        phone, and its reminder."""
+    def _book(self, flow: Flow, slots: dict[str, Any], booking: Booking, before: dt.timedelta, changing: bool) -> Booked | Refused:
+        """The `book` action's records: the booking's hour taken (or, `changing`, moved) and its reminder."""
         assert flow.schedule is not None, "a book flow has a schedule (checked at start-up)"
         full = self._hour(flow, slots, booking.id)
         if full:
@@ -383,18 +410,22 @@ class BookingDesk:
             "time": f"{booking.starts_at:%H:%M}",
             "phone": masked(booking.phone),
         }
-        reply, message = ("booked_changed", "booked_changed_message") if changing else ("booked", "booked_message")
-        ahead = ahead_words(self.catalog, before)
-        try:
-            self.notifier.send(booking.phone, say(self.catalog, message, **facts), "confirmation")
-            sent = say(self.catalog, f"{reply}_sent", ahead=ahead, **facts)
-        except MessagesCapped:  # booked all the same: the code to this number was just typed
-            sent = say(self.catalog, "booked_capped", ahead=ahead, **facts)
         self.reminders.cancel(booking.id)  # a changed booking's reminder moves with it
         self.reminders.schedule(
             booking.id, booking.phone, say(self.catalog, "booked_reminder", **facts), booking.starts_at - before
         )
-        return Made(booking, say(self.catalog, reply, ahead=ahead, sent=sent, **facts))
+        return Booked(booking, facts, ahead_words(self.catalog, before))
+
+    def _tell(self, booked: Booked, changing: bool) -> Made:
+        """The booking confirmed to the phone, once it is kept (a message can't be taken back)."""
+        reply, message = ("booked_changed", "booked_changed_message") if changing else ("booked", "booked_message")
+        facts, ahead = booked.facts, booked.ahead
+        try:
+            self.notifier.send(booked.booking.phone, say(self.catalog, message, **facts), "confirmation")
+            sent = say(self.catalog, f"{reply}_sent", ahead=ahead, **facts)
+        except MessagesCapped:  # booked all the same: the code to this number was just typed
+            sent = say(self.catalog, "booked_capped", ahead=ahead, **facts)
+        return Made(booked.booking, say(self.catalog, reply, ahead=ahead, sent=sent, **facts))
 
     def _item(self, flow: Flow, slots: dict[str, Any]) -> Product:
         product = self.catalog.product(next(slots[s.slot] for s in flow.slots() if s.kind == "item"))

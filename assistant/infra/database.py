@@ -70,7 +70,9 @@ class Database(Protocol):
         """One statement, committed on its own; how many rows it changed."""
 
     def transaction(self) -> Any:
-        """`with db.transaction() as tx:` several statements as one, across every machine."""
+        """`with db.transaction() as tx:` several statements as one, across every machine. Inside
+        another transaction of this thread it joins that one (and so do `rows`, `one`, `write`):
+        a caller makes several stores' steps one by opening the transaction around them."""
 
     def writable(self) -> bool:
         """Whether a write could start now (the readiness probe)."""
@@ -95,6 +97,11 @@ def shown(url: str) -> str:
 class _Local(threading.local):
     pid: int | None = None  # the process that opened this thread's connection
     db: sqlite3.Connection
+    open: int = 0  # how deep in transactions this thread is
+
+
+class _Open(threading.local):
+    connection: Any = None  # this thread's connection while a transaction is open on it
 
 
 class SQLite:
@@ -135,14 +142,26 @@ class SQLite:
 
     @contextmanager
     def transaction(self) -> Iterator[Transaction]:
-        """The write lock is taken at BEGIN, so whatever the transaction reads stays true until it ends."""
+        """The write lock is taken at BEGIN, so whatever the transaction reads stays true until it
+        ends. The thread's one connection carries `rows`, `one` and `write` into it too."""
+        if self._local.pid == os.getpid() and self._local.open:
+            self._local.open += 1
+            try:
+                yield _SQLiteTransaction(self)
+            finally:
+                self._local.open -= 1
+            return
         self._execute("BEGIN IMMEDIATE", ())
+        self._local.open = 1
         try:
             yield _SQLiteTransaction(self)
         except BaseException:
             self._execute("ROLLBACK", ())
             raise
-        self._execute("COMMIT", ())
+        else:
+            self._execute("COMMIT", ())
+        finally:
+            self._local.open = 0
 
     def script(self, sql: str) -> None:
         """Tables of the sessions' file, which keeps what Redis keeps on several machines and makes
@@ -194,6 +213,7 @@ class PostgreSQL:
         self._pool: Any = None
         self._pid: int | None = None
         self._opening = threading.Lock()
+        self._open = _Open()
 
     def _connections(self) -> Any:
         if self._pid != os.getpid():
@@ -213,8 +233,17 @@ class PostgreSQL:
                     self._pid = os.getpid()
         return self._pool
 
+    @contextmanager
+    def _connection(self) -> Iterator[Any]:
+        """The thread's open transaction's connection, else one from the pool for a statement."""
+        if self._open.connection is not None:
+            yield self._open.connection
+        else:
+            with self._connections().connection() as db:
+                yield db
+
     def rows(self, sql: str, params: Params = ()) -> list[Row]:
-        with self._connections().connection() as db:
+        with self._connection() as db:
             return _pg_execute(db, sql, params).fetchall()  # type: ignore[no-any-return]
 
     def one(self, sql: str, params: Params = ()) -> Row | None:
@@ -222,14 +251,21 @@ class PostgreSQL:
         return found[0] if found else None
 
     def write(self, sql: str, params: Params = ()) -> int:
-        with self._connections().connection() as db:
+        with self._connection() as db:
             return _pg_execute(db, sql, params).rowcount  # type: ignore[no-any-return]
 
     @contextmanager
     def transaction(self) -> Iterator[Transaction]:
+        if self._open.connection is not None:
+            yield _PostgreSQLTransaction(self._open.connection)
+            return
         with self._connections().connection() as db, db.transaction():
             _DURABLE.inc(2)  # BEGIN and COMMIT, each a round trip
-            yield _PostgreSQLTransaction(db)
+            self._open.connection = db
+            try:
+                yield _PostgreSQLTransaction(db)
+            finally:
+                self._open.connection = None
 
     def writable(self) -> bool:
         try:
