@@ -29,10 +29,10 @@ outbox. `db_round_trips_per_turn` is the statements the instances sent to Postgr
 load (assistant_db_statements_total, as /metrics sums it, read from each instance's own
 PROMETHEUS_MULTIPROC_DIR, so a killed instance's count is kept), less the schedulers' idle polling
 measured just before (`db_background_per_s`), per turn answered: every turn reads the session's
-hand-over and the panic switch (2); the turn that sends a code adds the hour's bookings and the
-code's transaction (8 in all); the turn that confirms it adds the code's, the hour's and the
-reminder's and booking's statements (14 in all): about 3.9 a turn on this mix. The rate limits and
-message caps are off (every simulated client comes from 127.0.0.1).
+hand-over and the panic switch together (1); the turn that sends a code adds the hour's bookings
+and the code's transaction; the turn that confirms it adds one transaction for the code, the hour,
+the reminder and the booking (docs/storage.md). The rate limits and message caps are off (every
+simulated client comes from 127.0.0.1).
 
 Prints one JSON line last.
 Usage: python bench/load.py --clients 20 [--seconds 20] [--chaos]

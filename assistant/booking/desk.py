@@ -410,7 +410,8 @@ class BookingDesk:
             "time": f"{booking.starts_at:%H:%M}",
             "phone": masked(booking.phone),
         }
-        self.reminders.cancel(booking.id)  # a changed booking's reminder moves with it
+        if changing:  # a changed booking's reminder moves with it
+            self.reminders.cancel(booking.id)
         self.reminders.schedule(
             booking.id, booking.phone, say(self.catalog, "booked_reminder", **facts), booking.starts_at - before
         )
