@@ -47,6 +47,11 @@ def test_a_postgresql_database_behind_the_code_refuses_to_start_until_migrated(t
     assert app.test_client().get("/ready").status_code == 200
 
 
+def test_a_shared_database_with_sessions_kept_on_one_machine_is_warned_of(tmp_path, caplog):
+    app_for(tmp_path, database_url=postgres_database())
+    assert "set SESSION_STORE for several machines" in caplog.text
+
+
 def test_a_database_missing_one_extensions_migration_is_behind_too(tmp_path):
     url = new_database(postgres().url, "partly")
     from alembic import command

@@ -19,6 +19,7 @@ statement sent is counted (`STATEMENTS`), so the load bench can say what a turn 
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import re
 import sqlite3
@@ -36,6 +37,7 @@ from prometheus_client import Counter
 from assistant.infra.config import SETTINGS, durable_url
 from assistant.infra.extensions import Slot
 
+log = logging.getLogger(__name__)
 Row = tuple[Any, ...]  # a row's columns, typed by the schema each store's migration declares
 Params = Sequence[object]
 ERRORS: tuple[type[Exception], ...] = (sqlite3.Error, psycopg.Error)  # what either may raise
@@ -320,9 +322,14 @@ def init_app(app: Flask) -> None:
     command that migrates it (several machines must not race to)."""
     from assistant.infra import migrations
 
-    url = durable_url(SETTINGS.get(app), Path(app.instance_path))
+    settings = SETTINGS.get(app)
+    url = durable_url(settings, Path(app.instance_path))
     if url.startswith("sqlite:///"):
         migrations.upgrade(url)
     else:
         migrations.check(url)
-    DATABASE.put(app, open_database(url, SETTINGS.get(app).sqlite_busy_timeout_s))
+        if not settings.session_store:
+            log.warning(
+                "DATABASE_URL is shared, but sessions stay in this machine's SQLite: set SESSION_STORE for several machines"
+            )
+    DATABASE.put(app, open_database(url, settings.sqlite_busy_timeout_s))
