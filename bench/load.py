@@ -49,7 +49,6 @@ import json
 import os
 import re
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -69,6 +68,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))  # throw-away PostgreSQL and Redis (tests/servers.py)
 
+from servers import free_port  # noqa: E402
+
 from bench.seed import SEED_CONVERSATION  # noqa: E402
 
 NO_LIMITS = {  # every simulated client comes from 127.0.0.1, and a booking client books again and again
@@ -82,12 +83,6 @@ NO_LIMITS = {  # every simulated client comes from 127.0.0.1, and a booking clie
 DHAKA = ZoneInfo("Asia/Dhaka")  # the bank pack's time zone: the days and hours customers book in
 BOOKING_HOURS = range(10, 18)  # call-backs' hours every open day (Saturday closes at 18:00)
 CALLS_PER_HOUR = 3  # the bank pack's call-back capacity per hour
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def healthy(port: int, timeout: float = 1.0) -> bool:

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 from pydantic import ValidationError
+from servers import free_port
 
 from app import create_app
 from assistant.infra.config import Settings
@@ -61,12 +62,6 @@ def test_gunicorn_config_reads_the_settings(monkeypatch, tmp_path):
     config: dict = {}
     exec((ROOT / "gunicorn.conf.py").read_text(), config)
     assert config["bind"].endswith(":8123") and config["workers"] == 3 and config["preload_app"] is False
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def gunicorn_env(tmp_path, **variables: str) -> dict[str, str]:

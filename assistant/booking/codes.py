@@ -14,12 +14,13 @@ import datetime as dt
 import hashlib
 import hmac
 import secrets
-from typing import Any, Literal
+from contextlib import AbstractContextManager
+from typing import Literal
 
 from pydantic import BaseModel
 
 from assistant.infra.config import CODE_TTL
-from assistant.infra.database import Database
+from assistant.infra.database import Database, Transaction
 
 MAX_WRONG_TRIES = 3
 MAX_CODES_PER_GOAL = 4  # the first code and three resends
@@ -43,7 +44,7 @@ class BookingStore:
     def __init__(self, db: Database):
         self._db = db
 
-    def together(self) -> Any:
+    def together(self) -> AbstractContextManager[Transaction]:
         """`with store.together():` what the desk does next in this thread (codes, hours, bookings,
         reminders: one database) is one transaction."""
         return self._db.transaction()

@@ -25,7 +25,7 @@ import re
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
@@ -71,7 +71,7 @@ class Database(Protocol):
     def write(self, sql: str, params: Params = ()) -> int:
         """One statement, committed on its own; how many rows it changed."""
 
-    def transaction(self) -> Any:
+    def transaction(self) -> AbstractContextManager[Transaction]:
         """`with db.transaction() as tx:` several statements as one, across every machine. Inside
         another transaction of this thread it joins that one (and so do `rows`, `one`, `write`):
         a caller makes several stores' steps one by opening the transaction around them."""
